@@ -1,0 +1,106 @@
+"""The exceptions doxa raises.
+
+Every error is a :class:`DoxaError`; each leaf also subclasses the builtin it refines, so
+callers that only know Python's exceptions still catch it::
+
+    DoxaError
+    ├── NotFound (LookupError)           an id, fact or held write that does not exist
+    ├── InvalidInput (ValueError)        a value that cannot be written or read as given
+    │   ├── ShapeViolation               the write broke one or more SHACL constraints
+    │   ├── ErasedContent                the content was erased and may not come back
+    │   └── ScopeViolation               a query tried to leave its scope
+    ├── StoreError (OSError)             the store cannot be opened, read or written
+    │   ├── StoreLocked                  another process holds the store directory
+    │   └── ChainBroken                  the receipt hash chain does not verify
+    ├── ShapeCheckFailed (RuntimeError)  pySHACL itself failed: not a verdict on the write
+    └── JudgeUnavailable (RuntimeError)  the judge could not answer; the write waits unchecked
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "ChainBroken",
+    "ConstraintFailure",
+    "DoxaError",
+    "ErasedContent",
+    "InvalidInput",
+    "JudgeUnavailable",
+    "NotFound",
+    "ScopeViolation",
+    "ShapeCheckFailed",
+    "ShapeViolation",
+    "StoreError",
+    "StoreLocked",
+]
+
+
+class DoxaError(Exception):
+    """Root of every error doxa raises."""
+
+
+class NotFound(DoxaError, LookupError):
+    """Something named by id does not exist in this scope."""
+
+
+class InvalidInput(DoxaError, ValueError):
+    """A value cannot be written or read as given."""
+
+
+@dataclass(frozen=True)
+class ConstraintFailure:
+    """One failed SHACL constraint: where it failed and why."""
+
+    focus_node: str
+    path: str | None
+    message: str
+    constraint: str
+
+    def __str__(self) -> str:
+        where = f" {self.path}" if self.path else ""
+        return f"{self.focus_node}{where}: {self.message}"
+
+
+class ShapeViolation(InvalidInput):
+    """The write broke SHACL constraints; ``failures`` lists each one.
+
+    Nothing but a rejection receipt was written.
+    """
+
+    def __init__(self, failures: tuple[ConstraintFailure, ...], receipt_id: str | None = None):
+        self.failures = failures
+        self.receipt_id = receipt_id
+        lines = "; ".join(sorted(f.message for f in failures))
+        super().__init__(
+            f"The write was rejected by {len(failures)} constraint(s): {lines}. "
+            "Fix the listed fields and write again."
+        )
+
+
+class ErasedContent(InvalidInput):
+    """The same content was erased before; erasure is final."""
+
+
+class ScopeViolation(InvalidInput):
+    """A query tried to reach outside its scope, or to make a network call."""
+
+
+class StoreError(DoxaError, OSError):
+    """The store cannot be opened, read or written."""
+
+
+class StoreLocked(StoreError):
+    """Another process has the store directory open for writing."""
+
+
+class ChainBroken(StoreError):
+    """The receipt hash chain does not verify: the record was altered or truncated."""
+
+
+class ShapeCheckFailed(DoxaError, RuntimeError):
+    """pySHACL itself failed while checking a write; the write was not judged."""
+
+
+class JudgeUnavailable(DoxaError, RuntimeError):
+    """The judge could not answer (down, timed out, or gave an invalid answer)."""

@@ -1,0 +1,145 @@
+"""Build a write's proposal and its own RDF graph from what the caller passed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from rdflib import Graph, Literal, URIRef
+from rdflib.term import Node
+
+from doxa.clock import parse_instant
+from doxa.errors import InvalidInput
+from doxa.gate.receipts import content_digest
+from doxa.model import Authority, Proposal, RuleMode, Support
+from doxa.scope import Scope, check_name, new_id
+from doxa.terms import as_confidence, as_iri, as_object, dt_literal
+from doxa.vocabulary import DOXA, PROV, RDF
+
+__all__ = ["build_proposal", "claim_pairs", "input_digest", "write_graph"]
+
+_DEFAULT_SUPPORT = {
+    Authority.OWNER: Support.STATED,
+    Authority.TOOL: Support.OBSERVED,
+    Authority.AGENT: Support.INFERRED,
+    Authority.EXTERNAL: Support.QUOTED,
+}
+
+Pair = tuple[URIRef, Node]
+
+
+def build_proposal(
+    scope: Scope,
+    text: str,
+    *,
+    topic: str,
+    kind: str | None = None,
+    subject: object = None,
+    predicate: object = None,
+    object: object = None,
+    authority: object = Authority.AGENT,
+    support: object = None,
+    standpoint: object = None,
+    sources: Iterable[object] = (),
+    attributed_to: object = None,
+    valid_from: datetime | str | None = None,
+    valid_until: datetime | str | None = None,
+    confidence: object = None,
+    query: str | None = None,
+    turn: object = None,
+    rule: object = None,
+) -> Proposal:
+    """Read the caller's values; raises :class:`~doxa.InvalidInput` for values of the wrong type.
+
+    Constraints between values (external content names its source, validUntil after
+    validFrom, confidence in [0, 1] …) are the shapes' job, so they are all reported at once.
+    """
+    if not isinstance(text, str):
+        raise InvalidInput(
+            f"text {text!r} is not a string; pass the fact as a person would read it."
+        )
+    check_name(topic, "topic")
+    mode = RuleMode.parse(rule) if rule is not None else None
+    kind = check_name(kind, "kind") if kind is not None else ("rule" if mode else "general")
+    who = Authority.parse(authority)
+    source_iris = tuple(
+        as_iri(s, "source") for s in ([sources] if isinstance(sources, str) else sources)
+    )
+    if standpoint is not None:
+        point = as_iri(standpoint, "standpoint")
+    elif who is Authority.EXTERNAL and source_iris:
+        point = source_iris[0]
+    else:
+        point = scope.standpoint(who.value)
+    fact_id = new_id()
+    return Proposal(
+        id=fact_id,
+        iri=scope.fact(fact_id),
+        text=text,
+        topic=topic,
+        kind=kind,
+        authority=who,
+        standpoint=point,
+        support=Support.parse(support) if support is not None else _DEFAULT_SUPPORT[who],
+        subject=as_iri(subject, "subject") if subject is not None else None,
+        predicate=as_iri(predicate, "predicate") if predicate is not None else None,
+        object=as_object(object) if object is not None else None,
+        sources=source_iris,
+        attributed_to=as_iri(attributed_to, "attributed_to") if attributed_to is not None else None,
+        valid_from=parse_instant(valid_from) if valid_from is not None else None,
+        valid_until=parse_instant(valid_until) if valid_until is not None else None,
+        confidence=as_confidence(confidence) if confidence is not None else None,
+        query=query,
+        turn=as_iri(turn, "turn") if turn is not None else None,
+        rule_mode=mode,
+    )
+
+
+def claim_pairs(proposal: Proposal) -> list[Pair]:
+    """The claim's own (predicate, object) pairs, without its time stamp."""
+    pairs: list[Pair] = [(RDF.type, DOXA.Claim)]
+    if proposal.rule_mode is not None:
+        pairs += [(RDF.type, DOXA.Rule), (DOXA.ruleMode, proposal.rule_mode.iri)]
+    pairs += [
+        (DOXA.text, Literal(proposal.text)),
+        (DOXA.topic, Literal(proposal.topic)),
+        (DOXA.kind, Literal(proposal.kind)),
+        (DOXA.authority, proposal.authority.iri),
+        (DOXA.standpoint, proposal.standpoint),
+        (DOXA.support, proposal.support.iri),
+    ]
+    if proposal.subject is not None:
+        pairs.append((RDF.subject, proposal.subject))
+    if proposal.predicate is not None:
+        pairs.append((RDF.predicate, proposal.predicate))
+    if proposal.object is not None:
+        pairs.append((RDF.object, proposal.object))
+    pairs += [(PROV.wasDerivedFrom, s) for s in proposal.sources]
+    if proposal.attributed_to is not None:
+        pairs.append((PROV.wasAttributedTo, proposal.attributed_to))
+    if proposal.valid_from is not None:
+        pairs.append((DOXA.validFrom, dt_literal(proposal.valid_from)))
+    if proposal.valid_until is not None:
+        pairs.append((DOXA.validUntil, dt_literal(proposal.valid_until)))
+    if proposal.confidence is not None:
+        pairs.append((DOXA.confidence, Literal(proposal.confidence)))
+    if proposal.query is not None:
+        pairs.append((DOXA.query, Literal(proposal.query)))
+    if proposal.turn is not None:
+        pairs.append((DOXA.turn, proposal.turn))
+    return pairs
+
+
+def write_graph(iri: URIRef, pairs: list[Pair], recorded_at: datetime) -> Graph:
+    """The write's own graph, as the shapes see it."""
+    graph = Graph()
+    for p, o in pairs:
+        graph.add((iri, p, o))
+    graph.add((iri, DOXA.recordedAt, dt_literal(recorded_at)))
+    return graph
+
+
+def input_digest(pairs: list[Pair]) -> str:
+    """A digest of what was asked, independent of ids and times."""
+    anonymous = URIRef("urn:doxa:input")
+    return content_digest((anonymous, p, o) for p, o in pairs)

@@ -1,0 +1,1 @@
+"""Interfaces: thin skins over :class:`doxa.Memory` (the CLI; later HTTP and MCP)."""

@@ -1,0 +1,6 @@
+"""Judges: each names one relation from the closed list for a write."""
+
+from doxa.judges.base import Evidence, Judge
+from doxa.judges.rules import RuleJudge
+
+__all__ = ["Evidence", "Judge", "RuleJudge"]

@@ -1,0 +1,383 @@
+"""``Memory``: the one object agents and their developers hold.
+
+It binds a store, a scope, a judge and a clock; every write goes through its gate and every
+read stays inside its scope.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import IO
+
+from rdflib import URIRef
+
+from doxa.clock import Clock, SystemClock, parse_instant
+from doxa.errors import InvalidInput, NotFound
+from doxa.gate.gate import Gate
+from doxa.gate.proposal import build_proposal
+from doxa.gate.receipts import verify_chain
+from doxa.gate.shapes import ShapeCheck
+from doxa.judges.base import Judge
+from doxa.judges.rules import RuleJudge
+from doxa.model import Fact, HeldWrite, History, Receipt, Relation, Why
+from doxa.reads import facts as fact_reads
+from doxa.reads.held import held as held_reads
+from doxa.reads.history import history as history_read
+from doxa.reads.history import why as why_read
+from doxa.reads.receipts import receipts as receipt_reads
+from doxa.reads.sparql import run_sparql
+from doxa.resources import data_file
+from doxa.scope import Scope, check_name
+from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
+from doxa.store.convert import ntriples
+from doxa.terms import as_iri
+from doxa.vocabulary import ONTOLOGY_GRAPH
+
+__all__ = ["Memory"]
+
+_LOCKS: dict[int, threading.RLock] = {}
+
+
+class Memory:
+    """An agent's memory in one scope of a store.
+
+    >>> mem = Memory.open(None, scope="alice")
+    >>> r = mem.remember("Alice prefers tea", topic="drinks", authority="owner")
+    >>> r.outcome.value, r.relation.value
+    ('admitted', 'new')
+    >>> [f.text for f in mem.recall("tea")]
+    ['Alice prefers tea']
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        scope: str,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+        shapes: ShapeCheck | None = None,
+        owns_store: bool = False,
+    ) -> None:
+        self.store = store
+        self.scope = Scope.named(scope)
+        self.clock: Clock = clock or SystemClock()
+        self.judge: Judge = judge or RuleJudge()
+        self._owns_store = owns_store
+        lock = _LOCKS.setdefault(id(store), threading.RLock())
+        self.gate = Gate(
+            store,
+            self.scope,
+            shapes=shapes or ShapeCheck(),
+            judge=self.judge,
+            clock=self.clock,
+            lock=lock,
+        )
+        self._ensure_ontology()
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path | None,
+        *,
+        scope: str,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+    ) -> Memory:
+        """Open (creating if needed) an embedded store at ``path``; ``None`` keeps it in memory.
+
+        Raises :class:`~doxa.StoreLocked` when another process has the directory open.
+        """
+        return cls(EmbeddedStore(path), scope=scope, judge=judge, clock=clock, owns_store=True)
+
+    def close(self) -> None:
+        """Flush and close the store if this memory opened it."""
+        if self._owns_store:
+            _LOCKS.pop(id(self.store), None)
+            self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _ensure_ontology(self) -> None:
+        if not self.store.select(
+            "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1",
+            dataset=_only(ONTOLOGY_GRAPH),
+        ):
+            self.store.load(
+                data_file("ontology", "doxa.ttl").read_bytes(),
+                format="turtle",
+                graph=ONTOLOGY_GRAPH,
+            )
+
+    # -- writes ----------------------------------------------------------------------
+
+    def remember(
+        self,
+        text: str,
+        *,
+        topic: str,
+        kind: str | None = None,
+        subject: object = None,
+        predicate: object = None,
+        object: object = None,
+        authority: object = "agent",
+        support: object = None,
+        standpoint: object = None,
+        sources: Iterable[object] | str = (),
+        attributed_to: object = None,
+        valid_from: datetime | str | None = None,
+        valid_until: datetime | str | None = None,
+        confidence: object = None,
+        query: str | None = None,
+        turn: object = None,
+        rule: object = None,
+        strict: bool = False,
+    ) -> Receipt:
+        """Write one fact through the gate and return the receipt of the decision.
+
+        The gate checks the shapes, gathers what is stored on the same statement and topic,
+        asks the judge for one relation and publishes its outcome atomically. A write that
+        breaks the shapes comes back as a receipt with outcome ``rejected`` and its
+        ``failures`` (``strict=True`` raises :class:`~doxa.ShapeViolation` instead); values of
+        the wrong type raise :class:`~doxa.InvalidInput` before anything is written.
+        """
+        proposal = build_proposal(
+            self.scope,
+            text,
+            topic=topic,
+            kind=kind,
+            subject=subject,
+            predicate=predicate,
+            object=object,
+            authority=authority,
+            support=support,
+            standpoint=standpoint,
+            sources=sources,
+            attributed_to=attributed_to,
+            valid_from=valid_from,
+            valid_until=valid_until,
+            confidence=confidence,
+            query=query,
+            turn=turn,
+            rule=rule,
+        )
+        return self.gate.remember(proposal, strict=strict)
+
+    def approve(
+        self, item: str | HeldWrite, *, as_relation: str | Relation | None = None
+    ) -> Receipt:
+        """Apply a held write's outcome (the owner's decision); leaves a receipt."""
+        relation = Relation.parse(as_relation) if as_relation is not None else None
+        return self.gate.approve(_held_id(item), as_relation=relation)
+
+    def reject(self, item: str | HeldWrite, *, reason: str = "") -> Receipt:
+        """Discard a held write (the owner's decision); leaves a receipt."""
+        return self.gate.reject(_held_id(item), reason=reason)
+
+    def retract(self, fact: str | Fact, *, reason: str) -> Receipt:
+        """Say a fact was never true; belief in it ends now, nothing is deleted."""
+        if not reason:
+            raise InvalidInput("A retraction needs a reason; say why the fact was never true.")
+        return self.gate.retract(_fact_id(fact), reason=reason)
+
+    def grant(self, kind: str, *, reason: str = "granted by the owner") -> Receipt:
+        """Let the judge close facts of ``kind`` without asking (recorded as a receipt)."""
+        return self.gate.grant(check_name(kind, "kind"), granted=True, reason=reason)
+
+    def revoke(self, kind: str, *, reason: str = "revoked by the owner") -> Receipt:
+        """Take back a grant: closings of ``kind`` wait for the owner again."""
+        return self.gate.grant(check_name(kind, "kind"), granted=False, reason=reason)
+
+    def closing_earned(self, kind: str) -> bool:
+        """Whether the judge may close facts of ``kind`` on its own."""
+        return self.gate.closing_earned(check_name(kind, "kind"))
+
+    def add_ontology(self, source: str | Path | bytes, *, format: str | None = None) -> int:
+        """Load a domain ontology (e.g. functional properties) that the judge then uses.
+
+        Returns the number of triples added.
+        """
+        if isinstance(source, bytes):
+            data, fmt = source, format or "turtle"
+        else:
+            path = Path(source)
+            if not path.is_file():
+                raise NotFound(f"There is no ontology file at {path}; check the path.")
+            data, fmt = path.read_bytes(), format or path.suffix or "turtle"
+        return self.store.load(data, format=fmt, graph=ONTOLOGY_GRAPH)
+
+    # -- reads -----------------------------------------------------------------------
+
+    def _topic_graphs(self, topic: str | None = None) -> list[URIRef]:
+        if topic is not None:
+            return [self.scope.topic(check_name(topic, "topic"))]
+        return [g for g in self.store.graphs() if self.scope.topic_of(g) is not None]
+
+    def _times(
+        self, valid_at: datetime | str | None, as_of: datetime | str | None
+    ) -> tuple[datetime, datetime]:
+        now = self.clock.now()
+        believed = parse_instant(as_of) if as_of is not None else now
+        # a bare date asks about the whole day: belief at its end, truth at its start
+        if isinstance(as_of, str) and len(as_of.strip()) == 10:
+            believed = believed.replace(hour=23, minute=59, second=59, microsecond=999999)
+        return (parse_instant(valid_at) if valid_at is not None else now), believed
+
+    def facts(
+        self,
+        *,
+        valid_at: datetime | str | None = None,
+        as_of: datetime | str | None = None,
+        topic: str | None = None,
+        subject: object = None,
+        predicate: object = None,
+        include_ended: bool = False,
+    ) -> list[Fact]:
+        """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now).
+
+        A bare date for ``as_of`` means "by the end of that day". With ``include_ended``
+        every fact recorded by ``as_of`` comes back, each with its status.
+        """
+        valid, believed = self._times(valid_at, as_of)
+        return fact_reads.facts(
+            self.store,
+            self.scope,
+            self._topic_graphs(topic),
+            valid_at=valid,
+            as_of=believed,
+            subject=as_iri(subject, "subject") if subject is not None else None,
+            predicate=as_iri(predicate, "predicate") if predicate is not None else None,
+            include_ended=include_ended,
+        )
+
+    def recall(
+        self,
+        text: str,
+        *,
+        valid_at: datetime | str | None = None,
+        as_of: datetime | str | None = None,
+        topic: str | None = None,
+        include_ended: bool = False,
+        limit: int = 10,
+    ) -> list[Fact]:
+        """Facts whose words match ``text``, best first, each with a ``score``."""
+        if not isinstance(limit, int) or not 1 <= limit <= 500:
+            raise InvalidInput(
+                f"limit {limit!r} is out of range; use a whole number from 1 to 500."
+            )
+        valid, believed = self._times(valid_at, as_of)
+        return fact_reads.recall(
+            self.store,
+            self.scope,
+            self._topic_graphs(topic),
+            text,
+            valid_at=valid,
+            as_of=believed,
+            include_ended=include_ended,
+            limit=limit,
+        )
+
+    def get(self, fact: str | Fact) -> Fact:
+        """One fact by id, with its status now. Raises :class:`~doxa.NotFound`."""
+        found = self.history(fact)
+        return found.fact
+
+    def history(self, fact: str | Fact, *, as_of: datetime | str | None = None) -> History:
+        """The fact and every event that refined, corroborated, superseded or retracted it."""
+        _, believed = self._times(None, as_of)
+        result = history_read(
+            self.store, self.scope, self._claims(), self.scope.fact(_fact_id(fact)), as_of=believed
+        )
+        if result is None:
+            raise NotFound(_missing(self.scope, _fact_id(fact)))
+        return result
+
+    def why(self, fact: str | Fact) -> Why:
+        """The fact's evidence, sources and the receipt that admitted it."""
+        result = why_read(
+            self.store,
+            self.scope,
+            self._claims(),
+            self.scope.fact(_fact_id(fact)),
+            as_of=self.clock.now(),
+        )
+        if result is None:
+            raise NotFound(_missing(self.scope, _fact_id(fact)))
+        return result
+
+    def held(self) -> list[HeldWrite]:
+        """Writes waiting for the owner (or for the judge), oldest first."""
+        return held_reads(self.store, self.scope)
+
+    def receipts(self) -> list[Receipt]:
+        """Every receipt of this scope, in chain order."""
+        return receipt_reads(self.store, self.scope)
+
+    def verify(self) -> int:
+        """Verify this scope's receipt chain; returns the number of receipts checked.
+
+        Raises :class:`~doxa.ChainBroken` when a receipt or an admitted claim was altered.
+        """
+        counts = verify_chain(self._export_quads(audit=True))
+        return counts.get(str(self.scope.log), 0)
+
+    def sparql(self, query: str) -> QueryResult:
+        """Run read-only SPARQL over this scope's ordinary graphs only.
+
+        FROM / FROM NAMED cannot reach other scopes, pending or quarantine; SERVICE and
+        updates are refused with :class:`~doxa.ScopeViolation`.
+        """
+        return run_sparql(self.store, query, self.scope.ordinary(self._topic_graphs()))
+
+    def _claims(self) -> Dataset:
+        graphs = (*self._topic_graphs(), self.scope.rules, self.scope.log)
+        return Dataset(default=graphs)
+
+    # -- export ----------------------------------------------------------------------
+
+    def _export_quads(self, *, audit: bool) -> Iterable[Quad]:
+        for graph in self.store.graphs():
+            if not self.scope.owns(graph):
+                continue
+            if graph == self.scope.quarantine and not audit:
+                continue
+            yield from self.store.quads(graph)
+
+    def export(self, target: str | Path | IO[str], *, audit: bool = False) -> int:
+        """Write this scope as sorted N-Quads; returns the number of quads written.
+
+        The ordinary export leaves out the quarantine; ``audit=True`` includes everything.
+        """
+        lines = sorted(
+            f"{ntriples(s)} {ntriples(p)} {ntriples(o)} {ntriples(g)} ."
+            for s, p, o, g in self._export_quads(audit=audit)
+        )
+        text = "".join(line + "\n" for line in lines)
+        if isinstance(target, str | Path):
+            Path(target).write_text(text, encoding="utf-8")
+        else:
+            target.write(text)
+        return len(lines)
+
+
+def _only(graph: URIRef) -> Dataset:
+    return Dataset(default=(graph,))
+
+
+def _held_id(item: str | HeldWrite) -> str:
+    return item.id if isinstance(item, HeldWrite) else str(item)
+
+
+def _fact_id(fact: str | Fact) -> str:
+    return fact.id if isinstance(fact, Fact) else str(fact)
+
+
+def _missing(scope: Scope, fact_id: str) -> str:
+    return f"There is no fact {fact_id!r} in scope {scope.name!r}; list ids with `doxa facts`."

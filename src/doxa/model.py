@@ -1,0 +1,303 @@
+"""The values doxa hands out and takes in: enums for the closed lists, frozen results.
+
+Results are frozen dataclasses (``Fact``, ``Receipt``, ``Verdict``, ``HeldWrite`` …), never
+bare tuples or dicts. RDF terms inside them are rdflib terms (``URIRef``, ``Literal``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Self
+
+from rdflib import Literal, URIRef
+
+from doxa.errors import InvalidInput
+from doxa.vocabulary import DOXA
+
+__all__ = [
+    "Authority",
+    "Fact",
+    "FactStatus",
+    "HeldWrite",
+    "History",
+    "HistoryEvent",
+    "HoldStatus",
+    "Outcome",
+    "Proposal",
+    "Receipt",
+    "Relation",
+    "RuleMode",
+    "Support",
+    "Verdict",
+    "Why",
+]
+
+Term = URIRef | Literal
+
+
+class _IriEnum(enum.Enum):
+    """An enum whose members are doxa individuals: ``member.iri`` names it in RDF."""
+
+    @property
+    def iri(self) -> URIRef:
+        return DOXA[self._iri_name()]
+
+    def _iri_name(self) -> str:
+        return "".join(part.capitalize() for part in self.value.split("_"))
+
+    @classmethod
+    def from_iri(cls, iri: object) -> Self:
+        for member in cls:
+            if member.iri == iri:
+                return member
+        raise ValueError(f"{iri} is not a {cls.__name__}")
+
+    @classmethod
+    def parse(cls, value: object) -> Self:
+        """Accept a member, its value (``"owner"``) or its IRI."""
+        if isinstance(value, cls):
+            return value
+        for member in cls:
+            if value in (member.value, member.iri, member.name):
+                return member
+        allowed = ", ".join(m.value for m in cls)
+        raise InvalidInput(
+            f"{value!r} is not a valid {cls.__name__.lower()}; use one of: {allowed}."
+        )
+
+
+class Authority(_IriEnum):
+    """Who stands behind a claim, strongest first: owner > tool > agent > external."""
+
+    OWNER = "owner"
+    TOOL = "tool"
+    AGENT = "agent"
+    EXTERNAL = "external"
+
+    @property
+    def rank(self) -> int:
+        """Higher is stronger; a lower rank never overturns a higher one."""
+        return {"owner": 4, "tool": 3, "agent": 2, "external": 1}[self.value]
+
+
+class Support(_IriEnum):
+    """How the claim is supported: stated, observed, inferred, quoted, or absent."""
+
+    STATED = "stated"
+    OBSERVED = "observed"
+    INFERRED = "inferred"
+    QUOTED = "quoted"
+    ABSENT = "absent"
+
+
+class Relation(_IriEnum):
+    """The judge's closed list: what a write means for what is already believed."""
+
+    NEW = "new"
+    SAME = "same"
+    ADDS_DETAIL = "adds_detail"
+    REPLACES = "replaces"
+    WAS_WRONG = "was_wrong"
+    UNCLEAR = "unclear"
+    CLASHES_WITH_RULE = "clashes_with_rule"
+    INSTRUCTION = "instruction"
+
+    @property
+    def closes(self) -> bool:
+        """Whether this relation ends old facts (and so needs earned closing)."""
+        return self in (Relation.REPLACES, Relation.WAS_WRONG)
+
+
+class Outcome(_IriEnum):
+    """What the gate did with a write or an owner's action."""
+
+    ADMITTED = "admitted"
+    MERGED = "merged"
+    HELD = "held"
+    REJECTED = "rejected"
+    QUARANTINED = "quarantined"
+    APPROVED = "approved"
+    DISCARDED = "discarded"
+    CLOSED = "closed"
+    GRANTED = "granted"
+    REVOKED = "revoked"
+
+
+class RuleMode(_IriEnum):
+    """A rule either requires its statement to hold or forbids it."""
+
+    REQUIRES = "requires"
+    FORBIDS = "forbids"
+
+
+class HoldStatus(_IriEnum):
+    """Why a write waits: for the owner, or for a judge that could not answer."""
+
+    AWAITING_OWNER = "awaiting_owner"
+    UNCHECKED = "unchecked"
+
+
+class FactStatus(enum.Enum):
+    """Where a fact stands as of the belief time asked about."""
+
+    LIVE = "live"
+    SUPERSEDED = "superseded"
+    RETRACTED = "retracted"
+    UNCHECKED = "unchecked"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A write as the gate and the judge see it, before it becomes a fact."""
+
+    id: str
+    iri: URIRef
+    text: str
+    topic: str
+    kind: str
+    authority: Authority
+    standpoint: URIRef
+    support: Support
+    subject: URIRef | None = None
+    predicate: URIRef | None = None
+    object: Term | None = None
+    sources: tuple[URIRef, ...] = ()
+    attributed_to: URIRef | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    confidence: Decimal | None = None
+    query: str | None = None
+    turn: URIRef | None = None
+    rule_mode: RuleMode | None = None
+
+    @property
+    def is_rule(self) -> bool:
+        return self.rule_mode is not None
+
+    @property
+    def structured(self) -> bool:
+        return self.subject is not None and self.predicate is not None and self.object is not None
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A stored claim as read back: its content, provenance, both clocks and its status."""
+
+    id: str
+    iri: URIRef
+    text: str
+    topic: str
+    kind: str
+    authority: Authority
+    standpoint: URIRef
+    support: Support
+    recorded_at: datetime
+    status: FactStatus = FactStatus.LIVE
+    subject: URIRef | None = None
+    predicate: URIRef | None = None
+    object: Term | None = None
+    sources: tuple[URIRef, ...] = ()
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    confidence: Decimal | None = None
+    query: str | None = None
+    rule_mode: RuleMode | None = None
+    refines: tuple[str, ...] = ()
+    successor: str | None = None
+    score: float | None = None
+
+    @property
+    def needs_rerun(self) -> bool:
+        """An empty search result: re-run its query before trusting it."""
+        return self.support is Support.ABSENT
+
+    @property
+    def is_rule(self) -> bool:
+        return self.rule_mode is not None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's answer: one relation, the facts it bears on, and why."""
+
+    relation: Relation
+    targets: tuple[str, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """The record of one decision; receipts form a hash chain in the scope's log."""
+
+    id: str
+    sequence: int
+    relation: Relation | None
+    outcome: Outcome
+    recorded_at: datetime
+    judge: str
+    judge_version: str
+    reason: str
+    fact: str | None = None
+    targets: tuple[str, ...] = ()
+    consulted: tuple[str, ...] = ()
+    held: str | None = None
+    input_digest: str = ""
+    receipt_hash: str = ""
+    previous_hash: str = ""
+    failures: tuple[str, ...] = field(default=())
+
+    @property
+    def admitted(self) -> bool:
+        return self.outcome in (Outcome.ADMITTED, Outcome.APPROVED)
+
+
+@dataclass(frozen=True)
+class HeldWrite:
+    """A write waiting in pending: for the owner's decision, or for a judge to come back."""
+
+    id: str
+    fact: str
+    text: str
+    topic: str
+    kind: str
+    authority: Authority
+    relation: Relation | None
+    status: HoldStatus
+    held_at: datetime
+    reason: str
+    targets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HistoryEvent:
+    """One step in a fact's life: recorded, corroborated, refined, superseded, retracted."""
+
+    kind: str
+    at: datetime
+    fact: str
+    other: str | None = None
+    valid_until: datetime | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class History:
+    """A fact and the chain of events that ended or followed it, oldest first."""
+
+    fact: Fact
+    events: tuple[HistoryEvent, ...]
+    successors: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Why:
+    """Why a fact is believed: its evidence, and the receipt that let it in."""
+
+    fact: Fact
+    sources: tuple[URIRef, ...]
+    attributed_to: URIRef | None
+    receipt: Receipt | None
+    corroborations: tuple[URIRef, ...]

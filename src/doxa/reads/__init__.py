@@ -1,0 +1,1 @@
+"""Reads: facts by valid time and belief time, recall, history and why."""

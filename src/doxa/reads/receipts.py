@@ -1,0 +1,68 @@
+"""Read receipts back from the log."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rdflib import URIRef
+from rdflib.term import Node
+
+from doxa.clock import parse_instant
+from doxa.model import Outcome, Receipt, Relation
+from doxa.resources import query
+from doxa.scope import Scope
+from doxa.store import Dataset, Store
+from doxa.vocabulary import DOXA
+
+__all__ = ["receipts", "receipts_deciding"]
+
+
+def receipts(store: Store, scope: Scope) -> list[Receipt]:
+    """Every receipt of the scope, in chain order."""
+    rows = store.select(query("receipts"), dataset=Dataset(default=(scope.log,)))
+    return _assemble(scope, rows, "receipt")
+
+
+def receipts_deciding(store: Store, scope: Scope, iri: URIRef) -> list[Receipt]:
+    """The receipts that decided about one claim, in chain order."""
+    rows = store.select(
+        query("receipts_deciding"), dataset=Dataset(default=(scope.log,)), bindings={"claim": iri}
+    )
+    return _assemble(scope, rows, "receipt")
+
+
+def _assemble(scope: Scope, rows: list[dict[str, Node]], key: str) -> list[Receipt]:
+    fields: dict[Node, dict[Node, list[Node]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        fields[row[key]][row["p"]].append(row["o"])
+    result = []
+    for iri, values in fields.items():
+
+        def one(p: URIRef, values: dict[Node, list[Node]] = values) -> Node | None:
+            found = values.get(p)
+            return found[0] if found else None
+
+        relation = one(DOXA.relation)
+        decides = one(DOXA.decides)
+        outcome = Outcome.from_iri(one(DOXA.outcome))
+        fact = scope.local_id(decides) if decides is not None else None
+        result.append(
+            Receipt(
+                id=scope.local_id(iri),
+                sequence=int(str(one(DOXA.sequence))),
+                relation=Relation.from_iri(relation) if relation is not None else None,
+                outcome=outcome,
+                recorded_at=parse_instant(str(one(DOXA.recordedAt)).replace("Z", "+00:00")),
+                judge=str(one(DOXA.judge)),
+                judge_version=str(one(DOXA.judgeVersion)),
+                reason=str(one(DOXA.reason) or ""),
+                fact=fact,
+                held=fact if outcome is Outcome.HELD else None,
+                targets=tuple(sorted(scope.local_id(t) for t in values.get(DOXA.target, []))),
+                consulted=tuple(sorted(scope.local_id(c) for c in values.get(DOXA.consulted, []))),
+                input_digest=str(one(DOXA.inputDigest) or ""),
+                receipt_hash=str(one(DOXA.receiptHash) or ""),
+                previous_hash=str(one(DOXA.previousHash) or ""),
+            )
+        )
+    return sorted(result, key=lambda r: r.sequence)

@@ -1,0 +1,138 @@
+"""The named-graph layout of one scope (one owner's or agent's memory).
+
+| graph                 | holds                                                      |
+| --------------------- | ---------------------------------------------------------- |
+| ``<scope>/topic/<t>`` | the claims of topic ``t``                                  |
+| ``<scope>/rules``     | the owner's standing rules                                 |
+| ``<scope>/log``       | receipts and ending events: the append-only audit record   |
+| ``<scope>/pending``   | writes waiting for the owner or for the judge              |
+| ``<scope>/quarantine``| outside text that acted as an instruction                  |
+| ``<scope>/current``   | derived: live structured facts as plain triples            |
+| ``<scope>/search``    | derived: the word index that ``recall`` reads              |
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+from rdflib import URIRef
+
+from doxa.errors import InvalidInput
+from doxa.store.base import Dataset
+
+__all__ = ["Scope", "check_name", "new_id"]
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+
+def check_name(value: str, what: str) -> str:
+    """Check a scope, topic or kind name: lower-case letters, digits, ``_ . -``, 1–64 long.
+
+    >>> check_name("meetings", "topic")
+    'meetings'
+    """
+    if not isinstance(value, str) or not _NAME.match(value):
+        raise InvalidInput(
+            f"{value!r} is not a valid {what} name; use 1-64 lower-case letters, digits, "
+            "'_', '.' or '-', starting with a letter or digit (for example 'meetings')."
+        )
+    return value
+
+
+def new_id() -> str:
+    """A fresh identifier for a fact, receipt or event: 16 hex digits (64 random bits)."""
+    return uuid.uuid4().hex[:16]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The IRIs of one scope's graphs and nodes.
+
+    >>> Scope.named("alice").topic("meetings")
+    rdflib.term.URIRef('urn:doxa:scope:alice/topic/meetings')
+    """
+
+    name: str
+
+    @classmethod
+    def named(cls, name: str) -> Scope:
+        return cls(check_name(name, "scope"))
+
+    @property
+    def iri(self) -> URIRef:
+        return URIRef(f"urn:doxa:scope:{self.name}")
+
+    def _graph(self, local: str) -> URIRef:
+        return URIRef(f"{self.iri}/{local}")
+
+    def topic(self, topic: str) -> URIRef:
+        return self._graph(f"topic/{topic}")
+
+    @property
+    def topic_prefix(self) -> str:
+        return f"{self.iri}/topic/"
+
+    @property
+    def rules(self) -> URIRef:
+        return self._graph("rules")
+
+    @property
+    def log(self) -> URIRef:
+        return self._graph("log")
+
+    @property
+    def pending(self) -> URIRef:
+        return self._graph("pending")
+
+    @property
+    def quarantine(self) -> URIRef:
+        return self._graph("quarantine")
+
+    @property
+    def current(self) -> URIRef:
+        return self._graph("current")
+
+    @property
+    def search(self) -> URIRef:
+        return self._graph("search")
+
+    def fact(self, fact_id: str) -> URIRef:
+        return self._graph(f"fact/{fact_id}")
+
+    def receipt(self, receipt_id: str) -> URIRef:
+        return self._graph(f"receipt/{receipt_id}")
+
+    def event(self, event_id: str) -> URIRef:
+        return self._graph(f"event/{event_id}")
+
+    def held(self, held_id: str) -> URIRef:
+        return self._graph(f"held/{held_id}")
+
+    def standpoint(self, whose: str) -> URIRef:
+        return self._graph(f"standpoint/{whose}")
+
+    def local_id(self, iri: object) -> str:
+        """The id at the end of a fact, receipt, event or held-write IRI."""
+        return str(iri).rsplit("/", 1)[-1]
+
+    def owns(self, graph: URIRef) -> bool:
+        return str(graph).startswith(f"{self.iri}/")
+
+    def topic_of(self, graph: URIRef) -> str | None:
+        text = str(graph)
+        return text[len(self.topic_prefix) :] if text.startswith(self.topic_prefix) else None
+
+    def ordinary(self, topic_graphs: list[URIRef]) -> Dataset:
+        """What an ordinary reader sees: topics, rules, log and the derived graphs.
+
+        Never pending or quarantine, never another scope.
+        """
+        graphs = (*topic_graphs, self.rules, self.log, self.current, self.search)
+        return Dataset(default=graphs, named=graphs)
+
+    def claims(self, topic_graphs: list[URIRef]) -> Dataset:
+        """Claims and their endings: topic graphs, rules and the log."""
+        graphs = (*topic_graphs, self.rules, self.log)
+        return Dataset(default=graphs, named=graphs)

@@ -1,0 +1,148 @@
+"""The store interface: what every backend (embedded Oxigraph, a remote SPARQL server) offers.
+
+A backend stores quads in named graphs, answers SPARQL over an explicit dataset, and applies a
+:class:`Change` atomically: all its deletions and insertions, or none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rdflib import URIRef
+from rdflib.term import Node
+
+from doxa.store.convert import ntriples
+
+__all__ = ["Binding", "Change", "Dataset", "Quad", "QueryResult", "Row", "Store", "bind_values"]
+
+Quad = tuple[Node, Node, Node, URIRef]
+Row = dict[str, Node]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The graphs a query may see: its default graph (their union) and its named graphs.
+
+    A query never sees any graph outside these two lists, whatever its text says.
+    """
+
+    default: tuple[URIRef, ...]
+    named: tuple[URIRef, ...] = ()
+
+
+@dataclass
+class Change:
+    """Quads to delete and insert in one atomic step."""
+
+    delete: list[Quad] = field(default_factory=list)
+    insert: list[Quad] = field(default_factory=list)
+
+    def extend(self, other: Change) -> None:
+        self.delete.extend(other.delete)
+        self.insert.extend(other.insert)
+
+    def to_update(self) -> str:
+        """The change as one SPARQL Update request (DELETE DATA; INSERT DATA)."""
+        parts = []
+        if self.delete:
+            parts.append(f"DELETE DATA {{ {_quads_text(self.delete)} }}")
+        if self.insert:
+            parts.append(f"INSERT DATA {{ {_quads_text(self.insert)} }}")
+        return " ;\n".join(parts)
+
+
+def _quads_text(quads: Iterable[Quad]) -> str:
+    by_graph: dict[URIRef, list[str]] = {}
+    for s, p, o, g in quads:
+        by_graph.setdefault(g, []).append(f"{ntriples(s)} {ntriples(p)} {ntriples(o)} .")
+    return " ".join(f"GRAPH {ntriples(g)} {{ {' '.join(lines)} }}" for g, lines in by_graph.items())
+
+
+_WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+
+
+Binding = Node | None | Sequence[Node]
+
+
+def bind_values(sparql: str, bindings: Mapping[str, Binding]) -> str:
+    """Inject bindings as ``VALUES`` blocks at the top of the first ``WHERE`` group.
+
+    A single term binds one value; ``None`` binds nothing (``UNDEF``), so one query file
+    serves both "filter by X" and "any X"; a sequence binds the variable to each of its
+    values. Works on every SPARQL 1.1 server, unlike engine-specific substitutions.
+
+    >>> bind_values("SELECT ?s WHERE { ?s ?p ?o }", {"p": URIRef("http://ex/p")})
+    'SELECT ?s WHERE { VALUES (?p) { (<http://ex/p>) } ?s ?p ?o }'
+    """
+    if not bindings:
+        return sparql
+    match = _WHERE.search(sparql)
+    if match is None:
+        raise ValueError("query has no WHERE group to bind values into")
+    single = {k: v for k, v in bindings.items() if v is None or isinstance(v, Node)}
+    blocks = []
+    if single:
+        names = " ".join(f"?{name}" for name in single)
+        values = " ".join("UNDEF" if v is None else ntriples(v) for v in single.values())
+        blocks.append(f" VALUES ({names}) {{ ({values}) }}")
+    for name, value in bindings.items():
+        if name not in single:
+            assert value is not None
+            assert not isinstance(value, Node)
+            rows = " ".join(ntriples(v) for v in value)
+            blocks.append(f" VALUES ?{name} {{ {rows} }}")
+    return sparql[: match.end()] + "".join(blocks) + sparql[match.end() :]
+
+
+class Store(Protocol):
+    """A quad store that answers SPARQL over an explicit dataset and applies atomic changes."""
+
+    def select(
+        self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
+    ) -> list[Row]:
+        """Run a SELECT; every row is fully read before this returns."""
+        ...
+
+    def ask(
+        self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
+    ) -> bool: ...
+
+    def run(self, sparql: str, *, dataset: Dataset) -> QueryResult:
+        """Run any read-only query form; used by hand-written SPARQL."""
+        ...
+
+    def apply(self, change: Change) -> None:
+        """Apply all deletions then all insertions atomically."""
+        ...
+
+    def graphs(self) -> list[URIRef]:
+        """Every named graph in the store."""
+        ...
+
+    def quads(self, graph: URIRef | None = None) -> Iterator[Quad]:
+        """Every quad, or those of one graph."""
+        ...
+
+    def load(self, data: bytes, *, format: str, graph: URIRef) -> int:
+        """Parse RDF data into ``graph``; returns the number of triples added."""
+        ...
+
+    def clear_graph(self, graph: URIRef) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """The result of a hand-written query: rows, triples, or a boolean."""
+
+    form: str  # "select", "construct" or "ask"
+    variables: tuple[str, ...] = ()
+    rows: tuple[tuple[Node | None, ...], ...] = ()
+    triples: tuple[tuple[Node, Node, Node], ...] = ()
+    boolean: bool | None = None

@@ -1,0 +1,187 @@
+"""The embedded backend: Oxigraph on disk (RocksDB) or in memory, in this process.
+
+Oxigraph does not detect conflicting writes, so callers serialise decisions (the gate holds one
+lock per store); query results are read to the end in the calling thread, because pyoxigraph
+must consume them in the thread that ran the query.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+import pyoxigraph as ox
+from rdflib import URIRef
+
+from doxa.errors import InvalidInput, StoreError, StoreLocked
+from doxa.store.base import Binding, Change, Dataset, Quad, QueryResult, Row, bind_values
+from doxa.store.convert import from_ox, to_ox, to_ox_graph
+
+__all__ = ["EmbeddedStore"]
+
+_FORMATS = {
+    "turtle": ox.RdfFormat.TURTLE,
+    "ttl": ox.RdfFormat.TURTLE,
+    "ntriples": ox.RdfFormat.N_TRIPLES,
+    "nt": ox.RdfFormat.N_TRIPLES,
+    "nquads": ox.RdfFormat.N_QUADS,
+    "nq": ox.RdfFormat.N_QUADS,
+    "trig": ox.RdfFormat.TRIG,
+    "rdfxml": ox.RdfFormat.RDF_XML,
+    "xml": ox.RdfFormat.RDF_XML,
+    "rdf": ox.RdfFormat.RDF_XML,
+    "owl": ox.RdfFormat.RDF_XML,
+}
+
+
+def rdf_format(name: str) -> ox.RdfFormat:
+    """Look up an RDF format by a short name or file extension."""
+    try:
+        return _FORMATS[name.lower().lstrip(".")]
+    except KeyError:
+        known = ", ".join(sorted(_FORMATS))
+        raise InvalidInput(f"{name!r} is not a known RDF format; use one of: {known}.") from None
+
+
+class EmbeddedStore:
+    """An Oxigraph store in a directory on disk, or in memory when ``path`` is None."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        try:
+            if self.path is None:
+                self._store = ox.Store()
+            else:
+                self.path.mkdir(parents=True, exist_ok=True)
+                self._store = ox.Store(str(self.path))
+        except OSError as error:
+            message = str(error)
+            if "lock" in message.lower():
+                raise StoreLocked(
+                    f"The store at {self.path} is already open for writing in another process; "
+                    "close that process (one writer per store directory) or open a copy."
+                ) from None
+            raise StoreError(f"Cannot open the store at {self.path}: {message}.") from error
+
+    # -- reads -------------------------------------------------------------------------
+
+    def _query(self, sparql: str, dataset: Dataset) -> object:
+        try:
+            return self._store.query(
+                sparql,
+                default_graph=[ox.NamedNode(str(g)) for g in dataset.default],
+                named_graphs=[ox.NamedNode(str(g)) for g in dataset.named],
+            )
+        except SyntaxError as error:
+            raise InvalidInput(f"The SPARQL query is not valid: {error}.") from None
+        except OSError as error:
+            raise StoreError(f"The store could not answer the query: {error}.") from error
+
+    def select(
+        self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
+    ) -> list[Row]:
+        result = self._query(bind_values(sparql, bindings or {}), dataset)
+        assert isinstance(result, ox.QuerySolutions)
+        names = [v.value for v in result.variables]
+        rows: list[Row] = []
+        for solution in result:
+            row: Row = {}
+            for index, name in enumerate(names):
+                value = solution[index]
+                if value is not None:
+                    row[name] = from_ox(value)
+            rows.append(row)
+        return rows
+
+    def ask(
+        self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
+    ) -> bool:
+        result = self._query(bind_values(sparql, bindings or {}), dataset)
+        assert isinstance(result, ox.QueryBoolean)
+        return bool(result)
+
+    def run(self, sparql: str, *, dataset: Dataset) -> QueryResult:
+        result = self._query(sparql, dataset)
+        if isinstance(result, ox.QueryBoolean):
+            return QueryResult(form="ask", boolean=bool(result))
+        if isinstance(result, ox.QueryTriples):
+            return QueryResult(
+                form="construct",
+                triples=tuple(
+                    (from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in result
+                ),
+            )
+        assert isinstance(result, ox.QuerySolutions)
+        names = tuple(v.value for v in result.variables)
+        rows = tuple(
+            tuple(None if solution[i] is None else from_ox(solution[i]) for i in range(len(names)))
+            for solution in result
+        )
+        return QueryResult(form="select", variables=names, rows=rows)
+
+    def graphs(self) -> list[URIRef]:
+        return [URIRef(g.value) for g in self._store.named_graphs() if isinstance(g, ox.NamedNode)]
+
+    def quads(self, graph: URIRef | None = None) -> Iterator[Quad]:
+        pattern_graph = None if graph is None else ox.NamedNode(str(graph))
+        for quad in self._store.quads_for_pattern(None, None, None, pattern_graph):
+            if isinstance(quad.graph_name, ox.DefaultGraph):
+                continue
+            yield (
+                from_ox(quad.subject),
+                from_ox(quad.predicate),
+                from_ox(quad.object),
+                URIRef(quad.graph_name.value),
+            )
+
+    # -- writes ------------------------------------------------------------------------
+
+    def apply(self, change: Change) -> None:
+        if not change.delete and not change.insert:
+            return
+        if not change.delete:
+            quads = [
+                ox.Quad(to_ox(s), to_ox(p), to_ox(o), to_ox_graph(g))  # type: ignore[arg-type]
+                for s, p, o, g in change.insert
+            ]
+            self._write(lambda: self._store.extend(quads))
+            return
+        update = change.to_update()
+        self._write(lambda: self._store.update(update))
+
+    def _write(self, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except OSError as error:
+            raise StoreError(f"The store could not apply the write: {error}.") from error
+
+    def load(self, data: bytes, *, format: str, graph: URIRef) -> int:
+        before = self._count(graph)
+        try:
+            self._store.load(data, rdf_format(format), to_graph=ox.NamedNode(str(graph)))
+        except SyntaxError as error:
+            raise InvalidInput(f"The RDF data could not be parsed: {_clean(error)}.") from None
+        except OSError as error:
+            raise StoreError(f"The store could not load the data: {error}.") from error
+        return self._count(graph) - before
+
+    def _count(self, graph: URIRef) -> int:
+        return sum(
+            1 for _ in self._store.quads_for_pattern(None, None, None, ox.NamedNode(str(graph)))
+        )
+
+    def clear_graph(self, graph: URIRef) -> None:
+        self._store.remove_graph(ox.NamedNode(str(graph)))
+
+    def flush(self) -> None:
+        if self.path is not None:
+            self._store.flush()
+
+    def close(self) -> None:
+        if self.path is not None:
+            self._store.flush()
+
+
+def _clean(error: BaseException) -> str:
+    return re.sub(r"\s+", " ", str(error)).strip().rstrip(".")

@@ -1,0 +1,85 @@
+"""How Python values become RDF terms, for subjects, predicates and objects of claims.
+
+A caller chooses the object's type like this:
+
+- ``doxa.IRI("http://…")`` or an rdflib ``URIRef``: an IRI;
+- a ``str``: an IRI when it is an absolute IRI (``scheme:rest`` with no spaces), else a
+  plain string literal; wrap it in ``doxa.Literal`` to force a literal;
+- ``int``, ``float``, ``Decimal``, ``bool``, ``date``, ``datetime``: the matching XSD literal;
+- ``doxa.Literal(value, datatype=XSD.gYear)`` (rdflib's Literal): any typed literal.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+
+from rdflib import Literal, URIRef
+from rdflib.namespace import XSD
+
+from doxa.clock import parse_instant
+from doxa.errors import InvalidInput
+
+__all__ = ["IRI", "as_confidence", "as_iri", "as_object", "dt_literal"]
+
+IRI = URIRef
+_ABSOLUTE_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]+$")
+
+
+def as_iri(value: object, what: str) -> URIRef:
+    """Read an absolute IRI, or say what to pass instead.
+
+    >>> as_iri("http://example.org/a", "subject")
+    rdflib.term.URIRef('http://example.org/a')
+    """
+    text = str(value) if isinstance(value, URIRef | str) else None
+    if text is None or not _ABSOLUTE_IRI.match(text):
+        raise InvalidInput(
+            f"{what} {value!r} is not an absolute IRI; pass one such as "
+            "'http://example.org/supplierCall'."
+        )
+    return URIRef(text)
+
+
+def as_object(value: object) -> URIRef | Literal:
+    """Read a claim's object: an IRI or a literal (see the module docs for the rules).
+
+    >>> as_object(1971)
+    rdflib.term.Literal('1971', datatype=rdflib.term.URIRef('http://www.w3.org/2001/XMLSchema#integer'))
+    >>> as_object("Wednesday")
+    rdflib.term.Literal('Wednesday')
+    """
+    if isinstance(value, URIRef):
+        return as_iri(value, "object")
+    if isinstance(value, Literal):
+        if value.datatype is not None and value.ill_typed:
+            raise InvalidInput(
+                f"object {str(value)!r} is not a valid {value.datatype}; fix the value or the "
+                "datatype."
+            )
+        return value
+    if isinstance(value, str):
+        return URIRef(value) if _ABSOLUTE_IRI.match(value) else Literal(value)
+    if isinstance(value, bool | int | float | Decimal | date | datetime):
+        return Literal(value)
+    raise InvalidInput(
+        f"object {value!r} has type {type(value).__name__}; pass an IRI, a string, a number, "
+        "a date or a doxa.Literal."
+    )
+
+
+def dt_literal(value: datetime | str) -> Literal:
+    """An xsd:dateTime literal in UTC."""
+    return Literal(parse_instant(value).isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
+
+
+def as_confidence(value: object) -> Decimal:
+    """Read a confidence as a Decimal; the range [0, 1] is the shapes' job."""
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        number = Decimal("NaN")
+    if isinstance(value, bool) or not number.is_finite():
+        raise InvalidInput(f"confidence {value!r} is not a number; use a value from 0 to 1.")
+    return number

@@ -1,0 +1,130 @@
+"""IRIs of the doxa vocabulary and the standard vocabularies it reuses.
+
+Every IRI the code writes is named here once, so the ontology file, the shapes and the
+Python code cannot drift apart silently (``tests/test_ontology.py`` checks that each name
+below is declared, labelled and commented in ``ontology/doxa.ttl``).
+"""
+
+from __future__ import annotations
+
+from rdflib import Namespace, URIRef
+from rdflib.namespace import OWL, PROV, RDF, RDFS, SKOS, XSD
+
+__all__ = [
+    "DOXA",
+    "DOXA_TERMS",
+    "ONTOLOGY_GRAPH",
+    "OWL",
+    "PROV",
+    "RDF",
+    "RDFS",
+    "SHAPES_GRAPH",
+    "SKOS",
+    "XSD",
+]
+
+DOXA = Namespace("https://w3id.org/doxa#")
+
+#: The graph holding the loaded TBox: doxa's ontology plus any domain ontology the user adds.
+ONTOLOGY_GRAPH = URIRef("urn:doxa:ontology")
+#: The graph holding the loaded SHACL shapes.
+SHAPES_GRAPH = URIRef("urn:doxa:shapes")
+
+#: Local names of every doxa term the code uses, by kind; the ontology must declare each.
+DOXA_TERMS: dict[str, tuple[str, ...]] = {
+    "class": (
+        "Claim",
+        "Rule",
+        "Authority",
+        "Support",
+        "Standpoint",
+        "Ending",
+        "Supersession",
+        "Retraction",
+        "Erasure",
+        "Corroboration",
+        "Receipt",
+        "HeldWrite",
+        "Relation",
+        "Outcome",
+        "RuleMode",
+        "HoldStatus",
+    ),
+    "individual": (
+        "Owner",
+        "Tool",
+        "Agent",
+        "External",
+        "Stated",
+        "Observed",
+        "Inferred",
+        "Quoted",
+        "Absent",
+        "New",
+        "Same",
+        "AddsDetail",
+        "Replaces",
+        "WasWrong",
+        "Unclear",
+        "ClashesWithRule",
+        "Instruction",
+        "Admitted",
+        "Merged",
+        "Held",
+        "Rejected",
+        "Quarantined",
+        "Approved",
+        "Discarded",
+        "Closed",
+        "Granted",
+        "Revoked",
+        "Requires",
+        "Forbids",
+        "Anything",
+        "AwaitingOwner",
+        "Unchecked",
+    ),
+    "object_property": (
+        "authority",
+        "standpoint",
+        "support",
+        "ends",
+        "by",
+        "refines",
+        "corroborates",
+        "ruleMode",
+        "relation",
+        "outcome",
+        "consulted",
+        "target",
+        "decides",
+        "previous",
+        "proposes",
+        "holdStatus",
+        "head",
+        "turn",
+    ),
+    "datatype_property": (
+        "text",
+        "topic",
+        "kind",
+        "validFrom",
+        "validUntil",
+        "recordedAt",
+        "confidence",
+        "query",
+        "term",
+        "reason",
+        "sequence",
+        "receiptHash",
+        "previousHash",
+        "inputDigest",
+        "contentDigest",
+        "judge",
+        "judgeVersion",
+        "grantsKind",
+        "version",
+        "heldAt",
+        "contentHash",
+    ),
+}
