@@ -398,7 +398,10 @@ class Gate:
         decision.change.delete += [(claim_iri, p, o, pending) for p, o in claim]
 
     def _is_live(self, iri: URIRef) -> bool:
-        graph, _ = self._locate(iri)
+        try:
+            graph, _ = self._locate(iri)
+        except NotFound:
+            return False
         rows = self.store.select(
             query("live_claim"),
             dataset=Dataset(default=(graph, self.scope.log)),

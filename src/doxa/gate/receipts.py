@@ -12,17 +12,25 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.errors import ChainBroken
 from doxa.model import Outcome, Relation
-from doxa.store.convert import ntriples
+from doxa.store.convert import ntriples, read_quads
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA, PROV, RDF
 
-__all__ = ["ChainHead", "ReceiptDraft", "content_digest", "receipt_triples", "verify_chain"]
+__all__ = [
+    "ChainHead",
+    "ReceiptDraft",
+    "content_digest",
+    "receipt_triples",
+    "verify_chain",
+    "verify_export",
+]
 
 Triple = tuple[Node, Node, Node]
 
@@ -176,3 +184,14 @@ def _value(triples: list[Triple], predicate: URIRef) -> Node | None:
         if p == predicate:
             return o
     return None
+
+
+def verify_export(path: str | Path) -> dict[str, int]:
+    """Verify the receipt chains in an N-Quads export file, from the file alone.
+
+    Returns the number of receipts verified per log graph; raises :class:`ChainBroken`.
+    """
+    data = Path(path).read_bytes()
+    return verify_chain(
+        (s, p, o, g) for s, p, o, g in read_quads(data, format="nquads") if g is not None
+    )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from rdflib import Literal
+
 from doxa.judges.base import Evidence
 from doxa.model import Fact, Proposal, Relation, RuleMode, Verdict
 from doxa.text import normalise
@@ -48,7 +50,7 @@ class RuleJudge:
                 DOXA.Anything,
             ):
                 continue
-            if rule.rule_mode is RuleMode.FORBIDS and rule.object == proposal.object:
+            if rule.rule_mode is RuleMode.FORBIDS and same_term(rule.object, proposal.object):
                 return Verdict(
                     Relation.CLASHES_WITH_RULE,
                     (rule.id,),
@@ -57,7 +59,7 @@ class RuleJudge:
             if (
                 rule.rule_mode is RuleMode.REQUIRES
                 and evidence.functional
-                and rule.object != proposal.object
+                and not same_term(rule.object, proposal.object)
             ):
                 return Verdict(
                     Relation.CLASHES_WITH_RULE,
@@ -73,7 +75,7 @@ class RuleJudge:
             if f.subject == proposal.subject and f.predicate == proposal.predicate
         ]
         candidates = list({f.id: f for f in candidates}.values())
-        same = [f for f in candidates if f.object == proposal.object]
+        same = [f for f in candidates if same_term(f.object, proposal.object)]
         if same:
             target = same[0]
             if proposal.valid_until is not None and target.valid_until is None:
@@ -125,9 +127,25 @@ def _same_statement(fact: Fact, proposal: Proposal) -> bool:
     return (
         fact.subject == proposal.subject
         and fact.predicate == proposal.predicate
-        and fact.object == proposal.object
+        and same_term(fact.object, proposal.object)
         and (proposal.structured or normalise(fact.text) == normalise(proposal.text))
     )
+
+
+def same_term(a: object, b: object) -> bool:
+    """Equal as RDF values: literals compare by value (``"0.0"`` and ``"0"`` decimals agree).
+
+    >>> from rdflib import Literal
+    >>> from decimal import Decimal
+    >>> same_term(Literal(Decimal("0.000")), Literal(Decimal("0")))
+    True
+    """
+    if isinstance(a, Literal) and isinstance(b, Literal):
+        try:
+            return bool(a.eq(b)) and a.datatype == b.datatype
+        except TypeError:
+            return a == b
+    return a == b
 
 
 def _timing(old: datetime | None, new: datetime | None) -> Relation:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pyoxigraph as ox
 from rdflib import BNode, Literal, URIRef
 from rdflib.term import Node
 
-__all__ = ["from_ox", "ntriples", "to_ox", "to_ox_graph"]
+__all__ = ["from_ox", "ntriples", "read_quads", "to_ox", "to_ox_graph"]
 
 RdfTerm = URIRef | Literal | BNode
 
@@ -61,3 +63,28 @@ def ntriples(term: Node) -> str:
     '"say \\\\"hi\\\\""'
     """
     return str(to_ox(term))
+
+
+def read_quads(
+    data: bytes, *, format: str = "nquads"
+) -> Iterator[tuple[RdfTerm, RdfTerm, RdfTerm, URIRef | None]]:
+    """Parse N-Quads (or TriG) with Oxigraph's parser; errors carry line and column.
+
+    >>> [q[3] for q in read_quads(b'<urn:a> <urn:b> "c" <urn:g> .\\n')]
+    [rdflib.term.URIRef('urn:g')]
+    """
+    from doxa.errors import InvalidInput
+
+    fmt = {"nquads": ox.RdfFormat.N_QUADS, "trig": ox.RdfFormat.TRIG}[format]
+    try:
+        for quad in ox.parse(data, fmt):
+            graph = (
+                None
+                if isinstance(quad.graph_name, ox.DefaultGraph)
+                else URIRef(quad.graph_name.value)
+            )
+            yield from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object), graph
+    except SyntaxError as error:
+        raise InvalidInput(
+            f"The file is not valid {format}: {error}; fix that line and retry."
+        ) from None

@@ -7,6 +7,7 @@ must consume them in the thread that ran the query.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -51,10 +52,10 @@ class EmbeddedStore:
         self.path = Path(path) if path is not None else None
         try:
             if self.path is None:
-                self._store = ox.Store()
+                self._open: ox.Store | None = ox.Store()
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
-                self._store = ox.Store(str(self.path))
+                self._open = ox.Store(str(self.path))
         except OSError as error:
             message = str(error)
             if "lock" in message.lower():
@@ -140,6 +141,12 @@ class EmbeddedStore:
     def apply(self, change: Change) -> None:
         if not change.delete and not change.insert:
             return
+        try:
+            self._apply(change)
+        except (ValueError, TypeError) as error:
+            raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
+
+    def _apply(self, change: Change) -> None:
         if not change.delete:
             quads = [
                 ox.Quad(to_ox(s), to_ox(p), to_ox(o), to_ox_graph(g))  # type: ignore[arg-type]
@@ -179,8 +186,18 @@ class EmbeddedStore:
             self._store.flush()
 
     def close(self) -> None:
+        if self._open is None:
+            return
         if self.path is not None:
-            self._store.flush()
+            self._open.flush()
+        self._open = None  # dropping the last reference releases RocksDB's directory lock
+        gc.collect()
+
+    @property
+    def _store(self) -> ox.Store:
+        if self._open is None:
+            raise StoreError("The store is closed; open it again with Memory.open.")
+        return self._open
 
 
 def _clean(error: BaseException) -> str:

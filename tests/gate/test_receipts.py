@@ -1,0 +1,116 @@
+"""The receipt chain verifies, and any alteration of a receipt or an admitted claim breaks it."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from tests.conftest import EX, statement
+
+import doxa
+from doxa.gate.receipts import verify_export
+
+
+def _story(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
+    statement(mem, "Bob likes tea", "bob", "likes", EX + "tea", authority="owner")
+    statement(mem, "Bob lives in Lyon", "bob", "livesIn", EX + "Lyon", valid_from="2020-01-01")
+    clock.set("2026-04-01")
+    moved = statement(
+        mem, "Bob lives in Paris", "bob", "livesIn", EX + "Paris", valid_from="2026-03-01"
+    )
+    mem.approve(moved.fact)
+    mem.remember("x", topic="general", confidence=7)  # a rejection is receipted too
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _verify(lines: list[str]) -> dict[str, int]:
+    path = Path(tempfile.mkdtemp()) / "edited.nq"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return verify_export(path)
+
+
+def test_chain_verifies_live_and_from_an_export(
+    memory: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path
+) -> None:
+    """The live store and its N-Quads export both verify, receipt by receipt."""
+    _story(memory, clock)
+    assert memory.verify() == 5
+    out = tmp_path / "audit.nq"
+    count = memory.export(out)
+    assert count == len(_lines(out)) > 0
+    assert _verify(_lines(out)) == {"urn:doxa:scope:alice/log": 5}
+
+
+@pytest.mark.parametrize(
+    ("needle", "replacement"),
+    [
+        ('#reason> "nothing stored says otherwise', '#reason> "an altered reason'),
+        (
+            "#outcome> <https://w3id.org/doxa#Rejected>",
+            "#outcome> <https://w3id.org/doxa#Admitted>",
+        ),
+        ('#sequence> "2"', '#sequence> "9"'),
+    ],
+    ids=["reason", "outcome", "sequence"],
+)
+def test_altering_one_receipt_breaks_the_chain(
+    memory: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path, needle: str, replacement: str
+) -> None:
+    """Flipping one receipt quad fails verification; the untouched export passes (control)."""
+    _story(memory, clock)
+    out = tmp_path / "audit.nq"
+    memory.export(out)
+    lines = _lines(out)
+    assert _verify(lines)
+    hits = [i for i, line in enumerate(lines) if needle in line]
+    assert hits, needle
+    lines[hits[0]] = lines[hits[0]].replace(needle, replacement)
+    with pytest.raises(doxa.ChainBroken):
+        _verify(lines)
+
+
+def test_altering_an_admitted_claim_breaks_the_chain(
+    memory: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path
+) -> None:
+    """Changing a stored claim's text after admission is caught by its receipt's digest."""
+    _story(memory, clock)
+    out = tmp_path / "audit.nq"
+    memory.export(out)
+    lines = _lines(out)
+    index = next(
+        i for i, line in enumerate(lines) if '"Bob likes tea"' in line and "/topic/" in line
+    )
+    lines[index] = lines[index].replace("Bob likes tea", "Bob likes gin")
+    with pytest.raises(doxa.ChainBroken, match="does not match the digest"):
+        _verify(lines)
+
+
+def test_removing_the_last_receipt_is_detected(
+    memory: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path
+) -> None:
+    """Cutting the newest receipt leaves the head pointing past the chain's end."""
+    _story(memory, clock)
+    out = tmp_path / "audit.nq"
+    memory.export(out)
+    last = memory.receipts()[-1].id
+    lines = [
+        line
+        for line in _lines(out)
+        if not line.startswith(f"<urn:doxa:scope:alice/receipt/{last}>")
+    ]
+    with pytest.raises(doxa.ChainBroken, match="head"):
+        _verify(lines)
+
+
+def test_each_receipt_links_to_the_one_before(memory: doxa.Memory, clock: doxa.FixedClock) -> None:
+    """Receipts are numbered 1..n and each carries its predecessor's hash."""
+    _story(memory, clock)
+    receipts = memory.receipts()
+    assert [r.sequence for r in receipts] == [1, 2, 3, 4, 5]
+    assert receipts[0].previous_hash == ""
+    for before, after in zip(receipts, receipts[1:], strict=False):
+        assert after.previous_hash == before.receipt_hash

@@ -1,0 +1,157 @@
+"""Reads: filters, recall ranking, history, why, and hand-written SPARQL held in its scope."""
+
+from __future__ import annotations
+
+import pytest
+from tests.conftest import EX, statement
+
+import doxa
+
+
+def test_facts_filters_by_topic_subject_and_predicate(memory: doxa.Memory) -> None:
+    """Each filter keeps its matches and drops the rest; no filter returns all (control)."""
+    tea = statement(memory, "Bob likes tea", "bob", "likes", EX + "tea", topic="drinks")
+    lyon = statement(memory, "Bob lives in Lyon", "bob", "livesIn", EX + "Lyon", topic="places")
+    ann = statement(memory, "Ann likes jam", "ann", "likes", EX + "jam", topic="food")
+    assert {f.id for f in memory.facts()} == {tea.fact, lyon.fact, ann.fact}
+    assert [f.id for f in memory.facts(topic="drinks")] == [tea.fact]
+    assert {f.id for f in memory.facts(subject=EX + "bob")} == {tea.fact, lyon.fact}
+    assert {f.id for f in memory.facts(predicate=EX + "likes")} == {tea.fact, ann.fact}
+    assert [f.id for f in memory.facts(subject=EX + "bob", predicate=EX + "likes")] == [tea.fact]
+    assert memory.facts(topic="nothing-here") == []
+
+
+def test_valid_time_bounds_are_respected(memory: doxa.Memory) -> None:
+    """A fact is true from validFrom up to (not including) validUntil."""
+    stay = memory.remember(
+        "Bob stays in Rome", topic="travel", valid_from="2026-05-01", valid_until="2026-05-10"
+    )
+    assert memory.facts(valid_at="2026-04-30") == []
+    assert [f.id for f in memory.facts(valid_at="2026-05-01")] == [stay.fact]
+    assert [f.id for f in memory.facts(valid_at="2026-05-09T23:59:59Z")] == [stay.fact]
+    assert memory.facts(valid_at="2026-05-10") == []
+
+
+def test_belief_time_hides_later_records(memory: doxa.Memory, clock: doxa.FixedClock) -> None:
+    """as_of before a fact was recorded does not see it; as_of after does (control)."""
+    clock.set("2026-03-05T12:00:00Z")
+    fact = memory.remember("Alice prefers tea", topic="drinks")
+    assert memory.facts(as_of="2026-03-04") == []
+    assert memory.facts(as_of="2026-03-05T11:59:59Z") == []
+    assert [f.id for f in memory.facts(as_of="2026-03-05")] == [fact.fact]
+
+
+def test_recall_ranks_by_matched_words(memory: doxa.Memory) -> None:
+    """The fact matching more query words ranks first; unrelated facts are absent."""
+    both = memory.remember("The supplier call is on Thursday", topic="meetings")
+    one = memory.remember("Call the dentist on Monday", topic="health")
+    memory.remember("Alice prefers tea", topic="drinks")
+    results = memory.recall("supplier call")
+    assert [f.id for f in results] == [both.fact, one.fact]
+    assert results[0].score == 1.0 and results[1].score == 0.5
+    assert [f.id for f in memory.recall("supplier call", topic="health")] == [one.fact]
+    assert memory.recall("the of and") == []
+    assert memory.recall("giraffe") == []
+
+
+def test_recall_hides_ended_facts_unless_asked(memory: doxa.Memory) -> None:
+    """A retracted fact leaves recall; include_ended brings it back with its status."""
+    fact = memory.remember("Bob owns a red bicycle", topic="things")
+    memory.retract(fact.fact, reason="it was Carl's")
+    assert memory.recall("bicycle") == []
+    [ended] = memory.recall("bicycle", include_ended=True)
+    assert (ended.id, ended.status) == (fact.fact, doxa.FactStatus.RETRACTED)
+
+
+def test_recall_limit_is_checked(memory: doxa.Memory) -> None:
+    """A limit outside 1..500 is refused; a valid limit caps the results (control)."""
+    for i in range(3):
+        memory.remember(f"Note number {i} about gardening", topic="notes")
+    with pytest.raises(doxa.InvalidInput, match="limit 0 is out of range"):
+        memory.recall("gardening", limit=0)
+    assert len(memory.recall("gardening", limit=2)) == 2
+
+
+def test_absent_support_is_flagged_for_rerun(memory: doxa.Memory) -> None:
+    """An empty search result is stored with its query and marked 're-run before trusting'."""
+    absent = memory.remember(
+        "No dentist appointment found in March",
+        topic="health",
+        authority="tool",
+        support="absent",
+        query="calendar search: dentist, March 2026",
+    )
+    fact = memory.get(absent.fact)
+    assert fact.needs_rerun and fact.query == "calendar search: dentist, March 2026"
+    stated = memory.remember("Dentist on 3 April", topic="health", authority="owner")
+    assert not memory.get(stated.fact).needs_rerun
+
+
+def test_why_names_sources_and_the_admitting_receipt(memory: doxa.Memory) -> None:
+    """why() returns the sources, attribution and the receipt that admitted the fact."""
+    r = memory.remember(
+        "Prices rise in May",
+        topic="news",
+        authority="external",
+        sources=["https://news.example.com/a"],
+        attributed_to="https://news.example.com/",
+    )
+    answer = memory.why(r.fact)
+    assert answer.sources == (doxa.IRI("https://news.example.com/a"),)
+    assert answer.attributed_to == doxa.IRI("https://news.example.com/")
+    assert answer.receipt is not None and answer.receipt.id == r.id
+    assert answer.fact.standpoint == doxa.IRI("https://news.example.com/a")
+    assert answer.fact.support is doxa.Support.QUOTED
+    with pytest.raises(doxa.NotFound, match="There is no fact 'nope' in scope 'alice'"):
+        memory.why("nope")
+
+
+def test_sparql_sees_only_its_scope(clock: doxa.FixedClock) -> None:
+    """Hand-written SPARQL as scope A never reaches scope B's marker, but finds A's own."""
+    store = doxa.Memory.open(None, scope="a", clock=clock).store
+    a = doxa.Memory(store, scope="a", clock=clock)
+    b = doxa.Memory(store, scope="b", clock=clock)
+    a.remember("marker-alpha", topic="t")
+    b.remember("marker-bravo", topic="t")
+    queries = [
+        "SELECT ?t WHERE { ?c <https://w3id.org/doxa#text> ?t }",
+        "SELECT ?t WHERE { GRAPH ?g { ?c <https://w3id.org/doxa#text> ?t } }",
+        "SELECT ?t FROM <urn:doxa:scope:b/topic/t> WHERE { ?c <https://w3id.org/doxa#text> ?t }",
+        "SELECT * FROM NAMED <urn:doxa:scope:b/topic/t> WHERE { GRAPH ?g { ?c ?p ?t } }",
+        "SELECT ?t WHERE { GRAPH <urn:doxa:scope:b/topic/t> { ?c ?p ?t } }",
+    ]
+    for sparql in queries:
+        values = {str(v) for row in a.sparql(sparql).rows for v in row}
+        assert "marker-bravo" not in values, sparql
+    found = {str(v) for row in a.sparql(queries[0]).rows for v in row}
+    assert "marker-alpha" in found
+
+
+@pytest.mark.parametrize(
+    ("sparql", "message"),
+    [
+        (
+            "SELECT * WHERE { SERVICE <http://evil.example/sparql> { ?s ?p ?o } }",
+            "SERVICE is not allowed",
+        ),
+        ("INSERT DATA { <urn:a> <urn:b> <urn:c> }", "This is a SPARQL update"),
+        ("LOAD <http://evil.example/data.ttl>", "This is a SPARQL update"),
+        ("DROP ALL", "This is a SPARQL update"),
+    ],
+    ids=["service", "insert", "load", "drop"],
+)
+def test_sparql_refuses_network_and_updates(memory: doxa.Memory, sparql: str, message: str) -> None:
+    """SERVICE and updates are refused; the word 'service' inside a string is fine (control)."""
+    with pytest.raises(doxa.ScopeViolation, match=message):
+        memory.sparql(sparql)
+    result = memory.sparql('SELECT ?x WHERE { BIND("SERVICE and INSERT" AS ?x) }')
+    assert [str(v) for v in result.rows[0]] == ["SERVICE and INSERT"]
+
+
+def test_sparql_syntax_error_is_invalid_input(memory: doxa.Memory) -> None:
+    """A malformed query raises InvalidInput; ASK and CONSTRUCT forms work (control)."""
+    with pytest.raises(doxa.InvalidInput, match="The SPARQL query is not valid"):
+        memory.sparql("SELECT WHERE {")
+    memory.remember("Alice prefers tea", topic="drinks")
+    assert memory.sparql("ASK { ?s ?p ?o }").boolean is True
+    assert memory.sparql("CONSTRUCT WHERE { ?s <https://w3id.org/doxa#text> ?o }").triples

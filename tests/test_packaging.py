@@ -1,0 +1,73 @@
+"""An installed (non-editable) wheel carries the ontology, shapes and queries it needs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    [built] = out.glob("doxa-*.whl")
+    return built
+
+
+def test_wheel_contains_every_data_file(wheel: Path) -> None:
+    """Each file of ontology/, shapes/ and queries/ is inside the wheel under doxa/data/."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {
+        f"doxa/data/{path.parent.name}/{path.name}"
+        for folder in ("ontology", "shapes", "queries")
+        for path in (ROOT / folder).iterdir()
+        if path.is_file()
+    }
+    assert expected and expected <= names
+    assert "doxa/data/queries/not-a-query.rq" not in names
+
+
+def test_installed_wheel_finds_its_data(wheel: Path, tmp_path: Path) -> None:
+    """Installed away from the checkout, doxa reads its packaged files and works."""
+    target = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    code = (
+        "import doxa, doxa.resources as r\n"
+        "p = r.data_file('queries', 'facts.rq')\n"
+        "assert 'site' in str(p) and 'doxa/data' in str(p), p\n"
+        "m = doxa.Memory.open(None, scope='x')\n"
+        "print(m.remember('Alice prefers tea', topic='drinks').outcome.value)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "admitted"

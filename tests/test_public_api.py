@@ -1,0 +1,67 @@
+"""The public surface is deliberate: a short, sorted, pinned __all__."""
+
+from __future__ import annotations
+
+import doxa
+
+EXPECTED = [
+    "IRI",
+    "Authority",
+    "ChainBroken",
+    "Clock",
+    "ConstraintFailure",
+    "DoxaError",
+    "ErasedContent",
+    "Evidence",
+    "Fact",
+    "FactStatus",
+    "FixedClock",
+    "HeldWrite",
+    "History",
+    "HistoryEvent",
+    "HoldStatus",
+    "InvalidInput",
+    "Judge",
+    "JudgeUnavailable",
+    "Literal",
+    "Memory",
+    "NotFound",
+    "Outcome",
+    "Proposal",
+    "Receipt",
+    "Relation",
+    "RuleJudge",
+    "RuleMode",
+    "ScopeViolation",
+    "ShapeCheckFailed",
+    "ShapeViolation",
+    "StoreError",
+    "StoreLocked",
+    "Support",
+    "SystemClock",
+    "Verdict",
+    "Why",
+]
+
+
+def test_all_is_pinned() -> None:
+    """__all__ matches the reviewed list exactly; adding a name means updating this test."""
+    assert doxa.__all__ == EXPECTED
+
+
+def test_every_public_name_exists() -> None:
+    """Each name in __all__ is importable from doxa."""
+    missing = [name for name in doxa.__all__ if not hasattr(doxa, name)]
+    assert missing == []
+
+
+def test_errors_share_one_root_and_refine_builtins() -> None:
+    """Every doxa error is a DoxaError and also the builtin it refines."""
+    assert issubclass(doxa.NotFound, LookupError)
+    assert issubclass(doxa.InvalidInput, ValueError)
+    assert issubclass(doxa.ShapeViolation, doxa.InvalidInput)
+    assert issubclass(doxa.StoreError, OSError)
+    assert issubclass(doxa.StoreLocked, doxa.StoreError)
+    errors = [getattr(doxa, n) for n in doxa.__all__ if isinstance(getattr(doxa, n), type)]
+    errors = [e for e in errors if issubclass(e, Exception)]
+    assert errors and all(issubclass(e, doxa.DoxaError) for e in errors)
