@@ -33,7 +33,8 @@ def test_wheel_contains_every_data_file(wheel: Path) -> None:
         for path in (ROOT / folder).iterdir()
         if path.is_file()
     }
-    assert expected and expected <= names
+    assert expected
+    assert expected <= names
     assert "doxa/data/queries/not-a-query.rq" not in names
 
 

@@ -64,4 +64,5 @@ def test_errors_share_one_root_and_refine_builtins() -> None:
     assert issubclass(doxa.StoreLocked, doxa.StoreError)
     errors = [getattr(doxa, n) for n in doxa.__all__ if isinstance(getattr(doxa, n), type)]
     errors = [e for e in errors if issubclass(e, Exception)]
-    assert errors and all(issubclass(e, doxa.DoxaError) for e in errors)
+    assert errors
+    assert all(issubclass(e, doxa.DoxaError) for e in errors)

@@ -168,7 +168,8 @@ def test_rules_are_read_back_as_rules(memory: doxa.Memory) -> None:
         rule="forbids",
     )
     fact = memory.get(rule.fact)
-    assert fact.rule_mode is doxa.RuleMode.FORBIDS and fact.is_rule
+    assert fact.rule_mode is doxa.RuleMode.FORBIDS
+    assert fact.is_rule
     again = statement(
         memory,
         "No meetings on Friday",
@@ -195,7 +196,8 @@ def test_judge_down_leaves_the_write_unchecked(clock: doxa.FixedClock) -> None:
     r = mem.remember("Bob likes tea", topic="drinks")
     assert (r.relation, r.outcome) == (None, doxa.Outcome.HELD)
     [held] = mem.held()
-    assert held.status is doxa.HoldStatus.UNCHECKED and held.id == r.fact
+    assert held.status is doxa.HoldStatus.UNCHECKED
+    assert held.id == r.fact
     assert mem.facts() == []
     approved = mem.approve(held)
     assert approved.relation is doxa.Relation.NEW
@@ -208,7 +210,8 @@ def test_receipt_fields_name_what_was_read(memory: doxa.Memory) -> None:
     second = statement(memory, "Bob likes tea", "bob", "likes", EX + "tea")
     assert first.consulted == ()
     assert second.consulted == (first.fact,)
-    assert first.input_digest == second.input_digest and len(first.input_digest) == 64
+    assert first.input_digest == second.input_digest
+    assert len(first.input_digest) == 64
     third = statement(memory, "Bob likes jam", "bob", "likes", EX + "jam")
     assert third.input_digest != first.input_digest
 
@@ -253,5 +256,6 @@ def test_concurrent_writers_never_leave_two_live_values(memory: doxa.Memory) -> 
     assert len(receipts) == 13  # the grant and one per write
     admitted = [r for r in receipts if r.outcome is doxa.Outcome.ADMITTED]
     held = [r for r in receipts if r.outcome is doxa.Outcome.HELD]
-    assert len(admitted) + len(held) == 12 and len(admitted) >= 1
+    assert len(admitted) + len(held) == 12
+    assert len(admitted) >= 1
     assert memory.verify() == 13

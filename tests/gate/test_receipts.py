@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 from pathlib import Path
 
@@ -112,5 +113,5 @@ def test_each_receipt_links_to_the_one_before(memory: doxa.Memory, clock: doxa.F
     receipts = memory.receipts()
     assert [r.sequence for r in receipts] == [1, 2, 3, 4, 5]
     assert receipts[0].previous_hash == ""
-    for before, after in zip(receipts, receipts[1:], strict=False):
+    for before, after in itertools.pairwise(receipts):
         assert after.previous_hash == before.receipt_hash

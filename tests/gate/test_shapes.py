@@ -136,7 +136,8 @@ def test_rejection_writes_only_its_receipt(memory: doxa.Memory) -> None:
     receipt = memory.remember("x", topic="drinks", confidence=3)
     assert receipt.outcome is doxa.Outcome.REJECTED
     assert [r.outcome for r in memory.receipts()] == [doxa.Outcome.REJECTED]
-    assert memory.recall("x") == [] and memory.held() == []
+    assert memory.recall("x") == []
+    assert memory.held() == []
     result = memory.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?s a <https://w3id.org/doxa#Claim> }")
     assert str(result.rows[0][0]) == "0"
     assert memory.verify() == 1

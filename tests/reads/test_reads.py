@@ -48,7 +48,8 @@ def test_recall_ranks_by_matched_words(memory: doxa.Memory) -> None:
     memory.remember("Alice prefers tea", topic="drinks")
     results = memory.recall("supplier call")
     assert [f.id for f in results] == [both.fact, one.fact]
-    assert results[0].score == 1.0 and results[1].score == 0.5
+    assert results[0].score == 1.0
+    assert results[1].score == 0.5
     assert [f.id for f in memory.recall("supplier call", topic="health")] == [one.fact]
     assert memory.recall("the of and") == []
     assert memory.recall("giraffe") == []
@@ -82,7 +83,8 @@ def test_absent_support_is_flagged_for_rerun(memory: doxa.Memory) -> None:
         query="calendar search: dentist, March 2026",
     )
     fact = memory.get(absent.fact)
-    assert fact.needs_rerun and fact.query == "calendar search: dentist, March 2026"
+    assert fact.needs_rerun
+    assert fact.query == "calendar search: dentist, March 2026"
     stated = memory.remember("Dentist on 3 April", topic="health", authority="owner")
     assert not memory.get(stated.fact).needs_rerun
 
@@ -99,7 +101,8 @@ def test_why_names_sources_and_the_admitting_receipt(memory: doxa.Memory) -> Non
     answer = memory.why(r.fact)
     assert answer.sources == (doxa.IRI("https://news.example.com/a"),)
     assert answer.attributed_to == doxa.IRI("https://news.example.com/")
-    assert answer.receipt is not None and answer.receipt.id == r.id
+    assert answer.receipt is not None
+    assert answer.receipt.id == r.id
     assert answer.fact.standpoint == doxa.IRI("https://news.example.com/a")
     assert answer.fact.support is doxa.Support.QUOTED
     with pytest.raises(doxa.NotFound, match="There is no fact 'nope' in scope 'alice'"):

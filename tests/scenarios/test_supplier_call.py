@@ -65,7 +65,8 @@ def test_approved_move_supersedes_and_both_clocks_answer(
     everything = {f.id: f for f in memory.facts(include_ended=True)}
     old = everything[wednesday.fact]
     assert old.status is doxa.FactStatus.SUPERSEDED
-    assert old.valid_until is not None and old.valid_until.date().isoformat() == "2026-03-08"
+    assert old.valid_until is not None
+    assert old.valid_until.date().isoformat() == "2026-03-08"
     assert old.successor == thursday.fact
     assert everything[thursday.fact].status is doxa.FactStatus.LIVE
 
