@@ -23,6 +23,8 @@ __all__ = ["gather", "graph_versions"]
 
 def gather(store: Store, scope: Scope, proposal: Proposal) -> Evidence:
     """Collect the same-topic facts, the rules and the turn's observations for a write."""
+    # read the versions first: a change published during the reads below must look stale
+    versions = graph_versions(store, scope, proposal.topic)
     topic_graph = scope.topic(proposal.topic)
     topic = Dataset(default=(topic_graph, scope.log))
     found: list[URIRef] = []
@@ -64,7 +66,7 @@ def gather(store: Store, scope: Scope, proposal: Proposal) -> Evidence:
         rules=tuple(rules),
         observations=tuple(observations),
         functional=functional,
-        versions=graph_versions(store, scope, proposal.topic),
+        versions=versions,
     )
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import logging
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -278,7 +279,9 @@ def _facts_table(facts: Sequence[Fact], *, scored: bool = False) -> str:
 def _receipt_text(receipt: Receipt) -> str:
     parts = [receipt.outcome.value]
     if receipt.fact is not None:
-        parts.append(f"fact {receipt.fact}")
+        # a closing receipt decides an ending event, not a fact
+        noun = "event" if receipt.outcome is Outcome.CLOSED else "fact"
+        parts.append(f"{noun} {receipt.fact}")
     if receipt.relation is not None:
         closes = f" {' '.join(receipt.targets)}" if receipt.targets else ""
         parts.append(f"{receipt.relation.value}{closes}")
@@ -410,6 +413,17 @@ def _datatype(value: str) -> URIRef:
     )
 
 
+def _literal(lexical: str, datatype: URIRef | None) -> Literal:
+    """A literal as given; an ill-typed one is reported by the gate, not logged by rdflib."""
+    logger = logging.getLogger("rdflib.term")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)  # rdflib logs a traceback for an unparsable value
+    try:
+        return Literal(lexical, datatype=datatype)
+    finally:
+        logger.setLevel(level)
+
+
 # -- the commands ---------------------------------------------------------------------
 
 
@@ -530,7 +544,7 @@ def remember(
         raise click.UsageError("--datatype types a --literal; add --literal VALUE.")
     value: object = object_
     if literal is not None:
-        value = Literal(literal, datatype=_datatype(datatype) if datatype is not None else None)
+        value = _literal(literal, _datatype(datatype) if datatype is not None else None)
 
     def action(memory: Memory) -> None:
         receipt = memory.remember(
