@@ -15,7 +15,7 @@ from typing import IO
 from rdflib import URIRef
 
 from doxa.clock import Clock, SystemClock, parse_instant
-from doxa.errors import InvalidInput, NotFound
+from doxa.errors import InvalidInput, NotFound, StoreError
 from doxa.gate.gate import Gate
 from doxa.gate.proposal import build_proposal
 from doxa.gate.receipts import verify_chain
@@ -360,10 +360,16 @@ class Memory:
             for s, p, o, g in self._export_quads(audit=audit)
         )
         text = "".join(line + "\n" for line in lines)
-        if isinstance(target, str | Path):
-            Path(target).write_text(text, encoding="utf-8")
-        else:
-            target.write(text)
+        try:
+            if isinstance(target, str | Path):
+                Path(target).write_text(text, encoding="utf-8")
+            else:
+                target.write(text)
+        except OSError as error:
+            raise StoreError(
+                f"Cannot write the export to {target}: {error.strerror}; "
+                "check that the folder exists and is writable."
+            ) from error
         return len(lines)
 
 

@@ -24,6 +24,13 @@ from doxa.errors import InvalidInput
 __all__ = ["IRI", "as_confidence", "as_iri", "as_object", "dt_literal"]
 
 IRI = URIRef
+# lexical forms rdflib does not check (it reports them as not ill-typed)
+_TZ = r"(Z|[+-]\d{2}:\d{2})?"
+_LEXICAL = {
+    XSD.gYear: re.compile(rf"^-?\d{{4,}}{_TZ}$"),
+    XSD.gYearMonth: re.compile(rf"^-?\d{{4,}}-(0[1-9]|1[0-2]){_TZ}$"),
+    XSD.gMonthDay: re.compile(rf"^--(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]){_TZ}$"),
+}
 _ABSOLUTE_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]+$")
 
 
@@ -53,7 +60,10 @@ def as_object(value: object) -> URIRef | Literal:
     if isinstance(value, URIRef):
         return as_iri(value, "object")
     if isinstance(value, Literal):
-        if value.datatype is not None and value.ill_typed:
+        pattern = _LEXICAL.get(value.datatype) if value.datatype is not None else None
+        if (value.datatype is not None and value.ill_typed) or (
+            pattern is not None and not pattern.match(str(value))
+        ):
             raise InvalidInput(
                 f"object {str(value)!r} is not a valid {value.datatype}; fix the value or the "
                 "datatype."

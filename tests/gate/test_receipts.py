@@ -115,3 +115,19 @@ def test_each_receipt_links_to_the_one_before(memory: doxa.Memory, clock: doxa.F
     assert receipts[0].previous_hash == ""
     for before, after in itertools.pairwise(receipts):
         assert after.previous_hash == before.receipt_hash
+
+
+@pytest.mark.parametrize(
+    "confidence", ["0.50", "1.0", "0.5"], ids=["trailing-zero", "one-point-zero", "canonical"]
+)
+def test_non_canonical_literals_still_verify(memory: doxa.Memory, confidence: str) -> None:
+    """A decimal the store rewrites ("0.50" → "0.5") still matches its receipt's digest."""
+    memory.remember("Bob likes tea", topic="drinks", confidence=confidence)
+    statement(
+        memory,
+        "Bob is 1.0 m tall",
+        "bob",
+        "height",
+        doxa.Literal("1.0", datatype=doxa.IRI("http://www.w3.org/2001/XMLSchema#double")),
+    )
+    assert memory.verify() == 2

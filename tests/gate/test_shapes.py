@@ -191,8 +191,13 @@ def test_error_lists_every_failed_constraint(memory: doxa.Memory) -> None:
         ("valid_from", "next tuesday", "'next tuesday' is not a date or datetime"),
         ("confidence", "high", "confidence 'high' is not a number; use a value from 0 to 1."),
         ("object", object(), "has type object; pass an IRI, a string, a number"),
+        (
+            "object",
+            doxa.Literal("19x7", datatype=doxa.IRI("http://www.w3.org/2001/XMLSchema#gYear")),
+            "object '19x7' is not a valid http://www.w3.org/2001/XMLSchema#gYear",
+        ),
     ],
-    ids=["topic", "kind", "authority", "subject", "valid-from", "confidence", "object"],
+    ids=["topic", "kind", "authority", "subject", "valid-from", "confidence", "object", "gyear"],
 )
 def test_wrong_types_raise_before_anything_is_written(
     memory: doxa.Memory, field: str, value: Any, message: str

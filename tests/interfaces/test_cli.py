@@ -422,15 +422,15 @@ def test_remember_literal_with_full_datatype_iri(store: Path) -> None:
 
 
 def test_remember_ill_typed_literal_exits_2(store: Path) -> None:
-    """A gYear of '19x7' exits 2 with the library's message; '1977' is accepted."""
-    args = ["x", "--topic=bio", f"--subject={EX}a", f"--predicate={EX}y", "--datatype=xsd:gYear"]
-    result = run(store, "remember", *args, "--literal=19x7")
+    """An integer of '4x9' exits 2 with only the library's message; '49' is accepted."""
+    args = ["x", "--topic=bio", f"--subject={EX}a", f"--predicate={EX}y", "--datatype=xsd:integer"]
+    result = run(store, "remember", *args, "--literal=4x9")
     assert result.exit_code == 2
     assert result.stderr == (
-        "error: object '19x7' is not a valid http://www.w3.org/2001/XMLSchema#gYear; "
+        "error: object '4x9' is not a valid http://www.w3.org/2001/XMLSchema#integer; "
         "fix the value or the datatype.\n"
     )
-    assert run(store, "remember", *args, "--literal=1977").exit_code == 0
+    assert run(store, "remember", *args, "--literal=49").exit_code == 0
 
 
 @pytest.mark.parametrize(
@@ -657,7 +657,7 @@ def test_supplier_call_story(story: tuple[Path, FixedClock]) -> None:
 
     history = run(path, "history", wednesday["fact"], clock=clock).stdout.splitlines()
     assert history[0] == f"{wednesday['fact']}  superseded  {wed}"
-    superseded = next(line for line in history if " superseded " in line)
+    superseded = next(line for line in history[2:] if " superseded " in line)
     assert superseded.split()[:5] == [
         "2026-03-09T10:00:00Z",
         "superseded",
@@ -759,7 +759,8 @@ def test_retract_unknown_exits_3_and_known_is_retracted(store: Path) -> None:
     )
     result = run(store, "retract", fact, "--reason", "she was born in 1977")
     assert result.exit_code == 0
-    assert result.stdout.startswith("closed  was_wrong ")
+    assert result.stdout.startswith("closed  event ")
+    assert f"  was_wrong {fact}  receipt " in result.stdout
     assert result.stdout.splitlines()[1] == "  she was born in 1977"
     assert texts(store) == []
     ended = run_json(store, "facts", "--include-ended")
@@ -767,6 +768,15 @@ def test_retract_unknown_exits_3_and_known_is_retracted(store: Path) -> None:
     assert f"{fact}  retracted" in run(store, "facts", "--include-ended").stdout
     again = run(store, "retract", fact, "--reason", "twice")
     assert again.exit_code == 3
+
+
+def test_retract_json_is_the_closing_receipt(store: Path) -> None:
+    """`--json retract` prints a closed receipt whose target is the retracted fact."""
+    fact = remember_id(store, "Alice was born in 1971", "--topic=bio")
+    receipt = run_json(store, "retract", fact, "--reason", "she was born in 1977")
+    assert (receipt["outcome"], receipt["relation"]) == ("closed", "was_wrong")
+    assert receipt["targets"] == [fact]
+    assert receipt["reason"] == "she was born in 1977"
 
 
 def test_retract_needs_a_reason(store: Path) -> None:
@@ -928,6 +938,8 @@ def test_verify_missing_or_broken_file(tmp_path: Path) -> None:
     assert missing.stderr == (
         f"error: There is no export file at {tmp_path / 'nope.nq'}; check the path.\n"
     )
+    error = json.loads(run(":memory:", "--json", "verify", str(tmp_path / "nope.nq")).stdout)
+    assert error["error"]["type"] == "NotFound"
     broken = tmp_path / "broken.nq"
     broken.write_text("this is not n-quads\n", encoding="utf-8")
     result = run(":memory:", "verify", str(broken))
@@ -1070,8 +1082,10 @@ def test_export_to_missing_directory_exits_4(store: Path, tmp_path: Path) -> Non
     assert result.exit_code == 4
     assert result.stderr == (
         f"error: Cannot write the export to {target}: No such file or directory; check that "
-        "its directory exists and is writable.\n"
+        "the folder exists and is writable.\n"
     )
+    error = json.loads(run(store, "--json", "export", str(target)).stdout)["error"]
+    assert (error["type"], error["exit_code"]) == ("StoreError", 4)
     assert run(store, "export", str(tmp_path / "dir.nq")).exit_code == 0
 
 

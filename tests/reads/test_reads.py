@@ -158,3 +158,13 @@ def test_sparql_syntax_error_is_invalid_input(memory: doxa.Memory) -> None:
     memory.remember("Alice prefers tea", topic="drinks")
     assert memory.sparql("ASK { ?s ?p ?o }").boolean is True
     assert memory.sparql("CONSTRUCT WHERE { ?s <https://w3id.org/doxa#text> ?o }").triples
+
+
+def test_export_to_a_missing_folder_is_a_store_error(memory: doxa.Memory, tmp_path: object) -> None:
+    """Exporting into a folder that does not exist says so; an existing folder works (control)."""
+    from pathlib import Path
+
+    memory.remember("Alice prefers tea", topic="drinks")
+    with pytest.raises(doxa.StoreError, match="check that the folder exists"):
+        memory.export(Path(str(tmp_path)) / "missing" / "out.nq")
+    assert memory.export(Path(str(tmp_path)) / "out.nq") > 0

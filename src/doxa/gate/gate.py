@@ -256,7 +256,7 @@ class Gate:
                 )
             decision = _Decision()
             now = self.clock.now()
-            event = self._close(decision, Relation.WAS_WRONG, (iri,), None, None, reason, now)
+            self._close(decision, Relation.WAS_WRONG, (iri,), None, None, reason, now)
             return self._commit(
                 decision,
                 ReceiptDraft(
@@ -265,7 +265,7 @@ class Gate:
                     judge="owner",
                     judge_version="1",
                     relation=Relation.WAS_WRONG,
-                    decides=event[0],
+                    decides=iri,
                     targets=(iri,),
                 ),
                 now,

@@ -12,16 +12,17 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.errors import ChainBroken
+from doxa.errors import ChainBroken, NotFound, StoreError
 from doxa.model import Outcome, Relation
 from doxa.store.convert import ntriples, read_quads
 from doxa.terms import dt_literal
-from doxa.vocabulary import DOXA, PROV, RDF
+from doxa.vocabulary import DOXA, PROV, RDF, XSD
 
 __all__ = [
     "ChainHead",
@@ -67,8 +68,48 @@ def digest(lines: Iterable[str]) -> str:
 
 
 def content_digest(triples: Iterable[Triple]) -> str:
-    """SHA-256 over the sorted N-Triples lines of a claim's own triples."""
-    return digest(f"{ntriples(s)} {ntriples(p)} {ntriples(o)} ." for s, p, o in triples)
+    """SHA-256 over the sorted N-Triples lines of triples, literals in canonical form.
+
+    Stores may rewrite a literal's lexical form (Oxigraph keeps ``"0.50"^^xsd:decimal`` as
+    ``"0.5"``), so numbers and booleans are hashed by value.
+    """
+    return digest(f"{ntriples(s)} {ntriples(p)} {ntriples(_canonical(o))} ." for s, p, o in triples)
+
+
+_INTEGERS = {
+    XSD.integer,
+    XSD.int,
+    XSD.long,
+    XSD.short,
+    XSD.byte,
+    XSD.nonNegativeInteger,
+    XSD.nonPositiveInteger,
+    XSD.positiveInteger,
+    XSD.negativeInteger,
+    XSD.unsignedInt,
+    XSD.unsignedLong,
+    XSD.unsignedShort,
+    XSD.unsignedByte,
+}
+
+
+def _canonical(node: Node) -> Node:
+    if not isinstance(node, Literal) or node.datatype is None:
+        return node
+    lexical = str(node).strip()
+    try:
+        if node.datatype in _INTEGERS:
+            return Literal(str(int(lexical)), datatype=node.datatype)
+        if node.datatype == XSD.decimal:
+            value = Decimal(lexical).normalize()
+            return Literal(format(value, "f"), datatype=node.datatype)
+        if node.datatype in (XSD.double, XSD.float):
+            return Literal(repr(float(lexical)), datatype=node.datatype)
+        if node.datatype == XSD.boolean:
+            return Literal(str(lexical in ("true", "1")).lower(), datatype=node.datatype)
+    except (ValueError, ArithmeticError):
+        return node
+    return node
 
 
 def receipt_triples(
@@ -191,7 +232,17 @@ def verify_export(path: str | Path) -> dict[str, int]:
 
     Returns the number of receipts verified per log graph; raises :class:`ChainBroken`.
     """
-    data = Path(path).read_bytes()
+    file = Path(path)
+    if not file.is_file():
+        raise NotFound(f"There is no export file at {file}; check the path.")
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise StoreError(f"Cannot read {file}: {error.strerror}.") from None
+    form = "trig" if file.suffix == ".trig" else "nquads"
+    # receipts live in named graphs only: a triple in the default graph belongs to no log
     return verify_chain(
-        (s, p, o, g) for s, p, o, g in read_quads(data, format="nquads") if g is not None
+        (s, p, o, g)
+        for s, p, o, g in read_quads(data, format=form, source=str(file))
+        if g is not None
     )

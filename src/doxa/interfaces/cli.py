@@ -32,7 +32,6 @@ import dataclasses
 import enum
 import json
 import logging
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -55,7 +54,7 @@ from doxa.errors import (
     ShapeViolation,
     StoreError,
 )
-from doxa.gate.receipts import verify_chain
+from doxa.gate.receipts import verify_export
 from doxa.memory import Memory
 from doxa.model import (
     Authority,
@@ -99,14 +98,6 @@ class Settings:
         return None if self.store == MEMORY else Path(self.store)
 
 
-class _Failure(Exception):
-    """A problem the command itself found (a missing or unreadable file): message and code."""
-
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 class _Rejected(Exception):
     """A write the shapes rejected: its receipt, printed before exiting with code 1."""
 
@@ -118,9 +109,7 @@ class _Rejected(Exception):
 # -- running a command ---------------------------------------------------------------
 
 
-def _exit_code(error: BaseException) -> int:
-    if isinstance(error, _Failure):
-        return error.code
+def _exit_code(error: DoxaError) -> int:
     if isinstance(error, ShapeViolation):
         return EXIT_REJECTED
     if isinstance(error, InvalidInput):
@@ -149,7 +138,7 @@ def _run(settings: Settings, action: Callable[[Memory], None]) -> None:
         _within(settings, action)
     except _Rejected as rejected:
         code, receipt = EXIT_REJECTED, rejected.receipt
-    except (DoxaError, _Failure) as error:
+    except DoxaError as error:
         code, message, name = _exit_code(error), str(error), type(error).__name__
     # exit outside the handlers, so the exception (and the frames holding the store) is gone
     if receipt is not None:
@@ -764,31 +753,6 @@ def receipts(settings: Settings) -> None:
     _run(settings, action)
 
 
-def _read_export(path: Path) -> list[tuple[Node, Node, Node, Node]]:
-    """The quads of an N-Quads (or TriG) export, parsed by rdflib."""
-    from rdflib import Dataset
-
-    if not path.is_file():
-        raise _Failure(f"There is no export file at {path}; check the path.", EXIT_NOT_FOUND)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise _Failure(f"Cannot read {path}: {error.strerror}.", EXIT_STORE) from None
-    dataset = Dataset()
-    try:
-        with warnings.catch_warnings():
-            # rdflib's own parser warns about its own deprecated default_context
-            warnings.filterwarnings("ignore", category=DeprecationWarning, module="rdflib")
-            dataset.parse(data=data, format="trig" if path.suffix == ".trig" else "nquads")
-    except Exception as error:  # rdflib raises assorted parser errors
-        raise _Failure(
-            f"{path} is not valid N-Quads: {error}; pass a file written by `doxa export`.",
-            EXIT_USAGE,
-        ) from None
-    # verify_chain reads named graphs only; a triple in the default graph has no log
-    return [(s, p, o, g) for s, p, o, g in dataset.quads((None, None, None, None)) if g]
-
-
 @main.command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.pass_obj
@@ -814,8 +778,8 @@ def verify(settings: Settings, file: Path | None) -> None:
         return
     code, message, name = EXIT_OK, "", ""
     try:
-        logs = verify_chain(_read_export(file))
-    except (DoxaError, _Failure) as error:
+        logs = verify_export(file)
+    except DoxaError as error:
         code, message, name = _exit_code(error), str(error), type(error).__name__
     if code:
         _print_error(settings, name, message, code)
@@ -880,16 +844,7 @@ def export(settings: Settings, file: Path, audit: bool) -> None:
     """Write the scope as sorted N-Quads to FILE."""
 
     def action(memory: Memory) -> None:
-        try:
-            count = memory.export(file, audit=audit)
-        except OSError as error:
-            if isinstance(error, DoxaError):
-                raise
-            raise _Failure(
-                f"Cannot write the export to {file}: {error.strerror}; check that its "
-                "directory exists and is writable.",
-                EXIT_STORE,
-            ) from None
+        count = memory.export(file, audit=audit)
         if settings.json:
             _emit({"file": str(file), "quads": count, "audit": audit})
         else:

@@ -8,6 +8,8 @@ import pyoxigraph as ox
 from rdflib import BNode, Literal, URIRef
 from rdflib.term import Node
 
+from doxa.errors import InvalidInput
+
 __all__ = ["from_ox", "ntriples", "read_quads", "to_ox", "to_ox_graph"]
 
 RdfTerm = URIRef | Literal | BNode
@@ -66,15 +68,13 @@ def ntriples(term: Node) -> str:
 
 
 def read_quads(
-    data: bytes, *, format: str = "nquads"
+    data: bytes, *, format: str = "nquads", source: str = "The data"
 ) -> Iterator[tuple[RdfTerm, RdfTerm, RdfTerm, URIRef | None]]:
     """Parse N-Quads (or TriG) with Oxigraph's parser; errors carry line and column.
 
     >>> [q[3] for q in read_quads(b'<urn:a> <urn:b> "c" <urn:g> .\\n')]
     [rdflib.term.URIRef('urn:g')]
     """
-    from doxa.errors import InvalidInput
-
     fmt = {"nquads": ox.RdfFormat.N_QUADS, "trig": ox.RdfFormat.TRIG}[format]
     try:
         for quad in ox.parse(data, fmt):
@@ -85,6 +85,5 @@ def read_quads(
             )
             yield from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object), graph
     except SyntaxError as error:
-        raise InvalidInput(
-            f"The file is not valid {format}: {error}; fix that line and retry."
-        ) from None
+        label = {"nquads": "N-Quads", "trig": "TriG"}[format]
+        raise InvalidInput(f"{source} is not valid {label}: {error}; fix it and retry.") from None
