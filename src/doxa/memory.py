@@ -6,7 +6,6 @@ read stays inside its scope.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -38,8 +37,6 @@ from doxa.vocabulary import ONTOLOGY_GRAPH
 
 __all__ = ["Memory"]
 
-_LOCKS: dict[int, threading.RLock] = {}
-
 
 class Memory:
     """An agent's memory in one scope of a store.
@@ -67,14 +64,13 @@ class Memory:
         self.clock: Clock = clock or SystemClock()
         self.judge: Judge = judge or RuleJudge()
         self._owns_store = owns_store
-        lock = _LOCKS.setdefault(id(store), threading.RLock())
         self.gate = Gate(
             store,
             self.scope,
             shapes=shapes or ShapeCheck(),
             judge=self.judge,
             clock=self.clock,
-            lock=lock,
+            lock=store.lock,
         )
         self._ensure_ontology()
 
@@ -96,7 +92,6 @@ class Memory:
     def close(self) -> None:
         """Flush and close the store if this memory opened it."""
         if self._owns_store:
-            _LOCKS.pop(id(self.store), None)
             self.store.close()
 
     def __enter__(self) -> Memory:

@@ -7,6 +7,7 @@ A backend stores quads in named graphs, answers SPARQL over an explicit dataset,
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -98,7 +99,13 @@ def bind_values(sparql: str, bindings: Mapping[str, Binding]) -> str:
 
 
 class Store(Protocol):
-    """A quad store that answers SPARQL over an explicit dataset and applies atomic changes."""
+    """A quad store that answers SPARQL over an explicit dataset and applies atomic changes.
+
+    ``lock`` serialises the gate's decisions on this store: every Memory bound to the same
+    store object shares it.
+    """
+
+    lock: threading.RLock
 
     def select(
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None

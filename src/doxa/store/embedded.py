@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -50,6 +51,7 @@ class EmbeddedStore:
 
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else None
+        self.lock = threading.RLock()
         try:
             if self.path is None:
                 self._open: ox.Store | None = ox.Store()
