@@ -214,7 +214,7 @@ def test_wrong_types_raise_before_anything_is_written(
 
 def test_pyshacl_failure_raises_instead_of_rejecting(monkeypatch: pytest.MonkeyPatch) -> None:
     """When pySHACL itself breaks, the gate raises ShapeCheckFailed, never a rejection."""
-    check = ShapeCheck()
+    check = ShapeCheck(engine="pyshacl")
 
     def broken(self: object) -> tuple[bool, object, str]:
         return (False, RuntimeError("boom"), "")
@@ -226,7 +226,7 @@ def test_pyshacl_failure_raises_instead_of_rejecting(monkeypatch: pytest.MonkeyP
 
 def test_pyshacl_exception_raises_shape_check_failed(monkeypatch: pytest.MonkeyPatch) -> None:
     """An exception inside pySHACL becomes ShapeCheckFailed; an intact check conforms (control)."""
-    check = ShapeCheck()
+    check = ShapeCheck(engine="pyshacl")
     assert check.check(Graph()) == ()
 
     def explode(self: object) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pyshacl import Validator
 from pyshacl.graph_abstraction import DataGraph
@@ -16,21 +16,38 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import SH
 
 from doxa.errors import ConstraintFailure, ShapeCheckFailed
+from doxa.gate.compiled import compile_shapes
 from doxa.resources import data_file
+from doxa.vocabulary import DOXA
 
 __all__ = ["ShapeCheck"]
 
 
-class ShapeCheck:
-    """Validates write graphs against doxa's shapes (and any shapes a user adds)."""
+Engine = Literal["auto", "compiled", "pyshacl"]
 
-    def __init__(self, extra: list[Path] | None = None) -> None:
+
+class ShapeCheck:
+    """Validates write graphs against doxa's shapes (and any shapes a user adds).
+
+    ``engine="auto"`` (the default) checks with the compiled form of the shapes when every
+    shape is within the SHACL Core subset it supports (see :mod:`doxa.gate.compiled`), and
+    with pySHACL otherwise; ``"pyshacl"`` always uses pySHACL.
+    """
+
+    def __init__(self, extra: list[Path] | None = None, *, engine: Engine = "auto") -> None:
         self.graph = Graph()
         self.graph.parse(data_file("shapes", "doxa.ttl"), format="turtle")
         for path in extra or ():
             self.graph.parse(path)
         self._lock = threading.Lock()
         self._shapes: Any = None
+        self.compiled = compile_shapes(self.graph) if engine != "pyshacl" else None
+        if engine == "compiled" and self.compiled is None:
+            raise ShapeCheckFailed(
+                "The shapes use SHACL features the compiled engine does not support; "
+                "use engine='pyshacl' or 'auto'."
+            )
+        self.engine: Engine = "compiled" if self.compiled is not None else "pyshacl"
 
     def check(self, write: Graph) -> tuple[ConstraintFailure, ...]:
         """Every constraint the write breaks; empty when it conforms.
@@ -38,6 +55,12 @@ class ShapeCheck:
         Raises :class:`ShapeCheckFailed` when pySHACL itself fails, which is never read as a
         verdict on the write.
         """
+        if self.compiled is not None:
+            return self.compiled.check(write)
+        return self.check_with_pyshacl(write)
+
+    def check_with_pyshacl(self, write: Graph) -> tuple[ConstraintFailure, ...]:
+        """The same check, always run by pySHACL (the reference engine)."""
         with self._lock:  # pySHACL's shapes cache is not thread-safe
             try:
                 validator = Validator(DataGraph.from_rdflib_graph(write), shacl_graph=self.graph)
@@ -64,7 +87,11 @@ class ShapeCheck:
 def _failures(report: Graph) -> tuple[ConstraintFailure, ...]:
     failures = []
     for result in report.subjects(SH.resultSeverity, None):
+        # a shape aimed at an individual (doxa:External) reports the claim as the value node
+        value = report.value(result, SH.value)
         focus = report.value(result, SH.focusNode)
+        if isinstance(value, URIRef) and str(focus).startswith(str(DOXA)):
+            focus = value
         path = report.value(result, SH.resultPath)
         message = report.value(result, SH.resultMessage)
         component = report.value(result, SH.sourceConstraintComponent)
@@ -76,4 +103,6 @@ def _failures(report: Graph) -> tuple[ConstraintFailure, ...]:
                 constraint=str(component).rsplit("#", 1)[-1],
             )
         )
-    return tuple(sorted(failures, key=lambda f: (f.message, f.path or "")))
+    # a nested shape reports both the inner constraint and the outer sh:node: keep one
+    unique = {(f.focus_node, f.message): f for f in failures}
+    return tuple(sorted(unique.values(), key=lambda f: (f.message, f.path or "")))

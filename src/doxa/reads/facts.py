@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from datetime import datetime
 
@@ -53,6 +54,9 @@ def facts(
     return sorted(found, key=lambda f: (f.recorded_at, f.id))
 
 
+RARE = 2000  # a word carried by more claims than this is too common to gather by
+
+
 def recall(
     store: Store,
     scope: Scope,
@@ -64,29 +68,79 @@ def recall(
     include_ended: bool = False,
     limit: int = 10,
 ) -> list[Fact]:
-    """Facts ranked by how many of the query's words they contain, rarer words first.
+    """Facts ranked by the query words they carry: most words first, rarer words weigh more.
 
-    Returns at most ``limit`` facts, each with its ``score`` in (0, 1].
+    Candidates are gathered through the word index by the query's rarer words (each word's
+    count is probed, bounded), so the cost follows how selective the query is, not the size
+    of the store. Returns at most ``limit`` facts, each with its ``score``: the share of the
+    query's words it carries.
     """
     wanted = words(text)
     if not wanted:
         return []
-    dataset = _dataset(scope, topic_graphs, scope.search)
-    rows = store.select(
-        query("recall"),
-        dataset=dataset,
-        bindings={
-            "term": [Literal(w) for w in wanted],
-            "asOf": dt_literal(as_of),
-            "validAt": dt_literal(valid_at),
-            "includeEnded": Literal(include_ended),
-        },
+    search = Dataset(default=(scope.search,))
+    counts = {w: _count(store, search, w) for w in wanted}
+    rare = [w for w in wanted if counts[w] <= RARE]
+    hits: dict[URIRef, set[str]] = {}
+    if rare:
+        for word in rare:
+            rows = store.select(
+                query("term_postings"), dataset=search, bindings={"term": [Literal(word)]}
+            )
+            for row in rows:
+                hits.setdefault(URIRef(str(row["claim"])), set()).add(word)
+    else:
+        rarest, *others = sorted(wanted, key=lambda w: counts[w])
+        rows = store.select(
+            query("term_all"),
+            dataset=search,
+            bindings={"term": Literal(rarest), "other": [Literal(w) for w in others]},
+        )
+        hits = {URIRef(str(row["claim"])): set(wanted) for row in rows}
+    weight = {w: math.log1p(RARE / max(counts[w], 1)) for w in wanted}
+    ranked = sorted(hits, key=lambda c: (-len(hits[c]), -sum(weight[w] for w in hits[c])))
+    common = [w for w in wanted if w not in rare]
+    claims_dataset = _dataset(scope, topic_graphs)
+    times = {
+        "asOf": dt_literal(as_of),
+        "validAt": dt_literal(valid_at),
+        "includeEnded": Literal(include_ended),
+    }
+    chosen: list[URIRef] = []
+    batch = max(limit * 5, 50)
+    for start in range(0, len(ranked), batch):
+        window = ranked[start : start + batch]
+        if common and rare:
+            for row in store.select(
+                query("terms_of"),
+                dataset=search,
+                bindings={"claim": window, "term": [Literal(w) for w in common]},
+            ):
+                hits[URIRef(str(row["claim"]))].add(str(row["term"]))
+        live = {
+            URIRef(str(row["claim"]))
+            for row in store.select(
+                query("live_among"), dataset=claims_dataset, bindings={**times, "claim": window}
+            )
+        }
+        chosen.extend(c for c in window if c in live)
+        if len(chosen) >= limit * 3:
+            break
+    found = load_facts(store, scope, claims_dataset, chosen, as_of=as_of)
+    scored = [replace(f, score=round(len(hits[f.iri]) / len(wanted), 4)) for f in found]
+    # more words, rarer words, then shorter texts (they say more about the query), newer first
+    scored.sort(
+        key=lambda f: (
+            -(f.score or 0),
+            -sum(weight[w] for w in hits[f.iri]),
+            len(f.text),
+            -f.recorded_at.timestamp(),
+            f.id,
+        )
     )
-    hits = {URIRef(str(r["claim"])): int(str(r["hits"])) for r in rows[: max(limit * 5, 50)]}
-    found = load_facts(store, scope, dataset, list(hits), as_of=as_of)
-    scored = []
-    for fact in found:
-        scored.append(replace(fact, score=round(hits[fact.iri] / len(wanted), 4)))
-    # among equal matches, shorter texts say more about the query, then newer records
-    scored.sort(key=lambda f: (-(f.score or 0), len(f.text), -f.recorded_at.timestamp(), f.id))
     return scored[:limit]
+
+
+def _count(store: Store, search: Dataset, word: str) -> int:
+    rows = store.select(query("term_frequency"), dataset=search, bindings={"term": Literal(word)})
+    return int(str(rows[0]["count"])) if rows else 0
