@@ -8,7 +8,11 @@ import unicodedata
 
 __all__ = ["normalise", "text_key", "words"]
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# signed numbers, words, and the symbols that change a statement's meaning
+_WORD = re.compile(
+    r"(?<![^\W_])[+\-\u2212]?\d+(?:[.,]\d+)*|[^\W_]+|[<>=\u2264\u2265\u2260%$\u20ac\u00a3\u00a5#@&*/+]",
+    re.UNICODE,
+)
 _STOP = frozenset(
     [
         "a",
@@ -60,8 +64,9 @@ def words(text: str) -> list[str]:
     ['weekly', 'supplier', 'call', 'wednesday']
     """
     seen: dict[str, None] = {}
-    for word in normalise(text).split():
-        if word not in _STOP:
+    for token in normalise(text).split():
+        word = token.lstrip("+-\u2212")  # recall finds "18" in "-18"
+        if word and word not in _STOP and any(c.isalnum() for c in word):
             seen.setdefault(word, None)
     return list(seen)
 

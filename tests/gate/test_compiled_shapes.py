@@ -34,7 +34,9 @@ TIMES = st.sampled_from(
     ]
 )
 OPTIONAL = {
-    DOXA.text: st.sampled_from([Literal("Bob likes tea"), Literal(""), Literal("x" * 4001), Literal(3)]),
+    DOXA.text: st.sampled_from(
+        [Literal("Bob likes tea"), Literal(""), Literal("x" * 4001), Literal(3)]
+    ),
     DOXA.topic: st.sampled_from([Literal("drinks"), Literal("Drinks!"), Literal("a" * 65)]),
     DOXA.kind: st.sampled_from([Literal("general"), Literal(""), URIRef("urn:kind")]),
     DOXA.authority: st.sampled_from(AUTHORITIES),
@@ -44,13 +46,21 @@ OPTIONAL = {
     DOXA.validFrom: TIMES,
     DOXA.validUntil: TIMES,
     DOXA.confidence: st.sampled_from(
-        [Literal(Decimal("0.5")), Literal(Decimal("1.5")), Literal(Decimal("-0.1")), Literal(0.5), Literal(1)]
+        [
+            Literal(Decimal("0.5")),
+            Literal(Decimal("1.5")),
+            Literal(Decimal("-0.1")),
+            Literal(0.5),
+            Literal(1),
+        ]
     ),
     DOXA.query: st.sampled_from([Literal("dentist in March"), Literal(7)]),
     RDF.subject: st.sampled_from([URIRef("http://ex.org/bob"), Literal("bob")]),
     RDF.predicate: st.sampled_from([URIRef("http://ex.org/likes"), BNode("p")]),
     RDF.object: st.sampled_from([URIRef("http://ex.org/tea"), Literal(1971)]),
-    PROV.wasDerivedFrom: st.sampled_from([SOURCE, URIRef("https://other.example.com/b"), Literal("web")]),
+    PROV.wasDerivedFrom: st.sampled_from(
+        [SOURCE, URIRef("https://other.example.com/b"), Literal("web")]
+    ),
     DOXA.ruleMode: st.sampled_from([DOXA.Requires, DOXA.Forbids, DOXA.Sometimes]),
 }
 

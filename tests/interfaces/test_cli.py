@@ -705,13 +705,14 @@ def test_approve_unknown_exits_3(story: tuple[Path, FixedClock]) -> None:
 
 
 def test_approve_as_another_relation(story: tuple[Path, FixedClock]) -> None:
-    """`approve --as adds_detail` keeps the old fact live beside the new one."""
+    """`approve --as was_wrong` retracts Wednesday instead of superseding it."""
     path, clock = story
     wednesday, held = held_write(path, clock)
-    receipt = run_json(path, "approve", held, "--as", "adds_detail", clock=clock)
-    assert receipt["relation"] == "adds_detail"
-    live = run_json(path, "facts", "--valid-at=2026-03-10", clock=clock)
-    assert {f["id"] for f in live} == {wednesday, held}
+    receipt = run_json(path, "approve", held, "--as", "was_wrong", clock=clock)
+    assert (receipt["relation"], receipt["targets"]) == ("was_wrong", [wednesday])
+    everything = run_json(path, "facts", "--include-ended", clock=clock)
+    assert {f["id"]: f["status"] for f in everything} == {wednesday: "retracted", held: "live"}
+    assert run_json(path, "facts", "--valid-at=2026-03-05", clock=clock) == []
 
 
 def test_approve_as_unknown_relation_exits_2(story: tuple[Path, FixedClock]) -> None:

@@ -103,3 +103,24 @@ def test_bad_rdf_is_a_clear_error_and_loads_nothing() -> None:
     assert store.load(b"<urn:a> <urn:b> <urn:c> .", format="turtle", graph=G1) == 1
     with pytest.raises(doxa.InvalidInput, match="'yaml' is not a known RDF format"):
         store.load(b"", format="yaml", graph=G1)
+
+
+@pytest.mark.parametrize("fmt", ["nquads", "trig"])
+def test_loading_quads_into_a_graph_is_refused(clock: doxa.FixedClock, fmt: str) -> None:
+    """An 'ontology' in N-Quads/TriG cannot plant claims in another scope; Turtle loads (control)."""
+    store = EmbeddedStore()
+    alice = doxa.Memory(store, scope="alice", clock=clock)
+    bob = doxa.Memory(store, scope="bob", clock=clock)
+    evil = (
+        b'<urn:doxa:scope:bob/fact/evil> <https://w3id.org/doxa#text> "bob owes alice" '
+        b"<urn:doxa:scope:bob/topic/t> .\n"
+    )
+    if fmt == "trig":
+        evil = b'<urn:doxa:scope:bob/topic/t> { <urn:doxa:scope:bob/fact/evil> <https://w3id.org/doxa#text> "bob owes alice" . }\n'
+    with pytest.raises(doxa.InvalidInput, match="names its own graphs"):
+        alice.add_ontology(evil, format=fmt)
+    assert bob.sparql("ASK { ?s ?p ?o }").boolean is False
+    added = alice.add_ontology(
+        b"<http://ex.org/p> a <http://www.w3.org/2002/07/owl#FunctionalProperty> ."
+    )
+    assert added == 1

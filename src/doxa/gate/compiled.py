@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pyshacl.rdfutil import compare_literal
+from pyshacl.rdfutil import compare_literal  # type: ignore[attr-defined]
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, RDFS, SH
@@ -31,6 +31,7 @@ from doxa.errors import ConstraintFailure
 __all__ = ["CompiledShapes", "compile_shapes"]
 
 Check = Callable[[Graph, Node, list[Node]], bool]  # (data, focus, values) -> conforms
+Target = Callable[[Graph], set[Node]]
 
 _PROPERTY_KEYS = {
     SH.path,
@@ -105,7 +106,7 @@ class _PropertyShape:
 
 @dataclass(frozen=True)
 class _NodeShape:
-    targets: tuple[Callable[[Graph], set[Node]], ...]
+    targets: tuple[Target, ...]
     properties: tuple[_PropertyShape, ...]
 
     def conforms(self, data: Graph, focus: Node) -> bool:
@@ -170,16 +171,12 @@ def _node_shape(graph: Graph, node: Node, seen: dict[Node, _NodeShape]) -> _Node
             raise _Unsupported(f"node shape feature {p}")
     if graph.value(node, SH.severity) not in (None, SH.Violation):
         raise _Unsupported("severities other than violation")
-    targets: list[Callable[[Graph], set[Node]]] = []
+    targets: list[Target] = []
     for cls in graph.objects(node, SH.targetClass):
-        classes = {cls, *graph.transitive_subjects(RDFS.subClassOf, cls)}
-        targets.append(
-            lambda data, cs=frozenset(classes): {s for c in cs for s in data.subjects(RDF.type, c)}
-        )
-    for target in graph.objects(node, SH.targetNode):
-        targets.append(lambda data, t=target: {t})
-    for predicate in graph.objects(node, SH.targetSubjectsOf):
-        targets.append(lambda data, p=predicate: set(data.subjects(p, None)))
+        subclasses = {c for c in graph.transitive_subjects(RDFS.subClassOf, cls) if c is not None}
+        targets.append(_instances_of(frozenset({cls, *subclasses})))
+    targets += [_the_node(t) for t in graph.objects(node, SH.targetNode)]
+    targets += [_subjects_of(p) for p in graph.objects(node, SH.targetSubjectsOf)]
     properties = tuple(_property_shape(graph, p, seen) for p in graph.objects(node, SH.property))
     return _NodeShape(tuple(targets), properties)
 
@@ -210,98 +207,117 @@ def _constraints(graph: Graph, node: Node, seen: dict[Node, _NodeShape]) -> list
     def value(p: URIRef) -> Node | None:
         return graph.value(node, p)
 
+    def add(component: str, check: Check) -> None:
+        out.append(_Constraint(component, check))
+
     if (n := value(SH.minCount)) is not None:
-        out.append(
-            _Constraint("MinCountConstraintComponent", lambda d, f, v, n=int(n): len(v) >= n)
-        )
+        add("MinCountConstraintComponent", _count_at_least(_int(n)))
     if (n := value(SH.maxCount)) is not None:
-        out.append(
-            _Constraint("MaxCountConstraintComponent", lambda d, f, v, n=int(n): len(v) <= n)
-        )
-    if (dt := value(SH.datatype)) is not None:
-        out.append(
-            _Constraint(
-                "DatatypeConstraintComponent",
-                lambda d, f, v, dt=dt: all(_has_datatype(x, dt) for x in v),
-            )
-        )
+        add("MaxCountConstraintComponent", _count_at_most(_int(n)))
+    if (datatype := value(SH.datatype)) is not None:
+        add("DatatypeConstraintComponent", _each(lambda x: _has_datatype(x, datatype)))
     if (kind := value(SH.nodeKind)) is not None:
-        out.append(
-            _Constraint(
-                "NodeKindConstraintComponent",
-                lambda d, f, v, k=kind: all(_has_kind(x, k) for x in v),
-            )
-        )
+        add("NodeKindConstraintComponent", _each(lambda x: _has_kind(x, kind)))
     if (members := value(SH["in"])) is not None:
         allowed = frozenset(Collection(graph, members))
-        out.append(
-            _Constraint("InConstraintComponent", lambda d, f, v, a=allowed: all(x in a for x in v))
-        )
+        add("InConstraintComponent", _each(lambda x: x in allowed))
     if (wanted := value(SH.hasValue)) is not None:
-        out.append(_Constraint("HasValueConstraintComponent", lambda d, f, v, w=wanted: w in v))
+        add("HasValueConstraintComponent", _contains(wanted))
     if (pattern := value(SH.pattern)) is not None:
         flags = str(value(SH.flags) or "")
-        compiled = re.compile(str(pattern), re.IGNORECASE if "i" in flags else 0)
-        out.append(
-            _Constraint(
-                "PatternConstraintComponent",
-                lambda d, f, v, r=compiled: all(
-                    not isinstance(x, BNode) and r.search(str(x)) is not None for x in v
-                ),
-            )
+        regex = re.compile(str(pattern), re.IGNORECASE if "i" in flags else 0)
+        add(
+            "PatternConstraintComponent",
+            _each(lambda x: _text(x) is not None and regex.search(str(x)) is not None),
         )
     if (n := value(SH.minLength)) is not None:
-        out.append(
-            _Constraint(
-                "MinLengthConstraintComponent",
-                lambda d, f, v, n=int(n): all(
-                    not isinstance(x, BNode) and len(str(x)) >= n for x in v
-                ),
-            )
+        shortest = _int(n)
+        add(
+            "MinLengthConstraintComponent",
+            _each(lambda x: _text(x) is not None and len(str(x)) >= shortest),
         )
     if (n := value(SH.maxLength)) is not None:
-        out.append(
-            _Constraint(
-                "MaxLengthConstraintComponent",
-                lambda d, f, v, n=int(n): all(
-                    not isinstance(x, BNode) and len(str(x)) <= n for x in v
-                ),
-            )
+        longest = _int(n)
+        add(
+            "MaxLengthConstraintComponent",
+            _each(lambda x: _text(x) is not None and len(str(x)) <= longest),
         )
-    for key, name, test in (
-        (SH.minInclusive, "MinInclusiveConstraintComponent", lambda c: c >= 0),
-        (SH.maxInclusive, "MaxInclusiveConstraintComponent", lambda c: c <= 0),
-        (SH.minExclusive, "MinExclusiveConstraintComponent", lambda c: c > 0),
-        (SH.maxExclusive, "MaxExclusiveConstraintComponent", lambda c: c < 0),
-    ):
+    for key, name, test in _RANGES:
         if (bound := value(key)) is not None:
-            out.append(
-                _Constraint(
-                    name, lambda d, f, v, b=bound, t=test: all(_in_range(x, b, t) for x in v)
-                )
-            )
+            add(name, _each(_in_range_of(bound, test)))
     if (other := value(SH.lessThan)) is not None:
-        out.append(
-            _Constraint(
-                "LessThanConstraintComponent",
-                lambda d, f, v, o=other: all(_less(x, y) for x in v for y in d.objects(f, o)),
-            )
-        )
+        add("LessThanConstraintComponent", _less_than(other))
     if (other := value(SH.equals)) is not None:
-        out.append(
-            _Constraint(
-                "EqualsConstraintComponent", lambda d, f, v, o=other: set(v) == set(d.objects(f, o))
-            )
-        )
+        add("EqualsConstraintComponent", _equals(other))
     if (nested := value(SH.node)) is not None:
         shape = seen.get(nested) or _node_shape(graph, nested, seen)
         seen[nested] = shape
-        out.append(
-            _Constraint(
-                "NodeConstraintComponent", lambda d, f, v, s=shape: all(s.conforms(d, x) for x in v)
-            )
-        )
+        add("NodeConstraintComponent", _conforming(shape))
     return out
+
+
+_RANGES: tuple[tuple[URIRef, str, Callable[[int], bool]], ...] = (
+    (SH.minInclusive, "MinInclusiveConstraintComponent", lambda c: c >= 0),
+    (SH.maxInclusive, "MaxInclusiveConstraintComponent", lambda c: c <= 0),
+    (SH.minExclusive, "MinExclusiveConstraintComponent", lambda c: c > 0),
+    (SH.maxExclusive, "MaxExclusiveConstraintComponent", lambda c: c < 0),
+)
+
+
+def _int(node: Node) -> int:
+    return int(str(node))
+
+
+def _text(node: Node) -> str | None:
+    return None if isinstance(node, BNode) else str(node)
+
+
+def _instances_of(classes: frozenset[Node]) -> Target:
+    return lambda data: {s for c in classes for s in data.subjects(RDF.type, c)}
+
+
+def _the_node(node: Node) -> Target:
+    return lambda data: {node}
+
+
+def _subjects_of(predicate: Node) -> Target:
+    return lambda data: set(data.subjects(predicate, None))
+
+
+def _each(test: Callable[[Node], bool]) -> Check:
+    return lambda data, focus, values: all(test(v) for v in values)
+
+
+def _count_at_least(n: int) -> Check:
+    return lambda data, focus, values: len(values) >= n
+
+
+def _count_at_most(n: int) -> Check:
+    return lambda data, focus, values: len(values) <= n
+
+
+def _contains(wanted: Node) -> Check:
+    return lambda data, focus, values: wanted in values
+
+
+def _in_range_of(bound: Node, test: Callable[[int], bool]) -> Callable[[Node], bool]:
+    return lambda value: _in_range(value, bound, test)
+
+
+def _less_than(other: Node) -> Check:
+    return lambda data, focus, values: all(
+        _less(v, o)
+        for v in values
+        for o in data.objects(focus, other)  # type: ignore[arg-type]
+    )
+
+
+def _equals(other: Node) -> Check:
+    return lambda data, focus, values: set(values) == set(data.objects(focus, other))
+
+
+def _conforming(shape: _NodeShape) -> Check:
+    return lambda data, focus, values: all(shape.conforms(data, v) for v in values)
 
 
 def _has_datatype(node: Node, datatype: Node) -> bool:
@@ -331,7 +347,7 @@ def _in_range(value: Node, bound: Node, test: Callable[[int], bool]) -> bool:
     if isinstance(value.value, str) != isinstance(bound.value, str):
         return False
     try:
-        return test(compare_literal(value, bound))
+        return test(compare_literal(value, bound))  # type: ignore[no-untyped-call]
     except (TypeError, NotImplementedError):
         return False
 

@@ -16,11 +16,13 @@ from rdflib.term import Node
 
 from doxa.clock import Clock, parse_instant
 from doxa.errors import JudgeUnavailable, NotFound, ShapeViolation
-from doxa.gate.gather import gather, graph_versions
+from doxa.gate.gather import gather, is_functional, live_by_key
+from doxa.gate.index import TERM, index_terms, statement_key
 from doxa.gate.proposal import claim_pairs, input_digest, write_graph
 from doxa.gate.receipts import ChainHead, ReceiptDraft, content_digest, receipt_triples
 from doxa.gate.shapes import ShapeCheck
 from doxa.judges.base import Evidence, Judge
+from doxa.judges.rules import overlaps, same_term
 from doxa.model import (
     HoldStatus,
     Outcome,
@@ -33,7 +35,6 @@ from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, Store
 from doxa.terms import dt_literal
-from doxa.text import text_key, words
 from doxa.vocabulary import DOXA, PROV, RDF
 
 __all__ = ["Gate"]
@@ -47,7 +48,21 @@ class _Decision:
     """What one decision writes, gathered before it is published."""
 
     change: Change = field(default_factory=Change)
-    bumped: set[URIRef] = field(default_factory=set)
+    bumped: bool = False  # whether live claims changed (admitted or ended)
+    topics: set[URIRef] = field(default_factory=set)
+
+
+@dataclass
+class _Memo:
+    """What the gate remembers between decisions instead of reading it back every time.
+
+    Kept on the store object (shared by every Memory on it) when the backend allows it; the
+    persisted triples stay the truth and are read once.
+    """
+
+    head: ChainHead | None = None
+    version: int | None = None
+    topics: set[URIRef] | None = None
 
 
 class Gate:
@@ -69,6 +84,33 @@ class Gate:
         self.judge = judge
         self.clock = clock
         self.lock = lock
+
+    def _memo(self) -> _Memo:
+        memo = self.store.memo
+        if memo is None:
+            return _Memo()  # a backend shared with other processes: always read the store
+        found = memo.setdefault(("doxa.gate", self.scope.name), _Memo())
+        assert isinstance(found, _Memo)
+        return found
+
+    def claim_graphs(self) -> list[URIRef]:
+        """The scope's topic graphs and its rules graph."""
+        memo = self._memo()
+        if memo.topics is None:
+            memo.topics = {g for g in self.store.graphs() if self.scope.topic_of(g) is not None}
+        return [*sorted(memo.topics), self.scope.rules]
+
+    def version(self) -> int:
+        """The scope's change counter: bumped whenever a claim is admitted or ended."""
+        memo = self._memo()
+        if memo.version is None:
+            rows = self.store.select(
+                query("graph_version"),
+                dataset=Dataset(default=(self.scope.log,)),
+                bindings={"graph": self.scope.log},
+            )
+            memo.version = int(str(rows[0]["version"])) if rows else 0
+        return memo.version
 
     # -- writes ----------------------------------------------------------------------
 
@@ -97,7 +139,9 @@ class Gate:
             if last:
                 self.lock.acquire()  # the last attempt judges under the lock: it cannot lose
             try:
-                evidence = gather(self.store, self.scope, proposal)
+                # read the counter first: a change published during the reads looks stale
+                version = self.version()
+                evidence = gather(self.store, self.scope, proposal, self.claim_graphs())
                 verdict: Verdict | None
                 try:
                     verdict = self.judge.judge(proposal, evidence)
@@ -105,8 +149,8 @@ class Gate:
                 except JudgeUnavailable as error:
                     verdict, reason = None, f"the judge could not answer: {error}"
                 with self.lock:
-                    if graph_versions(self.store, self.scope, proposal.topic) != evidence.versions:
-                        continue  # a graph the judge read changed: judge again
+                    if self.version() != version:
+                        continue  # what the judge read changed meanwhile: judge again
                     return self._publish(proposal, pairs, digest, evidence, verdict, reason)
             finally:
                 if last:
@@ -184,34 +228,34 @@ class Gate:
         )
 
     def approve(self, held_id: str, *, as_relation: Relation | None = None) -> Receipt:
-        """Apply a held write's outcome (or ``as_relation``'s) and leave a receipt."""
+        """Admit a held write as the owner decided, and leave a receipt.
+
+        What it closes is gathered again now, not taken from the time it was held: on a
+        functional predicate every other live value that overlaps in time is ended (superseded
+        when the approved value starts later, else retracted), so approving never leaves two
+        live values. ``as_relation`` (``replaces`` or ``was_wrong``) says how to end them.
+        """
         with self.lock:
             held, claim = self._held(held_id)
             relation = as_relation or _held_relation(held)
-            targets = tuple(URIRef(str(t)) for p, t in held if p == DOXA.target)
-            live_targets = tuple(t for t in targets if self._is_live(t))
+            saved = tuple(URIRef(str(t)) for p, t in held if p == DOXA.target)
             now = self.clock.now()
             decision = _Decision()
             self._unhold(decision, held_id, held, claim)
             pairs = [(p, o) for p, o in claim if p != DOXA.heldAt]
-            if relation is Relation.ADDS_DETAIL:
-                pairs += [(DOXA.refines, t) for t in live_targets]
-            is_rule = (RDF.type, DOXA.Rule) in pairs
-            topic = str(next(o for p, o in pairs if p == DOXA.topic))
-            graph = self.scope.rules if is_rule else self.scope.topic(topic)
+            values = dict(pairs)
             iri = self.scope.fact(held_id)
+            if relation is Relation.ADDS_DETAIL:
+                pairs += [(DOXA.refines, t) for t in saved if self._is_live(t)]
+            is_rule = (RDF.type, DOXA.Rule) in pairs
+            graph = self.scope.rules if is_rule else self.scope.topic(str(values[DOXA.topic]))
+            valid_from = values.get(DOXA.validFrom)
+            starts = None if valid_from is None else _instant(valid_from)
+            closings = [] if is_rule else self._conflicts(values, starts, relation)
             admitted = self._admit(decision, iri, pairs, graph, now)
-            if relation.closes:
-                valid_from = next((o for p, o in pairs if p == DOXA.validFrom), None)
-                self._close(
-                    decision,
-                    relation,
-                    live_targets,
-                    iri,
-                    None if valid_from is None else _instant(valid_from),
-                    "approved by the owner",
-                    now,
-                )
+            for closing, targets in closings:
+                self._close(decision, closing, targets, iri, starts, "approved by the owner", now)
+            closed = tuple(t for _, targets in closings for t in targets)
             return self._commit(
                 decision,
                 ReceiptDraft(
@@ -221,11 +265,42 @@ class Gate:
                     judge_version="1",
                     relation=relation,
                     decides=iri,
-                    targets=live_targets if relation.closes else (),
+                    targets=closed,
                     content_digest=admitted,
                 ),
                 now,
             )
+
+    def _conflicts(
+        self, values: dict[URIRef, Node], starts: datetime | None, relation: Relation
+    ) -> list[tuple[Relation, tuple[URIRef, ...]]]:
+        """The live values an approved write must end, grouped by how to end them."""
+        subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
+        if subject is None or not isinstance(predicate, URIRef) or obj is None:
+            return []
+        if not is_functional(self.store, predicate):
+            return []
+        ends = values.get(DOXA.validUntil)
+        others = [
+            f
+            for f in live_by_key(
+                self.store, self.scope, statement_key(subject, predicate), self.claim_graphs()
+            )
+            if not same_term(f.object, obj)
+            and overlaps(
+                f.valid_from, f.valid_until, starts, None if ends is None else _instant(ends)
+            )
+        ]
+        grouped: dict[Relation, list[URIRef]] = {}
+        for fact in others:
+            if relation.closes:
+                how = relation
+            elif starts is not None and (fact.valid_from is None or starts > fact.valid_from):
+                how = Relation.REPLACES
+            else:
+                how = Relation.WAS_WRONG
+            grouped.setdefault(how, []).append(fact.iri)
+        return [(how, tuple(targets)) for how, targets in grouped.items()]
 
     def reject(self, held_id: str, *, reason: str) -> Receipt:
         """Discard a held write; its content leaves pending, the receipt stays."""
@@ -302,14 +377,13 @@ class Gate:
         stamped = [*pairs, (DOXA.recordedAt, dt_literal(now))]
         change = decision.change
         change.insert += [(iri, p, o, graph) for p, o in stamped]
-        text = next(str(o) for p, o in pairs if p == DOXA.text)
-        search = self.scope.search
-        change.insert.append((iri, DOXA["term"], Literal(text_key(text)), search))
-        change.insert += [(iri, DOXA["term"], Literal(w), search) for w in words(text)]
+        change.insert += [(iri, TERM, term, self.scope.search) for term in index_terms(pairs)]
         statement = _statement(pairs)
         if statement is not None and graph != self.scope.rules:
             change.insert.append((*statement, self.scope.current))
-        decision.bumped.add(graph)
+        decision.bumped = True
+        if graph != self.scope.rules:
+            decision.topics.add(graph)
         return content_digest((iri, p, o) for p, o in stamped)
 
     def _close(
@@ -339,11 +413,29 @@ class Gate:
                 change.insert.append((event, DOXA.by, successor, log))
             if relation is Relation.REPLACES:
                 change.insert.append((event, DOXA.validUntil, dt_literal(valid_from or now), log))
-            graph, statement = self._locate(target)
-            if statement is not None:
+            _, statement = self._locate(target)
+            if statement is not None and not self._shared(statement, {*targets, successor}):
                 change.delete.append((*statement, self.scope.current))
-            decision.bumped.add(graph)
+            for key in self._keys(target):  # ended: no longer found by the gate's lookups
+                change.delete.append((target, TERM, key, self.scope.search))
+            decision.bumped = True
         return events
+
+    def _keys(self, claim: URIRef) -> list[Literal]:
+        rows = self.store.select(
+            query("keys_of"),
+            dataset=Dataset(default=(self.scope.search,)),
+            bindings={"claim": claim},
+        )
+        return [Literal(str(row["key"])) for row in rows]
+
+    def _shared(self, statement: tuple[Node, Node, Node], leaving: set[URIRef | None]) -> bool:
+        """Whether another live claim states the same triple (so ``current`` keeps it)."""
+        subject, predicate, obj = statement
+        others = live_by_key(
+            self.store, self.scope, statement_key(subject, predicate), self.claim_graphs()
+        )
+        return any(f.iri not in leaving and f.object == obj for f in others)
 
     def _hold(
         self,
@@ -413,7 +505,7 @@ class Gate:
         """The graph a stored claim lives in, and its statement if it has one."""
         rows = self.store.select(
             query("claim_graph"),
-            dataset=Dataset(default=(), named=tuple(self._claim_graphs())),
+            dataset=Dataset(default=(), named=tuple(self.claim_graphs())),
             bindings={"claim": iri},
         )
         if not rows:
@@ -425,11 +517,6 @@ class Gate:
         if "s" in row:
             return graph, (row["s"], row["p"], row["o"])
         return graph, None
-
-    def _claim_graphs(self) -> list[URIRef]:
-        return [g for g in self.store.graphs() if self.scope.topic_of(g) is not None] + [
-            self.scope.rules
-        ]
 
     # -- publishing ----------------------------------------------------------------------
 
@@ -448,12 +535,18 @@ class Gate:
         if head.receipt is not None:
             change.delete.append((log, DOXA.head, head.receipt, log))
         change.insert.append((log, DOXA.head, iri, log))
-        for graph in sorted(decision.bumped):
-            version = self._version(graph)
+        version = self.version()
+        if decision.bumped:
             if version:
-                change.delete.append((graph, DOXA.version, Literal(version), log))
-            change.insert.append((graph, DOXA.version, Literal(version + 1), log))
+                change.delete.append((log, DOXA.version, Literal(version), log))
+            change.insert.append((log, DOXA.version, Literal(version + 1), log))
         self.store.apply(change)
+        memo = self._memo()
+        memo.head = ChainHead(receipt=iri, receipt_hash=receipt_hash, sequence=head.sequence + 1)
+        if decision.bumped:
+            memo.version = version + 1
+        if memo.topics is not None:
+            memo.topics |= decision.topics
         return Receipt(
             id=receipt_id,
             sequence=head.sequence + 1,
@@ -477,27 +570,24 @@ class Gate:
         )
 
     def _head(self) -> ChainHead:
+        memo = self._memo()
+        if memo.head is not None:
+            return memo.head
         rows = self.store.select(
             query("chain_head"),
             dataset=Dataset(default=(self.scope.log,)),
             bindings={"log": self.scope.log},
         )
         if not rows:
-            return ChainHead(receipt=None, receipt_hash="", sequence=0)
-        row = rows[0]
-        return ChainHead(
-            receipt=URIRef(str(row["receipt"])),
-            receipt_hash=str(row["hash"]),
-            sequence=int(str(row["sequence"])),
-        )
-
-    def _version(self, graph: URIRef) -> int:
-        rows = self.store.select(
-            query("graph_version"),
-            dataset=Dataset(default=(self.scope.log,)),
-            bindings={"graph": graph},
-        )
-        return int(str(rows[0]["version"])) if rows else 0
+            memo.head = ChainHead(receipt=None, receipt_hash="", sequence=0)
+        else:
+            row = rows[0]
+            memo.head = ChainHead(
+                receipt=URIRef(str(row["receipt"])),
+                receipt_hash=str(row["hash"]),
+                sequence=int(str(row["sequence"])),
+            )
+        return memo.head
 
 
 def _statement(pairs: list[Pair]) -> tuple[Node, Node, Node] | None:

@@ -1,14 +1,15 @@
 """Gather: what the judge reads for one write, fetched through the queries in ``queries/``.
 
-Every lookup goes through an index (subject+predicate, text key, rule predicate, turn), and
-reads only the write's own topic graph, the rules graph and the log: the cost of a write does
-not grow with the store.
+Every lookup goes through an index (statement or text key, rule predicate, turn) and returns
+live claims only, so the cost of a write does not grow with the store or with a statement's
+history.
 """
 
 from __future__ import annotations
 
 from rdflib import Literal, URIRef
 
+from doxa.gate.index import statement_key
 from doxa.judges.base import Evidence
 from doxa.model import Fact, Proposal
 from doxa.reads.claims import load_facts
@@ -18,30 +19,42 @@ from doxa.store import Dataset, Row, Store
 from doxa.text import text_key
 from doxa.vocabulary import ONTOLOGY_GRAPH
 
-__all__ = ["gather", "graph_versions"]
+__all__ = ["gather", "is_functional", "live_by_key"]
 
 
-def gather(store: Store, scope: Scope, proposal: Proposal) -> Evidence:
-    """Collect the same-topic facts, the rules and the turn's observations for a write."""
-    # read the versions first: a change published during the reads below must look stale
-    versions = graph_versions(store, scope, proposal.topic)
-    topic_graph = scope.topic(proposal.topic)
-    topic = Dataset(default=(topic_graph, scope.log))
-    found: list[URIRef] = []
-    if proposal.structured:
-        rows = store.select(
-            query("live_same_statement"),
-            dataset=topic,
-            bindings={"subject": proposal.subject, "predicate": proposal.predicate},
-        )
-        found.extend(_iris(rows))
+def live_by_key(store: Store, scope: Scope, key: Literal, claim_graphs: list[URIRef]) -> list[Fact]:
+    """Live claims of the scope that carry an index key."""
     rows = store.select(
-        query("live_same_text"),
-        dataset=Dataset(default=(topic_graph, scope.search, scope.log)),
-        bindings={"key": Literal(text_key(proposal.text)), "topic": Literal(proposal.topic)},
+        query("live_by_key"),
+        dataset=Dataset(default=(scope.search, scope.log)),
+        bindings={"key": key},
     )
-    found.extend(i for i in _iris(rows) if i not in found)
-    same_topic = load_facts(store, scope, topic, found)
+    dataset = Dataset(default=(*claim_graphs, scope.log))
+    return load_facts(store, scope, dataset, _iris(rows))
+
+
+def is_functional(store: Store, predicate: URIRef | None) -> bool:
+    """Whether the loaded ontology says ``predicate`` has one value at a time."""
+    return predicate is not None and store.ask(
+        query("is_functional"),
+        dataset=Dataset(default=(ONTOLOGY_GRAPH,)),
+        bindings={"predicate": predicate},
+    )
+
+
+def gather(store: Store, scope: Scope, proposal: Proposal, claim_graphs: list[URIRef]) -> Evidence:
+    """Collect the live facts on the same statement (scope-wide) or with the same text (in the
+    topic), the rules and the turn's tool observations for a write."""
+    if proposal.structured:
+        assert proposal.subject is not None
+        assert proposal.predicate is not None
+        key = statement_key(proposal.subject, proposal.predicate)
+        same = live_by_key(store, scope, key, claim_graphs)
+    else:
+        key = Literal(text_key(proposal.text))
+        same = [
+            f for f in live_by_key(store, scope, key, claim_graphs) if f.topic == proposal.topic
+        ]
 
     rules_dataset = Dataset(default=(scope.rules, scope.log))
     rule_rows = store.select(
@@ -51,38 +64,18 @@ def gather(store: Store, scope: Scope, proposal: Proposal) -> Evidence:
 
     observations: list[Fact] = []
     if proposal.turn is not None:
+        topic = Dataset(default=(scope.topic(proposal.topic), scope.log))
         obs_rows = store.select(
             query("turn_observations"), dataset=topic, bindings={"turn": proposal.turn}
         )
         observations = load_facts(store, scope, topic, _iris(obs_rows))
 
-    functional = proposal.predicate is not None and store.ask(
-        query("is_functional"),
-        dataset=Dataset(default=(ONTOLOGY_GRAPH,)),
-        bindings={"predicate": proposal.predicate},
-    )
     return Evidence(
-        same_topic=tuple(same_topic),
+        same_topic=tuple(same),
         rules=tuple(rules),
         observations=tuple(observations),
-        functional=functional,
-        versions=versions,
+        functional=is_functional(store, proposal.predicate),
     )
-
-
-def graph_versions(store: Store, scope: Scope, topic: str) -> tuple[int, int]:
-    """The change counters of a topic graph and of the rules graph."""
-    rows = store.select(
-        query("graph_versions"),
-        dataset=Dataset(default=(scope.log,)),
-        bindings={"topicGraph": scope.topic(topic), "rulesGraph": scope.rules},
-    )
-    row = rows[0] if rows else {}
-    return (_int(row.get("topicVersion")), _int(row.get("rulesVersion")))
-
-
-def _int(value: object) -> int:
-    return int(str(value)) if value is not None else 0
 
 
 def _iris(rows: list[Row]) -> list[URIRef]:

@@ -13,6 +13,7 @@ from doxa.errors import InvalidInput
 from doxa.gate.receipts import content_digest
 from doxa.model import Authority, Proposal, RuleMode, Support
 from doxa.scope import Scope, check_name, new_id
+from doxa.store.convert import canonical
 from doxa.terms import as_confidence, as_iri, as_object, dt_literal
 from doxa.vocabulary import DOXA, PROV, RDF
 
@@ -83,7 +84,7 @@ def build_proposal(
         support=Support.parse(support) if support is not None else _DEFAULT_SUPPORT[who],
         subject=as_iri(subject, "subject") if subject is not None else None,
         predicate=as_iri(predicate, "predicate") if predicate is not None else None,
-        object=as_object(object) if object is not None else None,
+        object=canonical([as_object(object)])[0] if object is not None else None,  # type: ignore[arg-type]
         sources=source_iris,
         attributed_to=as_iri(attributed_to, "attributed_to") if attributed_to is not None else None,
         valid_from=parse_instant(valid_from) if valid_from is not None else None,
@@ -127,7 +128,8 @@ def claim_pairs(proposal: Proposal) -> list[Pair]:
         pairs.append((DOXA.query, Literal(proposal.query)))
     if proposal.turn is not None:
         pairs.append((DOXA.turn, proposal.turn))
-    return pairs
+    # as the store will keep them, so receipts' digests and the judge compare like with like
+    return list(zip((p for p, _ in pairs), canonical([o for _, o in pairs]), strict=True))
 
 
 def write_graph(iri: URIRef, pairs: list[Pair], recorded_at: datetime) -> Graph:

@@ -12,7 +12,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 from pathlib import Path
 
 from rdflib import Literal, URIRef
@@ -22,7 +21,7 @@ from doxa.errors import ChainBroken, NotFound, StoreError
 from doxa.model import Outcome, Relation
 from doxa.store.convert import ntriples, read_quads
 from doxa.terms import dt_literal
-from doxa.vocabulary import DOXA, PROV, RDF, XSD
+from doxa.vocabulary import DOXA, PROV, RDF
 
 __all__ = [
     "ChainHead",
@@ -68,48 +67,8 @@ def digest(lines: Iterable[str]) -> str:
 
 
 def content_digest(triples: Iterable[Triple]) -> str:
-    """SHA-256 over the sorted N-Triples lines of triples, literals in canonical form.
-
-    Stores may rewrite a literal's lexical form (Oxigraph keeps ``"0.50"^^xsd:decimal`` as
-    ``"0.5"``), so numbers and booleans are hashed by value.
-    """
-    return digest(f"{ntriples(s)} {ntriples(p)} {ntriples(_canonical(o))} ." for s, p, o in triples)
-
-
-_INTEGERS = {
-    XSD.integer,
-    XSD.int,
-    XSD.long,
-    XSD.short,
-    XSD.byte,
-    XSD.nonNegativeInteger,
-    XSD.nonPositiveInteger,
-    XSD.positiveInteger,
-    XSD.negativeInteger,
-    XSD.unsignedInt,
-    XSD.unsignedLong,
-    XSD.unsignedShort,
-    XSD.unsignedByte,
-}
-
-
-def _canonical(node: Node) -> Node:
-    if not isinstance(node, Literal) or node.datatype is None:
-        return node
-    lexical = str(node).strip()
-    try:
-        if node.datatype in _INTEGERS:
-            return Literal(str(int(lexical)), datatype=node.datatype)
-        if node.datatype == XSD.decimal:
-            value = Decimal(lexical).normalize()
-            return Literal(format(value, "f"), datatype=node.datatype)
-        if node.datatype in (XSD.double, XSD.float):
-            return Literal(repr(float(lexical)), datatype=node.datatype)
-        if node.datatype == XSD.boolean:
-            return Literal(str(lexical in ("true", "1")).lower(), datatype=node.datatype)
-    except (ValueError, ArithmeticError):
-        return node
-    return node
+    """SHA-256 over the sorted N-Triples lines of triples (literals as the store keeps them)."""
+    return digest(f"{ntriples(s)} {ntriples(p)} {ntriples(o)} ." for s, p, o in triples)
 
 
 def receipt_triples(

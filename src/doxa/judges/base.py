@@ -14,15 +14,14 @@ __all__ = ["Evidence", "Judge"]
 class Evidence:
     """What the gate gathered for one write, through the SPARQL files in ``queries/``.
 
-    ``versions`` records the change counter of each graph read, so the gate can tell whether
-    the judge's view went stale before publishing.
+    ``same_topic`` holds the live facts on the write's subject and predicate (anywhere in the
+    scope) or, for a text-only write, with the same normalised text in its topic.
     """
 
     same_topic: tuple[Fact, ...]
     rules: tuple[Fact, ...]
     observations: tuple[Fact, ...]
     functional: bool
-    versions: tuple[int, int]
 
     @property
     def consulted(self) -> tuple[Fact, ...]:

@@ -85,6 +85,12 @@ class RuleJudge:
                     "the same statement, with an end the stored fact lacked",
                 )
             return Verdict(Relation.SAME, (target.id,), "the same statement is already stored")
+        # values whose valid times do not overlap do not contradict each other
+        candidates = [
+            f
+            for f in candidates
+            if overlaps(f.valid_from, f.valid_until, proposal.valid_from, proposal.valid_until)
+        ]
         if not evidence.functional or not candidates:
             return Verdict(Relation.NEW, (), "nothing stored says otherwise")
         stronger = [f for f in candidates if f.authority.rank > proposal.authority.rank]
@@ -148,10 +154,31 @@ def same_term(a: object, b: object) -> bool:
     return a == b
 
 
+def overlaps(
+    a_from: datetime | None,
+    a_until: datetime | None,
+    b_from: datetime | None,
+    b_until: datetime | None,
+) -> bool:
+    """Whether two valid-time intervals share a moment (None: unbounded on that side).
+
+    >>> from datetime import datetime
+    >>> overlaps(datetime(2025, 1, 1), datetime(2025, 6, 1), datetime(2025, 6, 1), None)
+    False
+    """
+    if a_until is not None and b_from is not None and a_until <= b_from:
+        return False
+    return not (b_until is not None and a_from is not None and b_until <= a_from)
+
+
 def _timing(old: datetime | None, new: datetime | None) -> Relation:
-    """Replaces when the new value starts later; was_wrong when both claim the same time."""
+    """Replaces when the new value starts later; was_wrong when both claim the same time.
+
+    A new value with no start against an old one that has a start is unclear: it may be a
+    correction, or a change whose date nobody said.
+    """
     if new is None:
-        return Relation.WAS_WRONG  # the new value holds "as far back as known"
+        return Relation.WAS_WRONG if old is None else Relation.UNCLEAR
     if old is None or new > old:
         return Relation.REPLACES
     if new == old:

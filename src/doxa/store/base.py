@@ -106,6 +106,8 @@ class Store(Protocol):
     """
 
     lock: threading.RLock
+    #: a scratch space for callers' caches, or None when other processes may write the store
+    memo: dict[object, object] | None
 
     def select(
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None

@@ -10,7 +10,15 @@ from rdflib.term import Node
 
 from doxa.errors import InvalidInput
 
-__all__ = ["from_ox", "ntriples", "read_quads", "to_ox", "to_ox_graph"]
+__all__ = [
+    "canonical",
+    "from_ox",
+    "ntriples",
+    "read_quads",
+    "to_ox",
+    "to_ox_graph",
+    "valid_iri",
+]
 
 RdfTerm = URIRef | Literal | BNode
 
@@ -87,3 +95,40 @@ def read_quads(
     except SyntaxError as error:
         label = {"nquads": "N-Quads", "trig": "TriG"}[format]
         raise InvalidInput(f"{source} is not valid {label}: {error}; fix it and retry.") from None
+
+
+def valid_iri(text: str) -> bool:
+    """Whether Oxigraph accepts ``text`` as an absolute IRI.
+
+    >>> valid_iri("http://example.org/a"), valid_iri("http://ex/a#b#c")
+    (True, False)
+    """
+    try:
+        ox.NamedNode(text)
+    except ValueError:
+        return False
+    return True
+
+
+def canonical(terms: list[Node]) -> list[Node]:
+    """The terms as the store will keep them: literals in Oxigraph's canonical form.
+
+    Oxigraph stores ``"0.50"^^xsd:decimal`` as ``"0.5"`` and ``"5"^^xsd:byte`` as an
+    integer; comparing and hashing what the store will hold keeps both honest.
+
+    >>> [str(t) for t in canonical([Literal("0.50", datatype=URIRef("http://www.w3.org/2001/XMLSchema#decimal"))])]
+    ['0.5']
+    """
+    literals = [t for t in terms if isinstance(t, Literal) and t.datatype is not None]
+    if not literals:
+        return list(terms)
+    scratch = ox.Store()
+    subject = ox.NamedNode("urn:doxa:canonical")
+    for index, term in enumerate(literals):
+        scratch.add(ox.Quad(subject, ox.NamedNode(f"urn:doxa:canonical:{index}"), to_ox(term)))
+    stored = {
+        int(q.predicate.value.rsplit(":", 1)[1]): from_ox(q.object)
+        for q in scratch.quads_for_pattern(subject, None, None, None)
+    }
+    position = {id(term): i for i, term in enumerate(literals)}
+    return [stored[position[id(t)]] if id(t) in position else t for t in terms]

@@ -52,6 +52,7 @@ class EmbeddedStore:
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else None
         self.lock = threading.RLock()
+        self.memo: dict[object, object] | None = {}  # one writer per directory: caches hold
         try:
             if self.path is None:
                 self._open: ox.Store | None = ox.Store()
@@ -166,9 +167,16 @@ class EmbeddedStore:
             raise StoreError(f"The store could not apply the write: {error}.") from error
 
     def load(self, data: bytes, *, format: str, graph: URIRef) -> int:
+        fmt = rdf_format(format)
+        if fmt.supports_datasets:
+            # quads name their own graphs: loading them could write into any scope
+            raise InvalidInput(
+                f"{fmt.name} data names its own graphs and cannot be loaded into one graph; "
+                "use Turtle, N-Triples or RDF/XML."
+            )
         before = self._count(graph)
         try:
-            self._store.load(data, rdf_format(format), to_graph=ox.NamedNode(str(graph)))
+            self._store.load(data, fmt, to_graph=ox.NamedNode(str(graph)))
         except SyntaxError as error:
             raise InvalidInput(f"The RDF data could not be parsed: {_clean(error)}.") from None
         except OSError as error:

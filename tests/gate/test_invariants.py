@@ -1,0 +1,214 @@
+"""Invariants found by review: each case once broke them; each sits beside its control."""
+
+from __future__ import annotations
+
+import pytest
+from rdflib.namespace import XSD
+
+import doxa
+from tests.conftest import EX, statement
+
+
+def _live_cities(mem: doxa.Memory, when: str = "2026-06-01") -> list[str]:
+    return sorted(str(f.object) for f in mem.facts(subject=EX + "bob", valid_at=when))
+
+
+def test_approving_an_unclear_value_ends_the_other(memory: doxa.Memory) -> None:
+    """The owner approving an agent's contradiction leaves one live value, not two."""
+    statement(
+        memory,
+        "Bob lives in Lyon",
+        "bob",
+        "livesIn",
+        EX + "Lyon",
+        authority="owner",
+        valid_from="2020-01-01",
+    )
+    guess = statement(
+        memory,
+        "Bob lives in Paris",
+        "bob",
+        "livesIn",
+        EX + "Paris",
+        authority="agent",
+        valid_from="2026-01-01",
+    )
+    assert guess.relation is doxa.Relation.UNCLEAR
+    approval = memory.approve(guess.fact)
+    assert len(approval.targets) == 1
+    assert _live_cities(memory) == [EX + "Paris"]
+    assert _live_cities(memory, "2021-01-01") == [EX + "Lyon"]  # superseded, still history
+
+
+def test_approving_two_held_replacements_leaves_one_value(
+    memory: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """Two held replacements of one value, both approved: the later approval ends the earlier."""
+    statement(memory, "Bob lives in Lyon", "bob", "livesIn", EX + "Lyon", valid_from="2020-01-01")
+    paris = statement(
+        memory, "Bob lives in Paris", "bob", "livesIn", EX + "Paris", valid_from="2026-02-01"
+    )
+    rome = statement(
+        memory, "Bob lives in Rome", "bob", "livesIn", EX + "Rome", valid_from="2026-03-01"
+    )
+    assert paris.outcome is rome.outcome is doxa.Outcome.HELD
+    memory.approve(paris.fact)
+    assert _live_cities(memory) == [EX + "Paris"]
+    memory.approve(rome.fact)
+    assert _live_cities(memory) == [EX + "Rome"]
+    assert _live_cities(memory, "2026-02-15") == [EX + "Paris"]
+
+
+def test_same_statement_in_another_topic_is_compared(memory: doxa.Memory) -> None:
+    """A functional value written under another topic still meets the stored one."""
+    memory.grant("general")
+    first = statement(
+        memory,
+        "Bob lives in Lyon",
+        "bob",
+        "livesIn",
+        EX + "Lyon",
+        topic="family",
+        valid_from="2020-01-01",
+    )
+    second = statement(
+        memory,
+        "Bob lives in Paris",
+        "bob",
+        "livesIn",
+        EX + "Paris",
+        topic="travel",
+        valid_from="2026-01-01",
+    )
+    assert (second.relation, second.targets) == (doxa.Relation.REPLACES, (first.fact,))
+    assert _live_cities(memory) == [EX + "Paris"]
+    again = statement(
+        memory,
+        "Bob lives in Paris",
+        "bob",
+        "livesIn",
+        EX + "Paris",
+        topic="misc",
+        valid_from="2026-01-01",
+    )
+    assert again.relation is doxa.Relation.SAME
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (doxa.Literal("Wed", datatype=XSD.string), "Wed"),
+        (doxa.Literal("5", datatype=XSD.byte), 5),
+        (doxa.Literal("0.50", datatype=XSD.decimal), doxa.Literal("0.5", datatype=XSD.decimal)),
+    ],
+    ids=["xsd-string", "xsd-byte", "decimal-zeros"],
+)
+def test_equal_values_in_other_lexical_forms_are_same(
+    memory: doxa.Memory, first: object, second: object
+) -> None:
+    """A value the store keeps in another form is still 'same'; a different value is not."""
+    statement(memory, "v", "x", "livesIn", first)
+    assert statement(memory, "v", "x", "livesIn", second).relation is doxa.Relation.SAME
+    assert statement(memory, "v", "x", "livesIn", "Thu").relation is not doxa.Relation.SAME
+    assert memory.verify() == 3
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        doxa.Literal("0.3333333333", datatype=XSD.float),
+        doxa.Literal("5", datatype=XSD.byte),
+        doxa.Literal("1971+00:00", datatype=XSD.gYear),
+    ],
+    ids=["float", "byte", "gyear-offset"],
+)
+def test_values_the_store_rewrites_still_verify(memory: doxa.Memory, value: object) -> None:
+    """Literals Oxigraph stores in canonical form do not break the receipt chain."""
+    statement(memory, "v", "x", "likes", value)
+    assert memory.verify() == 1
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("+500 EUR", "-500 EUR"), ("temperature > -18 C", "temperature < 18 C")],
+    ids=["sign", "comparison"],
+)
+def test_signs_and_symbols_keep_texts_apart(memory: doxa.Memory, first: str, second: str) -> None:
+    """Texts differing only in a sign or symbol are not duplicates; case and spacing are."""
+    memory.remember(first, topic="money")
+    assert memory.remember(second, topic="money").relation is doxa.Relation.NEW
+    assert memory.remember(first.upper() + "  ", topic="money").relation is doxa.Relation.SAME
+
+
+def test_values_that_do_not_overlap_in_time_are_new(memory: doxa.Memory) -> None:
+    """A value for a time the stored one does not cover is 'new'; an overlapping one is not."""
+    statement(
+        memory,
+        "Bob lived in Lyon",
+        "bob",
+        "livesIn",
+        EX + "Lyon",
+        valid_from="2025-01-01",
+        valid_until="2025-06-01",
+    )
+    later = statement(
+        memory, "Bob lives in Paris", "bob", "livesIn", EX + "Paris", valid_from="2025-06-01"
+    )
+    assert (later.relation, later.outcome) == (doxa.Relation.NEW, doxa.Outcome.ADMITTED)
+    overlapping = statement(
+        memory, "Bob lives in Rome", "bob", "livesIn", EX + "Rome", valid_from="2025-03-01"
+    )
+    assert overlapping.relation is not doxa.Relation.NEW
+
+
+def test_a_value_without_start_against_a_dated_one_is_unclear(memory: doxa.Memory) -> None:
+    """No start date cannot tell a change from a correction: held as unclear."""
+    statement(
+        memory, "Call on Wednesday", "call", "dayOfWeek", EX + "Wednesday", valid_from="2026-01-01"
+    )
+    undated = statement(memory, "Call on Thursday", "call", "dayOfWeek", EX + "Thursday")
+    assert (undated.relation, undated.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
+    dated = statement(
+        memory, "Call on Friday", "call", "dayOfWeek", EX + "Friday", valid_from="2026-02-01"
+    )
+    assert dated.relation is doxa.Relation.REPLACES
+
+
+def test_current_graph_keeps_a_statement_another_fact_still_holds(memory: doxa.Memory) -> None:
+    """Retracting a fact leaves its triple in `current` while a refining fact states it."""
+    base = statement(
+        memory, "Bob lives in Lyon", "bob", "livesIn", EX + "Lyon", valid_from="2020-01-01"
+    )
+    detail = statement(
+        memory,
+        "Bob lives in Lyon until June",
+        "bob",
+        "livesIn",
+        EX + "Lyon",
+        valid_from="2020-01-01",
+        valid_until="2026-06-30",
+    )
+    assert detail.relation is doxa.Relation.ADDS_DETAIL
+    memory.retract(base.fact, reason="only the detailed line is right")
+    ask = "ASK { GRAPH <urn:doxa:scope:alice/current> { <http://example.org/bob> <http://example.org/livesIn> <http://example.org/Lyon> } }"
+    assert memory.sparql(ask).boolean is True
+    memory.retract(detail.fact, reason="he never lived there")
+    assert memory.sparql(ask).boolean is False
+
+
+def test_history_of_a_long_running_statement_stays_out_of_the_gather(memory: doxa.Memory) -> None:
+    """Ended values leave the gate's key index: the judge reads only the live one."""
+    memory.grant("general")
+    previous = None
+    for year in range(2000, 2030):
+        r = statement(
+            memory,
+            f"Bob lives in city {year}",
+            "bob",
+            "livesIn",
+            EX + f"c{year}",
+            valid_from=f"{year}-01-01",
+        )
+        assert r.consulted == ((previous.fact,) if previous else ())
+        previous = r
+    assert len(memory.facts(subject=EX + "bob", include_ended=True)) == 30
