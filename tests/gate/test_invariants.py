@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from rdflib.namespace import XSD
+from tests.conftest import EX, statement
 
 import doxa
-from tests.conftest import EX, statement
 
 
 def _live_cities(mem: doxa.Memory, when: str = "2026-06-01") -> list[str]:
