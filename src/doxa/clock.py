@@ -78,4 +78,9 @@ def parse_instant(value: datetime | str) -> datetime:
         )
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInput(
+            f"{value!r} is outside the years 1-9999 once in UTC; use a later date."
+        ) from None

@@ -6,6 +6,7 @@ read stays inside its scope.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -32,7 +33,7 @@ from doxa.resources import data_file
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.convert import ntriples
-from doxa.terms import as_iri
+from doxa.terms import as_iri, as_text
 from doxa.vocabulary import ONTOLOGY_GRAPH
 
 __all__ = ["Memory"]
@@ -174,12 +175,13 @@ class Memory:
 
     def reject(self, item: str | HeldWrite, *, reason: str = "") -> Receipt:
         """Discard a held write (the owner's decision); leaves a receipt."""
-        return self.gate.reject(_held_id(item), reason=reason)
+        return self.gate.reject(_held_id(item), reason=as_text(reason, "reason"))
 
     def retract(self, fact: str | Fact, *, reason: str) -> Receipt:
         """Say a fact was never true; belief in it ends now, nothing is deleted."""
         if not reason:
             raise InvalidInput("A retraction needs a reason; say why the fact was never true.")
+        as_text(reason, "reason")
         return self.gate.retract(_fact_id(fact), reason=reason)
 
     def grant(self, kind: str, *, reason: str = "granted by the owner") -> Receipt:
@@ -267,6 +269,7 @@ class Memory:
             raise InvalidInput(
                 f"limit {limit!r} is out of range; use a whole number from 1 to 500."
             )
+        as_text(text, "query text")
         valid, believed = self._times(valid_at, as_of)
         return fact_reads.recall(
             self.store,
@@ -329,6 +332,7 @@ class Memory:
         FROM / FROM NAMED cannot reach other scopes, pending or quarantine; SERVICE and
         updates are refused with :class:`~doxa.ScopeViolation`.
         """
+        as_text(query, "query")
         return run_sparql(self.store, query, self.scope.ordinary(self._topic_graphs()))
 
     def _claims(self) -> Dataset:
@@ -372,12 +376,21 @@ def _only(graph: URIRef) -> Dataset:
     return Dataset(default=(graph,))
 
 
+_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
 def _held_id(item: str | HeldWrite) -> str:
-    return item.id if isinstance(item, HeldWrite) else str(item)
+    return _checked_id(item.id if isinstance(item, HeldWrite) else item, "held write")
 
 
 def _fact_id(fact: str | Fact) -> str:
-    return fact.id if isinstance(fact, Fact) else str(fact)
+    return _checked_id(fact.id if isinstance(fact, Fact) else fact, "fact")
+
+
+def _checked_id(value: object, what: str) -> str:
+    if not isinstance(value, str) or not _ID.match(value):
+        raise NotFound(f"There is no {what} {value!r}; ids are like '5c0e2b1d9a7f4e31'.")
+    return value
 
 
 def _missing(scope: Scope, fact_id: str) -> str:

@@ -20,8 +20,17 @@ from rdflib.namespace import XSD
 
 from doxa.clock import parse_instant
 from doxa.errors import InvalidInput
+from doxa.store.convert import valid_iri
 
-__all__ = ["IRI", "as_confidence", "as_iri", "as_object", "dt_literal"]
+__all__ = [
+    "IRI",
+    "as_confidence",
+    "as_iri",
+    "as_object",
+    "as_text",
+    "decimal_literal",
+    "dt_literal",
+]
 
 IRI = URIRef
 # lexical forms rdflib does not check (it reports them as not ill-typed)
@@ -41,7 +50,7 @@ def as_iri(value: object, what: str) -> URIRef:
     rdflib.term.URIRef('http://example.org/a')
     """
     text = str(value) if isinstance(value, URIRef | str) else None
-    if text is None or not _ABSOLUTE_IRI.match(text):
+    if text is None or not _ABSOLUTE_IRI.match(text) or not valid_iri(text):
         raise InvalidInput(
             f"{what} {value!r} is not an absolute IRI; pass one such as "
             "'http://example.org/supplierCall'."
@@ -60,6 +69,12 @@ def as_object(value: object) -> URIRef | Literal:
     if isinstance(value, URIRef):
         return as_iri(value, "object")
     if isinstance(value, Literal):
+        if value.datatype is not None and not valid_iri(str(value.datatype)):
+            raise InvalidInput(
+                f"datatype {str(value.datatype)!r} is not an absolute IRI; use one such as "
+                "xsd:gYear (http://www.w3.org/2001/XMLSchema#gYear)."
+            )
+        as_text(str(value), "object")
         pattern = _LEXICAL.get(value.datatype) if value.datatype is not None else None
         if (value.datatype is not None and value.ill_typed) or (
             pattern is not None and not pattern.match(str(value))
@@ -70,13 +85,38 @@ def as_object(value: object) -> URIRef | Literal:
             )
         return value
     if isinstance(value, str):
-        return URIRef(value) if _ABSOLUTE_IRI.match(value) else Literal(value)
-    if isinstance(value, bool | int | float | Decimal | date | datetime):
+        if _ABSOLUTE_IRI.match(value) and valid_iri(value):
+            return URIRef(value)
+        return Literal(as_text(value, "object"))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InvalidInput(f"object {value!r} is not a finite number; pass a real value.")
+        return decimal_literal(value)
+    if isinstance(value, bool | int | float | date | datetime):
         return Literal(value)
     raise InvalidInput(
         f"object {value!r} has type {type(value).__name__}; pass an IRI, a string, a number, "
         "a date or a doxa.Literal."
     )
+
+
+def as_text(value: object, what: str) -> str:
+    """Check a string can be stored: a str, encodable as UTF-8 (no lone surrogates)."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} {value!r} is not a string; pass text.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(
+            f"{what} holds a character that is not valid Unicode text (a lone surrogate); "
+            "fix the text's encoding."
+        ) from None
+    return value
+
+
+def decimal_literal(value: Decimal) -> Literal:
+    """An xsd:decimal in plain notation (``1E-30`` is not a valid decimal lexical form)."""
+    return Literal(format(value, "f"), datatype=XSD.decimal)
 
 
 def dt_literal(value: datetime | str) -> Literal:

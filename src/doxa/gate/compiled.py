@@ -306,9 +306,7 @@ def _in_range_of(bound: Node, test: Callable[[int], bool]) -> Callable[[Node], b
 
 def _less_than(other: Node) -> Check:
     return lambda data, focus, values: all(
-        _less(v, o)
-        for v in values
-        for o in data.objects(focus, other)  # type: ignore[arg-type]
+        _less(v, o) for v in values for o in data.objects(focus, other)
     )
 
 

@@ -14,7 +14,7 @@ from doxa.gate.receipts import content_digest
 from doxa.model import Authority, Proposal, RuleMode, Support
 from doxa.scope import Scope, check_name, new_id
 from doxa.store.convert import canonical
-from doxa.terms import as_confidence, as_iri, as_object, dt_literal
+from doxa.terms import as_confidence, as_iri, as_object, as_text, decimal_literal, dt_literal
 from doxa.vocabulary import DOXA, PROV, RDF
 
 __all__ = ["build_proposal", "claim_pairs", "input_digest", "write_graph"]
@@ -58,6 +58,14 @@ def build_proposal(
     if not isinstance(text, str):
         raise InvalidInput(
             f"text {text!r} is not a string; pass the fact as a person would read it."
+        )
+    as_text(text, "text")
+    if query is not None:
+        as_text(query, "query")
+    if sources is None or not isinstance(sources, str | list | tuple | set | frozenset):
+        raise InvalidInput(
+            f"sources {sources!r} is not a list of IRIs; pass a list such as "
+            "['https://example.org/page']."
         )
     check_name(topic, "topic")
     mode = RuleMode.parse(rule) if rule is not None else None
@@ -123,7 +131,7 @@ def claim_pairs(proposal: Proposal) -> list[Pair]:
     if proposal.valid_until is not None:
         pairs.append((DOXA.validUntil, dt_literal(proposal.valid_until)))
     if proposal.confidence is not None:
-        pairs.append((DOXA.confidence, Literal(proposal.confidence)))
+        pairs.append((DOXA.confidence, decimal_literal(proposal.confidence)))
     if proposal.query is not None:
         pairs.append((DOXA.query, Literal(proposal.query)))
     if proposal.turn is not None:

@@ -1,0 +1,116 @@
+"""Bad input gets a clear doxa error and changes nothing; a good value beside it passes."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from rdflib.namespace import XSD
+from tests.conftest import EX
+
+import doxa
+
+SURROGATE = "bad \ud800 text"
+
+# (id, remember() arguments that must fail, expected error, message fragment)
+BAD_WRITES: list[tuple[str, dict[str, Any], type[Exception], str]] = [
+    ("surrogate-text", {"text": SURROGATE}, doxa.InvalidInput, "not valid Unicode text"),
+    (
+        "surrogate-query",
+        {"support": "absent", "query": SURROGATE},
+        doxa.InvalidInput,
+        "not valid Unicode text",
+    ),
+    (
+        "iri-two-fragments",
+        {"subject": "http://ex/a#b#c"},
+        doxa.InvalidInput,
+        "is not an absolute IRI",
+    ),
+    ("iri-bad-escape", {"subject": "a:b%zz"}, doxa.InvalidInput, "is not an absolute IRI"),
+    ("iri-open-bracket", {"source": "http://[::1"}, doxa.InvalidInput, "is not an absolute IRI"),
+    (
+        "datatype-with-space",
+        {"object": doxa.Literal("x", datatype=doxa.IRI("xsd:foo bar"))},
+        doxa.InvalidInput,
+        "is not an absolute IRI",
+    ),
+    (
+        "year-one-offset",
+        {"valid_from": "0001-01-01T00:00:00+05:00"},
+        doxa.InvalidInput,
+        "outside the years 1-9999",
+    ),
+    ("sources-number", {"sources": 5}, doxa.InvalidInput, "is not a list of IRIs"),
+    ("sources-none", {"sources": None}, doxa.InvalidInput, "is not a list of IRIs"),
+    ("decimal-nan", {"object": Decimal("NaN")}, doxa.InvalidInput, "is not a finite number"),
+    ("text-number", {"text": 42}, doxa.InvalidInput, "is not a string"),
+]
+
+
+def _write(mem: doxa.Memory, **changes: Any) -> doxa.Receipt:
+    args: dict[str, Any] = {"text": "Bob likes tea", "topic": "drinks"}
+    if "source" in changes:
+        changes["sources"] = [changes.pop("source")]
+    if {"subject", "object"} & changes.keys():
+        args.update(subject=EX + "bob", predicate=EX + "likes", object=EX + "tea")
+    args.update(changes)
+    return mem.remember(args.pop("text"), **args)
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "fragment"), [c[1:] for c in BAD_WRITES], ids=[c[0] for c in BAD_WRITES]
+)
+def test_bad_write_is_refused_and_nothing_changes(
+    memory: doxa.Memory, bad: dict[str, Any], error: type[Exception], fragment: str
+) -> None:
+    """Each malformed write raises a clear error, writes nothing, and a good write still works."""
+    with pytest.raises(error, match=fragment):
+        _write(memory, **bad)
+    assert memory.receipts() == []
+    assert _write(memory).outcome is doxa.Outcome.ADMITTED
+
+
+@pytest.mark.parametrize(
+    "fact_id", ["x y", "a>b", 'q"', "", None], ids=["space", "angle", "quote", "empty", "none"]
+)
+def test_malformed_ids_are_not_found(memory: doxa.Memory, fact_id: Any) -> None:
+    """Ids that cannot exist are NotFound in every verb; a real id works (control)."""
+    for call in (memory.history, memory.why, memory.approve, memory.get):
+        with pytest.raises(doxa.NotFound):
+            call(fact_id)
+    with pytest.raises(doxa.NotFound):
+        memory.retract(fact_id, reason="x")
+    real = _write(memory).fact
+    assert memory.get(real).id == real
+
+
+def test_reads_refuse_non_text(memory: doxa.Memory) -> None:
+    """recall(None) and sparql(None) are InvalidInput; text works (control)."""
+    with pytest.raises(doxa.InvalidInput, match="is not a string"):
+        memory.recall(None)  # type: ignore[arg-type]
+    with pytest.raises(doxa.InvalidInput, match="is not a string"):
+        memory.sparql(None)  # type: ignore[arg-type]
+    with pytest.raises(doxa.InvalidInput, match="not valid Unicode text"):
+        memory.recall(SURROGATE)
+    _write(memory)
+    assert [f.text for f in memory.recall("tea")] == ["Bob likes tea"]
+
+
+def test_tiny_confidence_is_a_valid_decimal(memory: doxa.Memory) -> None:
+    """A confidence like 1E-30 is stored in plain decimal notation and verifies."""
+    r = _write(memory, confidence=Decimal("1E-30"))
+    assert r.outcome is doxa.Outcome.ADMITTED
+    assert memory.get(r.fact).confidence == Decimal("1E-30")
+    assert memory.verify() == 1
+
+
+def test_ill_typed_integer_literal_is_refused(memory: doxa.Memory) -> None:
+    """An integer literal that is not a number is refused; a real one passes."""
+    with pytest.raises(doxa.InvalidInput, match="is not a valid"):
+        _write(memory, object=doxa.Literal("12x", datatype=XSD.integer))
+    assert (
+        _write(memory, object=doxa.Literal("12", datatype=XSD.integer)).outcome
+        is doxa.Outcome.ADMITTED
+    )
