@@ -218,7 +218,7 @@ def test_receipt_fields_name_what_was_read(memory: doxa.Memory) -> None:
 
 def test_retract_unknown_fact_is_not_found(memory: doxa.Memory) -> None:
     """Retracting an unknown id raises NotFound; a known one retracts (control)."""
-    with pytest.raises(doxa.NotFound, match="There is no live fact 'nope'"):
+    with pytest.raises(doxa.NotFound, match="There is no unretracted fact 'nope'"):
         memory.retract("nope", reason="x")
     fact = statement(memory, "Bob likes tea", "bob", "likes", EX + "tea")
     assert memory.retract(fact.fact, reason="x").outcome is doxa.Outcome.CLOSED

@@ -755,7 +755,7 @@ def test_retract_unknown_exits_3_and_known_is_retracted(store: Path) -> None:
     result = run(store, "retract", "nope", "--reason", "typo")
     assert result.exit_code == 3
     assert result.stderr == (
-        "error: There is no live fact 'nope' in scope 'default'; check the id with "
+        "error: There is no unretracted fact 'nope' in scope 'default'; check the id with "
         "`doxa facts --include-ended`.\n"
     )
     result = run(store, "retract", fact, "--reason", "she was born in 1977")

@@ -168,3 +168,43 @@ def test_export_to_a_missing_folder_is_a_store_error(memory: doxa.Memory, tmp_pa
     with pytest.raises(doxa.StoreError, match="check that the folder exists"):
         memory.export(Path(str(tmp_path)) / "missing" / "out.nq")
     assert memory.export(Path(str(tmp_path)) / "out.nq") > 0
+
+
+def test_update_words_as_names_are_not_updates(memory: doxa.Memory) -> None:
+    """Variables and prefixed names that spell ADD or WITH are fine; a real update is not."""
+    result = memory.sparql(
+        "PREFIX ex: <http://ex.org/> SELECT ?add WHERE { BIND(ex:with AS ?add) }"
+    )
+    assert [str(v) for v in result.rows[0]] == ["http://ex.org/with"]
+    with pytest.raises(doxa.ScopeViolation, match="This is a SPARQL update"):
+        memory.sparql("ADD <urn:a> TO <urn:b>")
+
+
+def test_history_before_the_fact_was_recorded_is_not_found(
+    memory: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """Asked as of a day before it was recorded, a fact has no history yet; after, it has."""
+    clock.set("2026-03-05T12:00:00Z")
+    fact = memory.remember("Alice prefers tea", topic="drinks").fact
+    with pytest.raises(doxa.NotFound):
+        memory.history(fact, as_of="2026-03-04")
+    assert memory.history(fact, as_of="2026-03-05").fact.id == fact
+
+
+def test_a_superseded_fact_can_still_be_retracted(
+    memory: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """A fact that was replaced may turn out never true; retracting it twice is NotFound."""
+    from tests.conftest import statement
+
+    memory.grant("general")
+    old = statement(
+        memory, "Bob lives in Lyon", "bob", "livesIn", EX + "Lyon", valid_from="2020-01-01"
+    )
+    statement(memory, "Bob lives in Paris", "bob", "livesIn", EX + "Paris", valid_from="2026-01-01")
+    assert memory.get(old.fact).status is doxa.FactStatus.SUPERSEDED
+    memory.retract(old.fact, reason="he never lived in Lyon")
+    assert memory.get(old.fact).status is doxa.FactStatus.RETRACTED
+    assert [str(f.object) for f in memory.facts(subject=EX + "bob", valid_at="2021-01-01")] == []
+    with pytest.raises(doxa.NotFound, match="no unretracted fact"):
+        memory.retract(old.fact, reason="again")

@@ -324,10 +324,10 @@ class Gate:
         """The owner says a fact was never true: a retraction event ends belief in it."""
         with self.lock:
             iri = self.scope.fact(fact_id)
-            if not self._is_live(iri):
+            if not self._is_live(iri, sparql=query("retractable")):
                 raise NotFound(
-                    f"There is no live fact {fact_id!r} in scope {self.scope.name!r}; check the "
-                    "id with `doxa facts --include-ended`."
+                    f"There is no unretracted fact {fact_id!r} in scope {self.scope.name!r}; "
+                    "check the id with `doxa facts --include-ended`."
                 )
             decision = _Decision()
             now = self.clock.now()
@@ -489,13 +489,13 @@ class Gate:
         decision.change.delete += [(held_iri, p, o, pending) for p, o in held]
         decision.change.delete += [(claim_iri, p, o, pending) for p, o in claim]
 
-    def _is_live(self, iri: URIRef) -> bool:
+    def _is_live(self, iri: URIRef, *, sparql: str | None = None) -> bool:
         try:
             graph, _ = self._locate(iri)
         except NotFound:
             return False
         rows = self.store.select(
-            query("live_claim"),
+            sparql or query("live_claim"),
             dataset=Dataset(default=(graph, self.scope.log)),
             bindings={"claim": iri},
         )

@@ -27,6 +27,8 @@ def history(
     if not found:
         return None
     fact = found[0]
+    if fact.recorded_at > as_of:
+        return None  # not yet believed at as_of
     events: list[HistoryEvent] = [HistoryEvent("recorded", fact.recorded_at, fact.id)]
     successors: list[str] = []
     seen = {iri}

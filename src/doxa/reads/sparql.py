@@ -10,7 +10,8 @@ from doxa.store import Dataset, QueryResult, Store
 __all__ = ["run_sparql"]
 
 _NOISE = re.compile(
-    r"""'''.*?'''|\"\"\".*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|<[^<>\s]*>|\#[^\n]*""",
+    r"""'''.*?'''|\"\"\".*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|<[^<>\s]*>|\#[^\n]*"""
+    r"|[?$]\w+|[\w.-]*:[\w.-]*",  # variables and prefixed names are never keywords
     re.DOTALL,
 )
 _UPDATE = re.compile(
