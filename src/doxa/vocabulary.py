@@ -98,6 +98,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "consulted",
         "target",
         "decides",
+        "produced",
         "previous",
         "proposes",
         "holdStatus",

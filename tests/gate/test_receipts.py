@@ -131,3 +131,63 @@ def test_non_canonical_literals_still_verify(memory: doxa.Memory, confidence: st
         doxa.Literal("1.0", datatype=doxa.IRI("http://www.w3.org/2001/XMLSchema#double")),
     )
     assert memory.verify() == 2
+
+
+def _edits(lines: list[str]) -> dict[str, list[str]]:
+    """Forgeries of an honest export, each a different way to rewrite the record."""
+    supersession_until = next(i for i, line in enumerate(lines) if "#Supersession>" in line)
+    event = lines[supersession_until].split(" ", 1)[0]
+    until = next(
+        i for i, line in enumerate(lines) if line.startswith(event) and "#validUntil>" in line
+    )
+    claim_line = next(
+        i for i, line in enumerate(lines) if '"Bob likes tea"' in line and "/topic/" in line
+    )
+    claim = lines[claim_line].split(" ", 1)[0]
+    return {
+        "inject-claim": [
+            *lines,
+            "<urn:doxa:scope:alice/fact/forged> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://w3id.org/doxa#Claim> <urn:doxa:scope:alice/topic/general> .",
+        ],
+        "drop-supersession": [line for line in lines if not line.startswith(event)],
+        "fake-retraction": [
+            *lines,
+            "<urn:doxa:scope:alice/event/forged> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://w3id.org/doxa#Retraction> <urn:doxa:scope:alice/log> .",
+            f"<urn:doxa:scope:alice/event/forged> <https://w3id.org/doxa#ends> {claim} <urn:doxa:scope:alice/log> .",
+        ],
+        "move-end-date": [
+            line.replace("2026-03-01T00:00:00", "2026-09-01T00:00:00") if i == until else line
+            for i, line in enumerate(lines)
+        ],
+        "delete-claim": [line for line in lines if not line.startswith(claim)],
+        "move-topic": [
+            line.replace("/topic/general>", "/topic/elsewhere>") if line.startswith(claim) else line
+            for line in lines
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "forgery",
+    [
+        "inject-claim",
+        "drop-supersession",
+        "fake-retraction",
+        "move-end-date",
+        "delete-claim",
+        "move-topic",
+    ],
+)
+def test_rewriting_claims_or_events_breaks_verification(
+    memory: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path, forgery: str
+) -> None:
+    """Each way of rewriting the record past the gate fails; the honest export passes."""
+    _story(memory, clock)
+    out = tmp_path / "audit.nq"
+    memory.export(out)
+    lines = _lines(out)
+    assert _verify(lines) == {"urn:doxa:scope:alice/log": 5}
+    forged = _edits(lines)[forgery]
+    assert forged != lines
+    with pytest.raises(doxa.ChainBroken):
+        _verify(forged)

@@ -916,8 +916,8 @@ def test_verify_export_file(store: Path, tmp_path: Path) -> None:
     forged.write_text(text.replace("Bob prefers coffee", "Bob prefers whisky"), encoding="utf-8")
     result = run(store, "verify", str(forged))
     assert result.exit_code == 5
-    assert result.stderr.startswith("error: Claim urn:doxa:scope:default/fact/")
-    assert "the claim was altered after it was admitted." in result.stderr
+    assert result.stderr.startswith("error: What receipt urn:doxa:scope:default/receipt/")
+    assert "a claim or event was altered, moved or removed after it was written." in result.stderr
 
 
 def test_verify_export_file_json(store: Path, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from doxa.errors import JudgeUnavailable, NotFound, ShapeViolation
 from doxa.gate.gather import gather, is_functional, live_by_key
 from doxa.gate.index import TERM, index_terms, statement_key
 from doxa.gate.proposal import claim_pairs, input_digest, write_graph
-from doxa.gate.receipts import ChainHead, ReceiptDraft, content_digest, receipt_triples
+from doxa.gate.receipts import ChainHead, ReceiptDraft, covered, quad_digest, receipt_triples
 from doxa.gate.shapes import ShapeCheck
 from doxa.judges.base import Evidence, Judge
 from doxa.judges.rules import overlaps, same_term
@@ -49,6 +49,7 @@ class _Decision:
 
     change: Change = field(default_factory=Change)
     bumped: bool = False  # whether live claims changed (admitted or ended)
+    produced: list[URIRef] = field(default_factory=list)  # claims and events written
     topics: set[URIRef] = field(default_factory=set)
 
 
@@ -197,6 +198,7 @@ class Gate:
                 (event, DOXA.authority, proposal.authority.iri, log),
             ]
             change.insert += [(event, PROV.wasDerivedFrom, s, log) for s in proposal.sources]
+            decision.produced.append(event)
             return self._commit(
                 decision, replace(draft, outcome=Outcome.MERGED, decides=event), now
             )
@@ -220,12 +222,10 @@ class Gate:
             return self._commit(decision, draft, now)
         if relation is Relation.ADDS_DETAIL:
             pairs = [*pairs, *((DOXA.refines, t) for t in targets)]
-        admitted = self._admit(decision, proposal.iri, pairs, graph, now)
+        self._admit(decision, proposal.iri, pairs, graph, now)
         if relation.closes:
             self._close(decision, relation, targets, proposal.iri, proposal.valid_from, reason, now)
-        return self._commit(
-            decision, replace(draft, outcome=Outcome.ADMITTED, content_digest=admitted), now
-        )
+        return self._commit(decision, replace(draft, outcome=Outcome.ADMITTED), now)
 
     def approve(self, held_id: str, *, as_relation: Relation | None = None) -> Receipt:
         """Admit a held write as the owner decided, and leave a receipt.
@@ -252,7 +252,7 @@ class Gate:
             valid_from = values.get(DOXA.validFrom)
             starts = None if valid_from is None else _instant(valid_from)
             closings = [] if is_rule else self._conflicts(values, starts, relation)
-            admitted = self._admit(decision, iri, pairs, graph, now)
+            self._admit(decision, iri, pairs, graph, now)
             for closing, targets in closings:
                 self._close(decision, closing, targets, iri, starts, "approved by the owner", now)
             closed = tuple(t for _, targets in closings for t in targets)
@@ -266,7 +266,6 @@ class Gate:
                     relation=relation,
                     decides=iri,
                     targets=closed,
-                    content_digest=admitted,
                 ),
                 now,
             )
@@ -373,7 +372,7 @@ class Gate:
 
     def _admit(
         self, decision: _Decision, iri: URIRef, pairs: list[Pair], graph: URIRef, now: datetime
-    ) -> str:
+    ) -> None:
         stamped = [*pairs, (DOXA.recordedAt, dt_literal(now))]
         change = decision.change
         change.insert += [(iri, p, o, graph) for p, o in stamped]
@@ -384,7 +383,7 @@ class Gate:
         decision.bumped = True
         if graph != self.scope.rules:
             decision.topics.add(graph)
-        return content_digest((iri, p, o) for p, o in stamped)
+        decision.produced.append(iri)
 
     def _close(
         self,
@@ -401,6 +400,7 @@ class Gate:
         for target in targets:
             event = self.scope.event(new_id())
             events.append(event)
+            decision.produced.append(event)
             kind = DOXA.Supersession if relation is Relation.REPLACES else DOXA.Retraction
             change = decision.change
             change.insert += [
@@ -527,6 +527,12 @@ class Gate:
         now = now or self.clock.now()
         log = self.scope.log
         head = self._head()
+        if decision.produced:
+            nodes = set(decision.produced)
+            written = [q for q in decision.change.insert if q[0] in nodes and covered(q[3])]
+            draft = replace(
+                draft, content_digest=quad_digest(written), produced=tuple(decision.produced)
+            )
         receipt_id = new_id()
         iri = self.scope.receipt(receipt_id)
         triples, receipt_hash = receipt_triples(iri, draft, head, now)

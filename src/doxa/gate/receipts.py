@@ -27,6 +27,8 @@ __all__ = [
     "ChainHead",
     "ReceiptDraft",
     "content_digest",
+    "covered",
+    "quad_digest",
     "receipt_triples",
     "verify_chain",
     "verify_export",
@@ -58,6 +60,7 @@ class ReceiptDraft:
     consulted: tuple[URIRef, ...] = ()
     input_digest: str = ""
     content_digest: str = ""
+    produced: tuple[URIRef, ...] = ()
     actor: URIRef | None = None
     grants_kind: str | None = None
 
@@ -69,6 +72,23 @@ def digest(lines: Iterable[str]) -> str:
 def content_digest(triples: Iterable[Triple]) -> str:
     """SHA-256 over the sorted N-Triples lines of triples (literals as the store keeps them)."""
     return digest(f"{ntriples(s)} {ntriples(p)} {ntriples(o)} ." for s, p, o in triples)
+
+
+def quad_digest(quads: Iterable[tuple[Node, Node, Node, Node]]) -> str:
+    """SHA-256 over the sorted N-Quads lines of quads."""
+    return digest(
+        f"{ntriples(s)} {ntriples(p)} {ntriples(o)} {ntriples(g)} ." for s, p, o, g in quads
+    )
+
+
+def covered(graph: Node) -> bool:
+    """Whether a graph's content is covered by receipts: topics, rules and the log.
+
+    Derived graphs (current, search) are rebuildable; pending and quarantine are work areas
+    whose content is covered once admitted.
+    """
+    text = str(graph)
+    return "/topic/" in text or text.endswith(("/rules", "/log"))
 
 
 def receipt_triples(
@@ -97,6 +117,7 @@ def receipt_triples(
         triples.append((iri, DOXA.inputDigest, Literal(draft.input_digest)))
     if draft.content_digest:
         triples.append((iri, DOXA.contentDigest, Literal(draft.content_digest)))
+    triples.extend((iri, DOXA.produced, node) for node in draft.produced)
     if draft.actor is not None:
         triples.append((iri, PROV.wasAttributedTo, draft.actor))
     if draft.grants_kind is not None:
@@ -107,25 +128,30 @@ def receipt_triples(
 
 
 def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, int]:
-    """Check every scope's receipt chain and every admitted claim's content digest.
+    """Check every scope's receipt chain and that receipts account for every claim and event.
 
     Takes the quads of an export (or of a live store); returns the number of receipts
-    verified per log graph. Raises :class:`ChainBroken` naming the first receipt that fails.
+    verified per log graph. Raises :class:`ChainBroken` naming the first thing that fails:
+    a receipt altered, missing or out of order; a claim or event altered, moved or removed
+    after its receipt was written; or a claim or event that no receipt produced.
     """
-    receipts: dict[Node, set[Node]] = defaultdict(set)
     by_node: dict[tuple[Node, Node], list[Triple]] = defaultdict(list)
-    claim_graph: dict[Node, Node] = {}
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]] = defaultdict(list)
+    receipts: dict[Node, set[Node]] = defaultdict(set)
+    accountable: set[Node] = set()
     heads: dict[Node, Node] = {}
     for s, p, o, g in quads:
         by_node[(g, s)].append((s, p, o))
+        if covered(g):
+            content[s].append((s, p, o, g))
         if p == DOXA.head:
             heads[g] = o
         elif p == RDF.type and o == DOXA.Receipt:
             receipts[g].add(s)
-        elif p == RDF.type and o == DOXA.Claim:
-            claim_graph[s] = g
-    claims = {s: by_node[(g, s)] for s, g in claim_graph.items()}
+        elif p == RDF.type and o in _ACCOUNTABLE and covered(g):
+            accountable.add(s)
     verified: dict[str, int] = {}
+    produced_anywhere: set[Node] = set()
     for log, members in receipts.items():
         subjects = {r: by_node[(log, r)] for r in members}
         chain = sorted(members, key=lambda r: _int(_value(subjects[r], DOXA.sequence)))
@@ -152,24 +178,33 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
                 )
             if _value(triples, DOXA.previous) != previous:
                 raise ChainBroken(f"Receipt {name} names the wrong previous receipt.")
-            _check_content(receipt, triples, claims)
+            produced = [o for _, p, o in triples if p == DOXA.produced]
+            produced_anywhere.update(produced)
+            expected = _value(triples, DOXA.contentDigest)
+            if expected is not None:
+                found = [q for node in produced for q in content.get(node, [])]
+                if quad_digest(found) != str(expected):
+                    raise ChainBroken(
+                        f"What receipt {name} admitted does not match the digest it recorded: "
+                        "a claim or event was altered, moved or removed after it was written."
+                    )
             previous_hash, previous = stated, receipt
         if heads.get(log) not in (None, previous):
             raise ChainBroken(f"The head of {log} is not its latest receipt: receipts were cut.")
         verified[str(log)] = len(chain)
+    unaccounted = sorted(str(n) for n in accountable - produced_anywhere)
+    if unaccounted:
+        more = f" (and {len(unaccounted) - 1} more)" if len(unaccounted) > 1 else ""
+        raise ChainBroken(
+            f"{unaccounted[0]} is in the record but no receipt produced it{more}: "
+            "it was written past the gate."
+        )
     return verified
 
 
-def _check_content(receipt: Node, triples: list[Triple], claims: dict[Node, list[Triple]]) -> None:
-    expected = _value(triples, DOXA.contentDigest)
-    decided = _value(triples, DOXA.decides)
-    if expected is None or decided is None or decided not in claims:
-        return  # not an admission, or the claim was erased since
-    if content_digest(claims[decided]) != str(expected):
-        raise ChainBroken(
-            f"Claim {decided} does not match the digest its receipt {receipt} recorded: "
-            "the claim was altered after it was admitted."
-        )
+_ACCOUNTABLE = frozenset(
+    {DOXA.Claim, DOXA.Supersession, DOXA.Retraction, DOXA.Corroboration, DOXA.Erasure}
+)
 
 
 def _int(node: Node | None) -> int:
