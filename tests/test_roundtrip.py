@@ -78,7 +78,7 @@ def test_rule_judge_is_deterministic(years: list[int], authorities: list[str]) -
         object=1999,
         authority=authorities[-1],
     )
-    evidence = gather(mem.store, mem.scope, proposal, mem.gate.claim_graphs())
+    evidence = gather(mem.store, mem.scope, proposal, mem.gate.record.claim_graphs())
     verdicts = {mem.judge.judge(proposal, evidence) for _ in range(5)}
     assert len(verdicts) == 1
 

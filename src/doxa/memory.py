@@ -215,7 +215,7 @@ class Memory:
     def _topic_graphs(self, topic: str | None = None) -> list[URIRef]:
         if topic is not None:
             return [self.scope.topic(check_name(topic, "topic"))]
-        return [g for g in self.store.graphs() if self.scope.topic_of(g) is not None]
+        return [g for g in self.gate.record.claim_graphs() if g != self.scope.rules]
 
     def _times(
         self, valid_at: datetime | str | None, as_of: datetime | str | None

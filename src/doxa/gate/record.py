@@ -1,0 +1,325 @@
+"""The record: how one decision becomes quads, and how they are published with a receipt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from rdflib import Literal, URIRef
+from rdflib.term import Node
+
+from doxa.clock import Clock
+from doxa.errors import NotFound
+from doxa.gate.gather import live_by_key
+from doxa.gate.index import TERM, index_terms, statement_key
+from doxa.gate.receipts import ChainHead, ReceiptDraft, covered, quad_digest, receipt_triples
+from doxa.model import (
+    HoldStatus,
+    Outcome,
+    Receipt,
+    Relation,
+)
+from doxa.resources import query
+from doxa.scope import Scope, new_id
+from doxa.store import Change, Dataset, Store
+from doxa.terms import dt_literal
+from doxa.vocabulary import DOXA, RDF
+
+__all__ = ["Decision", "Record", "statement_of"]
+
+Pair = tuple[URIRef, Node]
+
+
+@dataclass
+class Decision:
+    """What one decision writes, gathered before it is published."""
+
+    change: Change = field(default_factory=Change)
+    bumped: bool = False  # whether live claims changed (admitted or ended)
+    produced: list[URIRef] = field(default_factory=list)  # claims and events written
+    topics: set[URIRef] = field(default_factory=set)
+
+
+@dataclass
+class _Memo:
+    """What the gate remembers between decisions instead of reading it back every time.
+
+    Kept on the store object (shared by every Memory on it) when the backend allows it; the
+    persisted triples stay the truth and are read once.
+    """
+
+    head: ChainHead | None = None
+    version: int | None = None
+    topics: set[URIRef] | None = None
+
+
+class Record:
+    """The scope's record as the gate writes it: claims, endings, holds and receipts.
+
+    Builds each decision's quads and publishes them, with the receipt that chains them, as
+    one atomic change.
+    """
+
+    def __init__(self, store: Store, scope: Scope, clock: Clock) -> None:
+        self.store = store
+        self.scope = scope
+        self.clock = clock
+
+    def _memo(self) -> _Memo:
+        memo = self.store.memo
+        if memo is None:
+            return _Memo()  # a backend shared with other processes: always read the store
+        found = memo.setdefault(("doxa.gate", self.scope.name), _Memo())
+        assert isinstance(found, _Memo)
+        return found
+
+    def claim_graphs(self) -> list[URIRef]:
+        """The scope's topic graphs and its rules graph."""
+        memo = self._memo()
+        if memo.topics is None:
+            memo.topics = {g for g in self.store.graphs() if self.scope.topic_of(g) is not None}
+        return [*sorted(memo.topics), self.scope.rules]
+
+    def version(self) -> int:
+        """The scope's change counter: bumped whenever a claim is admitted or ended."""
+        memo = self._memo()
+        if memo.version is None:
+            rows = self.store.select(
+                query("graph_version"),
+                dataset=Dataset(default=(self.scope.log,)),
+                bindings={"graph": self.scope.log},
+            )
+            memo.version = int(str(rows[0]["version"])) if rows else 0
+        return memo.version
+
+    # -- writes ----------------------------------------------------------------------
+
+    def admit(
+        self, decision: Decision, iri: URIRef, pairs: list[Pair], graph: URIRef, now: datetime
+    ) -> None:
+        stamped = [*pairs, (DOXA.recordedAt, dt_literal(now))]
+        change = decision.change
+        change.insert += [(iri, p, o, graph) for p, o in stamped]
+        change.insert += [(iri, TERM, term, self.scope.search) for term in index_terms(pairs)]
+        statement = statement_of(pairs)
+        if statement is not None and graph != self.scope.rules:
+            change.insert.append((*statement, self.scope.current))
+        decision.bumped = True
+        if graph != self.scope.rules:
+            decision.topics.add(graph)
+        decision.produced.append(iri)
+
+    def close(
+        self,
+        decision: Decision,
+        relation: Relation,
+        targets: tuple[URIRef, ...],
+        successor: URIRef | None,
+        valid_from: datetime | None,
+        reason: str,
+        now: datetime,
+    ) -> list[URIRef]:
+        log = self.scope.log
+        events = []
+        for target in targets:
+            event = self.scope.event(new_id())
+            events.append(event)
+            decision.produced.append(event)
+            kind = DOXA.Supersession if relation is Relation.REPLACES else DOXA.Retraction
+            change = decision.change
+            change.insert += [
+                (event, RDF.type, kind, log),
+                (event, DOXA.ends, target, log),
+                (event, DOXA.recordedAt, dt_literal(now), log),
+                (event, DOXA.reason, Literal(reason), log),
+            ]
+            if successor is not None:
+                change.insert.append((event, DOXA.by, successor, log))
+            if relation is Relation.REPLACES:
+                change.insert.append((event, DOXA.validUntil, dt_literal(valid_from or now), log))
+            _, statement = self.locate(target)
+            if statement is not None and not self.shared(statement, {*targets, successor}):
+                change.delete.append((*statement, self.scope.current))
+            for key in self.keys(target):  # ended: no longer found by the gate's lookups
+                change.delete.append((target, TERM, key, self.scope.search))
+            decision.bumped = True
+        return events
+
+    def keys(self, claim: URIRef) -> list[Literal]:
+        rows = self.store.select(
+            query("keys_of"),
+            dataset=Dataset(default=(self.scope.search,)),
+            bindings={"claim": claim},
+        )
+        return [Literal(str(row["key"])) for row in rows]
+
+    def shared(self, statement: tuple[Node, Node, Node], leaving: set[URIRef | None]) -> bool:
+        """Whether another live claim states the same triple (so ``current`` keeps it)."""
+        subject, predicate, obj = statement
+        others = live_by_key(
+            self.store, self.scope, statement_key(subject, predicate), self.claim_graphs()
+        )
+        return any(f.iri not in leaving and f.object == obj for f in others)
+
+    def hold(
+        self,
+        decision: Decision,
+        iri: URIRef,
+        pairs: list[Pair],
+        relation: Relation | None,
+        targets: tuple[URIRef, ...],
+        reason: str,
+        status: HoldStatus,
+        now: datetime,
+    ) -> None:
+        pending = self.scope.pending
+        held = self.scope.held(self.scope.local_id(iri))
+        change = decision.change
+        change.insert += [(iri, p, o, pending) for p, o in pairs]
+        change.insert.append((iri, DOXA.heldAt, dt_literal(now), pending))
+        change.insert += [
+            (held, RDF.type, DOXA.HeldWrite, pending),
+            (held, DOXA.proposes, iri, pending),
+            (held, DOXA.holdStatus, status.iri, pending),
+            (held, DOXA.reason, Literal(reason), pending),
+            (held, DOXA.heldAt, dt_literal(now), pending),
+        ]
+        if relation is not None:
+            change.insert.append((held, DOXA.relation, relation.iri, pending))
+        change.insert += [(held, DOXA.target, t, pending) for t in targets]
+
+    def held(self, held_id: str) -> tuple[list[Pair], list[Pair]]:
+        pending = Dataset(default=(self.scope.pending,))
+        held = self.scope.held(held_id)
+        rows = self.store.select(query("claim"), dataset=pending, bindings={"claim": [held]})
+        if not rows:
+            raise NotFound(
+                f"There is no held write {held_id!r} in scope {self.scope.name!r}; list them "
+                "with `doxa held`."
+            )
+        claim_rows = self.store.select(
+            query("claim"), dataset=pending, bindings={"claim": [self.scope.fact(held_id)]}
+        )
+        return (
+            [(URIRef(str(r["p"])), r["o"]) for r in rows],
+            [(URIRef(str(r["p"])), r["o"]) for r in claim_rows],
+        )
+
+    def unhold(self, decision: Decision, held_id: str, held: list[Pair], claim: list[Pair]) -> None:
+        pending = self.scope.pending
+        held_iri, claim_iri = self.scope.held(held_id), self.scope.fact(held_id)
+        decision.change.delete += [(held_iri, p, o, pending) for p, o in held]
+        decision.change.delete += [(claim_iri, p, o, pending) for p, o in claim]
+
+    def is_live(self, iri: URIRef, *, sparql: str | None = None) -> bool:
+        try:
+            graph, _ = self.locate(iri)
+        except NotFound:
+            return False
+        rows = self.store.select(
+            sparql or query("live_claim"),
+            dataset=Dataset(default=(graph, self.scope.log)),
+            bindings={"claim": iri},
+        )
+        return bool(rows)
+
+    def locate(self, iri: URIRef) -> tuple[URIRef, tuple[Node, Node, Node] | None]:
+        """The graph a stored claim lives in, and its statement if it has one."""
+        rows = self.store.select(
+            query("claim_graph"),
+            dataset=Dataset(default=(), named=tuple(self.claim_graphs())),
+            bindings={"claim": iri},
+        )
+        if not rows:
+            raise NotFound(
+                f"There is no fact {self.scope.local_id(iri)!r} in scope {self.scope.name!r}."
+            )
+        row = rows[0]
+        graph = URIRef(str(row["graph"]))
+        if "s" in row:
+            return graph, (row["s"], row["p"], row["o"])
+        return graph, None
+
+    # -- publishing ----------------------------------------------------------------------
+
+    def commit(
+        self, decision: Decision, draft: ReceiptDraft, now: datetime | None = None
+    ) -> Receipt:
+        """Number, chain and publish one decision atomically; returns its receipt."""
+        now = now or self.clock.now()
+        log = self.scope.log
+        head = self.head()
+        if decision.produced:
+            nodes = set(decision.produced)
+            written = [q for q in decision.change.insert if q[0] in nodes and covered(q[3])]
+            draft = replace(
+                draft, content_digest=quad_digest(written), produced=tuple(decision.produced)
+            )
+        receipt_id = new_id()
+        iri = self.scope.receipt(receipt_id)
+        triples, receipt_hash = receipt_triples(iri, draft, head, now)
+        change = decision.change
+        change.insert += [(s, p, o, log) for s, p, o in triples]
+        if head.receipt is not None:
+            change.delete.append((log, DOXA.head, head.receipt, log))
+        change.insert.append((log, DOXA.head, iri, log))
+        version = self.version()
+        if decision.bumped:
+            if version:
+                change.delete.append((log, DOXA.version, Literal(version), log))
+            change.insert.append((log, DOXA.version, Literal(version + 1), log))
+        self.store.apply(change)
+        memo = self._memo()
+        memo.head = ChainHead(receipt=iri, receipt_hash=receipt_hash, sequence=head.sequence + 1)
+        if decision.bumped:
+            memo.version = version + 1
+        if memo.topics is not None:
+            memo.topics |= decision.topics
+        return Receipt(
+            id=receipt_id,
+            sequence=head.sequence + 1,
+            relation=draft.relation,
+            outcome=draft.outcome,
+            recorded_at=now,
+            judge=draft.judge,
+            judge_version=draft.judge_version,
+            reason=draft.reason,
+            fact=self.scope.local_id(draft.decides) if draft.decides is not None else None,
+            held=(
+                self.scope.local_id(draft.decides)
+                if draft.outcome is Outcome.HELD and draft.decides is not None
+                else None
+            ),
+            targets=tuple(self.scope.local_id(t) for t in draft.targets),
+            consulted=tuple(self.scope.local_id(c) for c in draft.consulted),
+            input_digest=draft.input_digest,
+            receipt_hash=receipt_hash,
+            previous_hash=head.receipt_hash,
+        )
+
+    def head(self) -> ChainHead:
+        memo = self._memo()
+        if memo.head is not None:
+            return memo.head
+        rows = self.store.select(
+            query("chain_head"),
+            dataset=Dataset(default=(self.scope.log,)),
+            bindings={"log": self.scope.log},
+        )
+        if not rows:
+            memo.head = ChainHead(receipt=None, receipt_hash="", sequence=0)
+        else:
+            row = rows[0]
+            memo.head = ChainHead(
+                receipt=URIRef(str(row["receipt"])),
+                receipt_hash=str(row["hash"]),
+                sequence=int(str(row["sequence"])),
+            )
+        return memo.head
+
+
+def statement_of(pairs: list[Pair]) -> tuple[Node, Node, Node] | None:
+    found = {p: o for p, o in pairs if p in (RDF.subject, RDF.predicate, RDF.object)}
+    if len(found) != 3:
+        return None
+    return (found[RDF.subject], found[RDF.predicate], found[RDF.object])
