@@ -389,7 +389,7 @@ def _fact_id(fact: str | Fact) -> str:
 
 def _checked_id(value: object, what: str) -> str:
     if not isinstance(value, str) or not _ID.match(value):
-        raise NotFound(f"There is no {what} {value!r}; ids are like '5c0e2b1d9a7f4e31'.")
+        raise NotFound(f"There is no {what} {value!r}; ids are like '019ac4f2b0e3a1b2c3d4'.")
     return value
 
 

@@ -14,7 +14,8 @@
 from __future__ import annotations
 
 import re
-import uuid
+import secrets
+import time
 from dataclasses import dataclass
 
 from rdflib import URIRef
@@ -42,8 +43,17 @@ def check_name(value: str, what: str) -> str:
 
 
 def new_id() -> str:
-    """A fresh identifier for a fact, receipt or event: 16 hex digits (64 random bits)."""
-    return uuid.uuid4().hex[:16]
+    """A fresh identifier for a fact, receipt or event, ordered by creation time.
+
+    20 hex digits: 12 of the wall clock in milliseconds, then 8 random ones (32 bits). Ids
+    sort in the order they were made, so an index walked in id order meets newer claims
+    later, which ``recall`` uses to break ties without reading every candidate.
+
+    >>> a, b = new_id(), new_id()
+    >>> len(a), a[:12] <= b[:12]
+    (20, True)
+    """
+    return f"{time.time_ns() // 1_000_000:012x}{secrets.randbits(32):08x}"
 
 
 @dataclass(frozen=True)

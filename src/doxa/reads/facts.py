@@ -8,6 +8,7 @@ from datetime import datetime
 
 from rdflib import Literal, URIRef
 
+from doxa.clock import parse_instant
 from doxa.model import Fact
 from doxa.reads.claims import load_facts
 from doxa.resources import query
@@ -84,11 +85,11 @@ def recall(
     hits: dict[URIRef, set[str]] = {}
     if rare:
         for word in rare:
-            rows = store.select(
-                query("term_postings"), dataset=search, bindings={"term": [Literal(word)]}
+            claims = store.column(
+                query("term_postings"), "claim", dataset=search, bindings={"term": [Literal(word)]}
             )
-            for row in rows:
-                hits.setdefault(URIRef(str(row["claim"])), set()).add(word)
+            for claim in claims:
+                hits.setdefault(URIRef(claim), set()).add(word)
     else:
         rarest, *others = sorted(wanted, key=lambda w: counts[w])
         rows = store.select(
@@ -98,7 +99,8 @@ def recall(
         )
         hits = {URIRef(str(row["claim"])): set(wanted) for row in rows}
     weight = {w: math.log1p(RARE / max(counts[w], 1)) for w in wanted}
-    ranked = sorted(hits, key=lambda c: (-len(hits[c]), -sum(weight[w] for w in hits[c])))
+    # ids grow with time: within equally good matches, the newest come first
+    ranked = sorted(hits, key=lambda c: (-len(hits[c]), -sum(weight[w] for w in hits[c]), _desc(c)))
     common = [w for w in wanted if w not in rare]
     claims_dataset = _dataset(scope, topic_graphs)
     times = {
@@ -106,8 +108,9 @@ def recall(
         "validAt": dt_literal(valid_at),
         "includeEnded": Literal(include_ended),
     }
-    chosen: list[URIRef] = []
-    batch = max(limit * 5, 50)
+    chosen: dict[URIRef, float] = {}  # live candidates and when they were recorded
+    liveness = Dataset(default=(scope.log,), named=(*topic_graphs, scope.rules))
+    batch = limit * 2 + 5
     for start in range(0, len(ranked), batch):
         window = ranked[start : start + batch]
         if common and rare:
@@ -117,28 +120,26 @@ def recall(
                 bindings={"claim": window, "term": [Literal(w) for w in common]},
             ):
                 hits[URIRef(str(row["claim"]))].add(str(row["term"]))
-        live = {
-            URIRef(str(row["claim"]))
-            for row in store.select(
-                query("live_among"), dataset=claims_dataset, bindings={**times, "claim": window}
-            )
-        }
-        chosen.extend(c for c in window if c in live)
-        if len(chosen) >= limit * 3:
-            break
-    found = load_facts(store, scope, claims_dataset, chosen, as_of=as_of)
-    scored = [replace(f, score=round(len(hits[f.iri]) / len(wanted), 4)) for f in found]
-    # more words, rarer words, then shorter texts (they say more about the query), newer first
-    scored.sort(
-        key=lambda f: (
-            -(f.score or 0),
-            -sum(weight[w] for w in hits[f.iri]),
-            len(f.text),
-            -f.recorded_at.timestamp(),
-            f.id,
-        )
-    )
-    return scored[:limit]
+        for row in store.select(
+            query("live_among"), dataset=liveness, bindings={**times, "claim": window}
+        ):
+            recorded = parse_instant(str(row["recorded"]).replace("Z", "+00:00"))
+            chosen[URIRef(str(row["claim"]))] = recorded.timestamp()
+        if len(chosen) >= limit:
+            break  # candidates come best first: later windows cannot rank higher
+    # more words, rarer words, then the newer record; only the best are read in full
+    best = sorted(
+        chosen,
+        key=lambda c: (-len(hits[c]), -sum(weight[w] for w in hits[c]), -chosen[c], c),
+    )[:limit]
+    found = {f.iri: f for f in load_facts(store, scope, claims_dataset, best, as_of=as_of)}
+    return [
+        replace(found[c], score=round(len(hits[c]) / len(wanted), 4)) for c in best if c in found
+    ]
+
+
+def _desc(iri: URIRef) -> tuple[int, ...]:
+    return tuple(-ord(ch) for ch in iri)
 
 
 def _count(store: Store, search: Dataset, word: str) -> int:

@@ -115,6 +115,18 @@ class Store(Protocol):
         """Run a SELECT; every row is fully read before this returns."""
         ...
 
+    def column(
+        self,
+        sparql: str,
+        variable: str,
+        *,
+        dataset: Dataset,
+        bindings: Mapping[str, Binding] | None = None,
+    ) -> list[str]:
+        """Run a SELECT and return one variable's values as plain strings (IRIs, lexical
+        forms): the fast path for long lists of ids."""
+        ...
+
     def ask(
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
     ) -> bool: ...

@@ -98,6 +98,23 @@ class EmbeddedStore:
             rows.append(row)
         return rows
 
+    def column(
+        self,
+        sparql: str,
+        variable: str,
+        *,
+        dataset: Dataset,
+        bindings: Mapping[str, Binding] | None = None,
+    ) -> list[str]:
+        result = self._query(bind_values(sparql, bindings or {}), dataset)
+        assert isinstance(result, ox.QuerySolutions)
+        values = []
+        for solution in result:
+            value = solution[variable]
+            if value is not None:
+                values.append(value.value)
+        return values
+
     def ask(
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
     ) -> bool:
