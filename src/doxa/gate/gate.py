@@ -238,12 +238,7 @@ class Gate:
         ends = values.get(DOXA.validUntil)
         others = [
             f
-            for f in live_by_key(
-                self.store,
-                self.scope,
-                statement_key(subject, predicate),
-                self.record.claim_graphs(),
-            )
+            for f in live_by_key(self.store, self.scope, statement_key(subject, predicate))
             if not same_term(f.object, obj)
             and overlaps(
                 f.valid_from, f.valid_until, starts, None if ends is None else _instant(ends)

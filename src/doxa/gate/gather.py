@@ -22,15 +22,19 @@ from doxa.vocabulary import ONTOLOGY_GRAPH
 __all__ = ["gather", "is_functional", "live_by_key"]
 
 
-def live_by_key(store: Store, scope: Scope, key: Literal, claim_graphs: list[URIRef]) -> list[Fact]:
+def live_by_key(store: Store, scope: Scope, key: Literal) -> list[Fact]:
     """Live claims of the scope that carry an index key."""
     rows = store.select(
         query("live_by_key"),
         dataset=Dataset(default=(scope.search, scope.log)),
         bindings={"key": key},
     )
-    dataset = Dataset(default=(*claim_graphs, scope.log))
-    return load_facts(store, scope, dataset, _iris(rows))
+    found: list[Fact] = []
+    for topic in sorted({str(row["topic"]) for row in rows}):  # read each from its own graph
+        group = [URIRef(str(r["claim"])) for r in rows if str(r["topic"]) == topic]
+        dataset = Dataset(default=(scope.topic(topic), scope.log))
+        found += load_facts(store, scope, dataset, group)
+    return found
 
 
 def is_functional(store: Store, predicate: URIRef | None) -> bool:
@@ -49,12 +53,10 @@ def gather(store: Store, scope: Scope, proposal: Proposal, claim_graphs: list[UR
         assert proposal.subject is not None
         assert proposal.predicate is not None
         key = statement_key(proposal.subject, proposal.predicate)
-        same = live_by_key(store, scope, key, claim_graphs)
+        same = live_by_key(store, scope, key)
     else:
         key = Literal(text_key(proposal.text))
-        same = [
-            f for f in live_by_key(store, scope, key, claim_graphs) if f.topic == proposal.topic
-        ]
+        same = [f for f in live_by_key(store, scope, key) if f.topic == proposal.topic]
 
     rules_dataset = Dataset(default=(scope.rules, scope.log))
     rule_rows = store.select(

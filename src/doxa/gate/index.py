@@ -6,6 +6,11 @@ Three kinds of ``doxa:term`` literal hang off each claim in ``<scope>/search``:
 - ``"=…"`` — a key of its normalised text (text-only claims; live claims only);
 - plain words of its text, for ``recall`` (kept after the claim ends, for ``include_ended``).
 
+Beside them, a copy of the claim's topic and both clocks' fields (``doxa:topic``,
+``doxa:recordedAt``, ``doxa:validFrom``, ``doxa:validUntil``): ``recall`` checks liveness
+and finds each candidate's graph within this one graph and the log, instead of probing every
+topic graph of the scope for every candidate.
+
 The two keys are removed when a claim ends, so a lookup returns only live claims however
 long a statement's history grows.
 """
@@ -21,7 +26,7 @@ from doxa.store.convert import ntriples
 from doxa.text import text_key, words
 from doxa.vocabulary import DOXA, RDF
 
-__all__ = ["TERM", "index_terms", "live_keys", "statement_key"]
+__all__ = ["TERM", "index_entries", "index_terms", "live_keys", "statement_key"]
 
 TERM = DOXA["term"]
 
@@ -47,3 +52,12 @@ def index_terms(pairs: list[tuple[URIRef, Node]]) -> list[Literal]:
     """Every index literal of a newly admitted claim."""
     text = str(dict(pairs)[DOXA.text])
     return [*live_keys(pairs), *(Literal(w) for w in words(text))]
+
+
+_COPIED = (DOXA.topic, DOXA.recordedAt, DOXA.validFrom, DOXA.validUntil)
+
+
+def index_entries(pairs: list[tuple[URIRef, Node]]) -> list[tuple[URIRef, Node]]:
+    """The (predicate, object) pairs a newly admitted claim gets in the search graph."""
+    copied = [(p, o) for p, o in pairs if p in _COPIED]
+    return [*((TERM, term) for term in index_terms(pairs)), *copied]

@@ -11,7 +11,7 @@ from rdflib.term import Node
 from doxa.clock import Clock
 from doxa.errors import NotFound
 from doxa.gate.gather import live_by_key
-from doxa.gate.index import TERM, index_terms, statement_key
+from doxa.gate.index import TERM, index_entries, statement_key
 from doxa.gate.receipts import ChainHead, ReceiptDraft, covered, quad_digest, receipt_triples
 from doxa.model import (
     HoldStatus,
@@ -100,7 +100,8 @@ class Record:
         stamped = [*pairs, (DOXA.recordedAt, dt_literal(now))]
         change = decision.change
         change.insert += [(iri, p, o, graph) for p, o in stamped]
-        change.insert += [(iri, TERM, term, self.scope.search) for term in index_terms(pairs)]
+        search = self.scope.search
+        change.insert += [(iri, p, o, search) for p, o in index_entries(stamped)]
         statement = statement_of(pairs)
         if statement is not None and graph != self.scope.rules:
             change.insert.append((*statement, self.scope.current))
@@ -156,9 +157,7 @@ class Record:
     def shared(self, statement: tuple[Node, Node, Node], leaving: set[URIRef | None]) -> bool:
         """Whether another live claim states the same triple (so ``current`` keeps it)."""
         subject, predicate, obj = statement
-        others = live_by_key(
-            self.store, self.scope, statement_key(subject, predicate), self.claim_graphs()
-        )
+        others = live_by_key(self.store, self.scope, statement_key(subject, predicate))
         return any(f.iri not in leaving and f.object == obj for f in others)
 
     def hold(

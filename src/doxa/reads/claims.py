@@ -41,9 +41,10 @@ def load_facts(
         triples[row["claim"]].append((row["p"], row["o"]))
     endings: dict[Node, list[dict[str, Node]]] = defaultdict(list)
     if as_of is not None:
+        log = Dataset(default=tuple(g for g in dataset.default if str(g).endswith("/log")))
         for row in store.select(
             query("endings"),
-            dataset=dataset,
+            dataset=log,  # endings live in the log: one graph to probe
             bindings={"claim": list(iris), "asOf": dt_literal(as_of)},
         ):
             endings[row["claim"]].append(row)

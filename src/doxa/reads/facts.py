@@ -82,64 +82,77 @@ def recall(
     search = Dataset(default=(scope.search,))
     counts = {w: _count(store, search, w) for w in wanted}
     rare = [w for w in wanted if counts[w] <= RARE]
-    hits: dict[URIRef, set[str]] = {}
+    hits: dict[str, set[str]] = {}  # candidate claim IRI -> the query words it carries
     if rare:
         for word in rare:
             claims = store.column(
                 query("term_postings"), "claim", dataset=search, bindings={"term": [Literal(word)]}
             )
             for claim in claims:
-                hits.setdefault(URIRef(claim), set()).add(word)
-    else:
+                hits.setdefault(claim, set()).add(word)
+    else:  # every word is common: the newest claims that carry them all
         rarest, *others = sorted(wanted, key=lambda w: counts[w])
-        rows = store.select(
+        claims = store.column(
             query("term_all"),
+            "claim",
             dataset=search,
             bindings={"term": Literal(rarest), "other": [Literal(w) for w in others]},
         )
-        hits = {URIRef(str(row["claim"])): set(wanted) for row in rows}
+        hits = {claim: set(wanted) for claim in claims}
     weight = {w: math.log1p(RARE / max(counts[w], 1)) for w in wanted}
-    # ids grow with time: within equally good matches, the newest come first
-    ranked = sorted(hits, key=lambda c: (-len(hits[c]), -sum(weight[w] for w in hits[c]), _desc(c)))
+    score = {c: (len(found), sum(weight[w] for w in found)) for c, found in hits.items()}
+    # ids grow with time, so a reverse sort puts the newest first; the stable sort by score
+    # then keeps them first among equally good matches
+    ranked = sorted(hits, reverse=True)
+    ranked.sort(key=score.__getitem__, reverse=True)
     common = [w for w in wanted if w not in rare]
-    claims_dataset = _dataset(scope, topic_graphs)
     times = {
         "asOf": dt_literal(as_of),
         "validAt": dt_literal(valid_at),
         "includeEnded": Literal(include_ended),
     }
-    chosen: dict[URIRef, float] = {}  # live candidates and when they were recorded
-    liveness = Dataset(default=(scope.log,), named=(*topic_graphs, scope.rules))
+    chosen: dict[str, float] = {}  # live candidates and when they were recorded
+    topic_of: dict[str, str] = {}
+    liveness = Dataset(default=(scope.search, scope.log))
+    allowed = {scope.topic_of(g) for g in topic_graphs}
     batch = limit * 2 + 5
     for start in range(0, len(ranked), batch):
-        window = ranked[start : start + batch]
+        window = [URIRef(c) for c in ranked[start : start + batch]]
         if common and rare:
             for row in store.select(
                 query("terms_of"),
                 dataset=search,
                 bindings={"claim": window, "term": [Literal(w) for w in common]},
             ):
-                hits[URIRef(str(row["claim"]))].add(str(row["term"]))
+                hits[str(row["claim"])].add(str(row["term"]))
         for row in store.select(
             query("live_among"), dataset=liveness, bindings={**times, "claim": window}
         ):
+            if str(row["topic"]) not in allowed:
+                continue  # recall was asked about other topics
             recorded = parse_instant(str(row["recorded"]).replace("Z", "+00:00"))
-            chosen[URIRef(str(row["claim"]))] = recorded.timestamp()
+            chosen[str(row["claim"])] = recorded.timestamp()
+            topic_of[str(row["claim"])] = str(row["topic"])
         if len(chosen) >= limit:
             break  # candidates come best first: later windows cannot rank higher
     # more words, rarer words, then the newer record; only the best are read in full
-    best = sorted(
-        chosen,
-        key=lambda c: (-len(hits[c]), -sum(weight[w] for w in hits[c]), -chosen[c], c),
-    )[:limit]
-    found = {f.iri: f for f in load_facts(store, scope, claims_dataset, best, as_of=as_of)}
-    return [
-        replace(found[c], score=round(len(hits[c]) / len(wanted), 4)) for c in best if c in found
+    best = [
+        URIRef(c)
+        for c in sorted(
+            chosen,
+            key=lambda c: (-len(hits[c]), -sum(weight[w] for w in hits[c]), -chosen[c], c),
+        )[:limit]
     ]
-
-
-def _desc(iri: URIRef) -> tuple[int, ...]:
-    return tuple(-ord(ch) for ch in iri)
+    found: dict[URIRef, Fact] = {}
+    for topic in {topic_of[str(c)] for c in best}:  # each claim read from its own graph
+        group = [c for c in best if topic_of[str(c)] == topic]
+        dataset = Dataset(default=(scope.topic(topic), scope.rules, scope.log))
+        found.update((f.iri, f) for f in load_facts(store, scope, dataset, group, as_of=as_of))
+    return [
+        replace(found[c], score=round(len(hits[str(c)]) / len(wanted), 4))
+        for c in best
+        if c in found
+    ]
 
 
 def _count(store: Store, search: Dataset, word: str) -> int:
