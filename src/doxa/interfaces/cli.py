@@ -32,6 +32,7 @@ import dataclasses
 import enum
 import json
 import logging
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -792,7 +793,7 @@ def verify(settings: Settings, file: Path | None) -> None:
 @click.pass_obj
 def sparql(settings: Settings, query: str) -> None:
     """Run a read-only SPARQL QUERY over the scope ('-' reads it from stdin)."""
-    text = click.get_text_stream("stdin").read() if query == "-" else query
+    text = sys.stdin.read() if query == "-" else query
 
     def action(memory: Memory) -> None:
         result = memory.sparql(text)
