@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 import click
 from rdflib import BNode, Literal, URIRef
@@ -294,13 +294,22 @@ def _show_receipt(settings: Settings, receipt: Receipt) -> None:
         click.echo(_receipt_text(receipt))
 
 
-def _show_facts(settings: Settings, facts: Sequence[Fact], *, scored: bool = False) -> None:
+T = TypeVar("T")
+
+
+def _show_list(
+    settings: Settings, items: Sequence[T], empty: str, table: Callable[[Sequence[T]], str]
+) -> None:
     if settings.json:
-        _emit(list(facts))
-    elif not facts:
-        click.echo("No facts.")
+        _emit(list(items))
+    elif not items:
+        click.echo(empty)
     else:
-        click.echo(_facts_table(facts, scored=scored))
+        click.echo(table(items))
+
+
+def _show_facts(settings: Settings, facts: Sequence[Fact], *, scored: bool = False) -> None:
+    _show_list(settings, facts, "No facts.", lambda found: _facts_table(found, scored=scored))
 
 
 def _history_text(history: History) -> str:
@@ -675,16 +684,7 @@ def why(settings: Settings, fact: str) -> None:
 def held(settings: Settings) -> None:
     """List writes waiting for the owner (or for the judge), oldest first."""
 
-    def action(memory: Memory) -> None:
-        items = memory.held()
-        if settings.json:
-            _emit(items)
-        elif not items:
-            click.echo("Nothing is held.")
-        else:
-            click.echo(_held_table(items))
-
-    _run(settings, action)
+    _run(settings, lambda m: _show_list(settings, m.held(), "Nothing is held.", _held_table))
 
 
 @main.command()
@@ -742,16 +742,7 @@ def revoke(settings: Settings, kind: str, reason: str) -> None:
 def receipts(settings: Settings) -> None:
     """List every receipt of the scope, in chain order."""
 
-    def action(memory: Memory) -> None:
-        found = memory.receipts()
-        if settings.json:
-            _emit(found)
-        elif not found:
-            click.echo("No receipts.")
-        else:
-            click.echo(_receipts_table(found))
-
-    _run(settings, action)
+    _run(settings, lambda m: _show_list(settings, m.receipts(), "No receipts.", _receipts_table))
 
 
 @main.command()
