@@ -141,8 +141,3 @@ class Scope:
         """
         graphs = (*topic_graphs, self.rules, self.log, self.current, self.search)
         return Dataset(default=graphs, named=graphs)
-
-    def claims(self, topic_graphs: list[URIRef]) -> Dataset:
-        """Claims and their endings: topic graphs, rules and the log."""
-        graphs = (*topic_graphs, self.rules, self.log)
-        return Dataset(default=graphs, named=graphs)

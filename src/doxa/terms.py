@@ -30,6 +30,7 @@ __all__ = [
     "as_text",
     "decimal_literal",
     "dt_literal",
+    "instant",
 ]
 
 IRI = URIRef
@@ -122,6 +123,15 @@ def decimal_literal(value: Decimal) -> Literal:
 def dt_literal(value: datetime | str) -> Literal:
     """An xsd:dateTime literal in UTC."""
     return Literal(parse_instant(value).isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
+
+
+def instant(node: object) -> datetime:
+    """The datetime an xsd:dateTime literal holds (the inverse of :func:`dt_literal`).
+
+    >>> instant(dt_literal("2026-03-05")).isoformat()
+    '2026-03-05T00:00:00+00:00'
+    """
+    return parse_instant(str(node))
 
 
 def as_confidence(value: object) -> Decimal:

@@ -14,7 +14,7 @@ from datetime import datetime
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.clock import Clock, parse_instant
+from doxa.clock import Clock
 from doxa.errors import JudgeUnavailable, NotFound, ShapeViolation
 from doxa.gate.gather import gather, is_functional, live_by_key
 from doxa.gate.index import statement_key
@@ -35,7 +35,7 @@ from doxa.model import (
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Dataset, Store
-from doxa.terms import dt_literal
+from doxa.terms import dt_literal, instant
 from doxa.vocabulary import DOXA, PROV, RDF
 
 __all__ = ["Gate"]
@@ -204,7 +204,7 @@ class Gate:
             is_rule = (RDF.type, DOXA.Rule) in pairs
             graph = self.scope.rules if is_rule else self.scope.topic(str(values[DOXA.topic]))
             valid_from = values.get(DOXA.validFrom)
-            starts = None if valid_from is None else _instant(valid_from)
+            starts = None if valid_from is None else instant(valid_from)
             closings = [] if is_rule else self._conflicts(values, starts, relation)
             self.record.admit(decision, iri, pairs, graph, now)
             for closing, targets in closings:
@@ -241,7 +241,7 @@ class Gate:
             for f in live_by_key(self.store, self.scope, statement_key(subject, predicate))
             if not same_term(f.object, obj)
             and overlaps(
-                f.valid_from, f.valid_until, starts, None if ends is None else _instant(ends)
+                f.valid_from, f.valid_until, starts, None if ends is None else instant(ends)
             )
         ]
         grouped: dict[Relation, list[URIRef]] = {}
@@ -330,7 +330,3 @@ def _held_relation(held: list[Pair]) -> Relation:
         if p == DOXA.relation:
             return Relation.from_iri(o)
     return Relation.NEW  # an unchecked write: the owner's approval admits it as new
-
-
-def _instant(node: Node) -> datetime:
-    return parse_instant(str(node).replace("Z", "+00:00"))

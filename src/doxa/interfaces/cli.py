@@ -683,7 +683,6 @@ def why(settings: Settings, fact: str) -> None:
 @click.pass_obj
 def held(settings: Settings) -> None:
     """List writes waiting for the owner (or for the judge), oldest first."""
-
     _run(settings, lambda m: _show_list(settings, m.held(), "Nothing is held.", _held_table))
 
 
@@ -741,7 +740,6 @@ def revoke(settings: Settings, kind: str, reason: str) -> None:
 @click.pass_obj
 def receipts(settings: Settings) -> None:
     """List every receipt of the scope, in chain order."""
-
     _run(settings, lambda m: _show_list(settings, m.receipts(), "No receipts.", _receipts_table))
 
 

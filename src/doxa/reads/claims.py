@@ -10,12 +10,11 @@ from decimal import Decimal
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.clock import parse_instant
 from doxa.model import Authority, Fact, FactStatus, RuleMode, Support
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
-from doxa.terms import dt_literal
+from doxa.terms import dt_literal, instant
 from doxa.vocabulary import DOXA, PROV, RDF
 
 __all__ = ["load_facts"]
@@ -41,10 +40,9 @@ def load_facts(
         triples[row["claim"]].append((row["p"], row["o"]))
     endings: dict[Node, list[dict[str, Node]]] = defaultdict(list)
     if as_of is not None:
-        log = Dataset(default=tuple(g for g in dataset.default if str(g).endswith("/log")))
         for row in store.select(
             query("endings"),
-            dataset=log,  # endings live in the log: one graph to probe
+            dataset=Dataset(default=(scope.log,)),  # endings live in the log: one graph
             bindings={"claim": list(iris), "asOf": dt_literal(as_of)},
         ):
             endings[row["claim"]].append(row)
@@ -116,4 +114,4 @@ def _iri(node: Node | None) -> URIRef | None:
 
 
 def _instant(node: Node | None) -> datetime | None:
-    return parse_instant(str(node).replace("Z", "+00:00")) if node is not None else None
+    return instant(node) if node is not None else None

@@ -8,21 +8,15 @@ from datetime import datetime
 
 from rdflib import Literal, URIRef
 
-from doxa.clock import parse_instant
 from doxa.model import Fact
 from doxa.reads.claims import load_facts
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
-from doxa.terms import dt_literal
+from doxa.terms import dt_literal, instant
 from doxa.text import words
 
 __all__ = ["facts", "recall"]
-
-
-def _dataset(scope: Scope, topic_graphs: list[URIRef], *extra: URIRef) -> Dataset:
-    graphs = (*topic_graphs, scope.rules, scope.log, *extra)
-    return Dataset(default=graphs)
 
 
 def facts(
@@ -37,7 +31,7 @@ def facts(
     include_ended: bool = False,
 ) -> list[Fact]:
     """Claims true at ``valid_at`` as believed at ``as_of``, oldest record first."""
-    dataset = _dataset(scope, topic_graphs)
+    dataset = Dataset(default=(*topic_graphs, scope.rules, scope.log))
     bindings = {
         "asOf": dt_literal(as_of),
         "validAt": dt_literal(valid_at),
@@ -130,8 +124,7 @@ def recall(
         ):
             if str(row["topic"]) not in allowed:
                 continue  # recall was asked about other topics
-            recorded = parse_instant(str(row["recorded"]).replace("Z", "+00:00"))
-            chosen[str(row["claim"])] = recorded.timestamp()
+            chosen[str(row["claim"])] = instant(row["recorded"]).timestamp()
             topic_of[str(row["claim"])] = str(row["topic"])
         if len(chosen) >= limit:
             break  # candidates come best first: later windows cannot rank higher

@@ -7,12 +7,12 @@ from collections import defaultdict
 from rdflib import URIRef
 from rdflib.term import Node
 
-from doxa.clock import parse_instant
 from doxa.model import HeldWrite, HoldStatus, Relation
 from doxa.reads.claims import load_facts
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
+from doxa.terms import instant
 from doxa.vocabulary import DOXA
 
 __all__ = ["held"]
@@ -40,7 +40,7 @@ def held(store: Store, scope: Scope) -> list[HeldWrite]:
                 authority=claim.authority,
                 relation=Relation.from_iri(relation[0]) if relation else None,
                 status=HoldStatus.from_iri(values[DOXA.holdStatus][0]),
-                held_at=parse_instant(str(values[DOXA.heldAt][0]).replace("Z", "+00:00")),
+                held_at=instant(values[DOXA.heldAt][0]),
                 reason=str(values[DOXA.reason][0]),
                 targets=tuple(sorted(scope.local_id(t) for t in values.get(DOXA.target, []))),
             )

@@ -6,14 +6,13 @@ from datetime import datetime
 
 from rdflib import URIRef
 
-from doxa.clock import parse_instant
 from doxa.model import History, HistoryEvent, Receipt, Why
 from doxa.reads.claims import load_facts
 from doxa.reads.receipts import receipts_deciding
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
-from doxa.terms import dt_literal
+from doxa.terms import dt_literal, instant
 from doxa.vocabulary import DOXA
 
 __all__ = ["history", "why"]
@@ -46,10 +45,10 @@ def history(
             events.append(
                 HistoryEvent(
                     kind,
-                    _instant(row["recorded"]),
+                    instant(row["recorded"]),
                     current_id,
                     other=scope.local_id(successor) if successor is not None else None,
-                    valid_until=_instant(row["until"]) if "until" in row else None,
+                    valid_until=instant(row["until"]) if "until" in row else None,
                     reason=str(row.get("reason", "")),
                 )
             )
@@ -78,7 +77,7 @@ def history(
             events.append(
                 HistoryEvent(
                     "corroborated",
-                    _instant(row["recorded"]),
+                    instant(row["recorded"]),
                     current_id,
                     other=str(source) if source is not None else None,
                 )
@@ -122,7 +121,3 @@ def why(
         receipt=admitting,
         corroborations=corroborations,
     )
-
-
-def _instant(node: object) -> datetime:
-    return parse_instant(str(node).replace("Z", "+00:00"))

@@ -7,11 +7,11 @@ from collections import defaultdict
 from rdflib import URIRef
 from rdflib.term import Node
 
-from doxa.clock import parse_instant
 from doxa.model import Outcome, Receipt, Relation
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
+from doxa.terms import instant
 from doxa.vocabulary import DOXA
 
 __all__ = ["receipts", "receipts_deciding"]
@@ -52,7 +52,7 @@ def _assemble(scope: Scope, rows: list[dict[str, Node]], key: str) -> list[Recei
                 sequence=int(str(one(DOXA.sequence))),
                 relation=Relation.from_iri(relation) if relation is not None else None,
                 outcome=outcome,
-                recorded_at=parse_instant(str(one(DOXA.recordedAt)).replace("Z", "+00:00")),
+                recorded_at=instant(one(DOXA.recordedAt)),
                 judge=str(one(DOXA.judge)),
                 judge_version=str(one(DOXA.judgeVersion)),
                 reason=str(one(DOXA.reason) or ""),
