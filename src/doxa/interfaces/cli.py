@@ -863,3 +863,14 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None) -> None
             click.echo(f"Added {count} triple(s) from {file} to the ontology.")
 
     _run(settings, action)
+
+
+def _register() -> None:
+    # commands kept in their own modules; imported last, since they build on this one
+    from doxa.interfaces import cli_judge
+
+    for command in (cli_judge.judge, cli_judge.rejudge, cli_judge.stats, cli_judge.alarms):
+        main.add_command(command)
+
+
+_register()
