@@ -76,8 +76,8 @@ _EXFILTRATE = re.compile(
 # acting on the owner's behalf: money, destruction, access
 _ACT = re.compile(
     r"\b(?:transfer|wire|pay|send|buy|purchase|donate)\b[^.!?\n]{0,40}?"
-    r"(?:[$€£]\s?\d|\d+\s?(?:usd|eur|gbp|dollars|euros|pounds|btc|bitcoin)|\bfunds\b|"
-    r"\bmoney\b|\bcrypto)"
+    r"(?:[$€£]\s?\d|\d+(?:[.,]\d+)?\s?(?:usd|eur|gbp|dollars|euros|pounds|btc|bitcoin)\b|"
+    r"\bfunds\b|\bmoney\b|\bcrypto|\bwallet\b)"
     r"|\b(?:delete|wipe|erase|destroy|remove|drop)\s+(?:all\s+|every\s+|the\s+|your\s+|"
     r"their\s+)*(?:files|data|database|backups?|memor(?:y|ies)|rules|records|accounts?|emails|"
     r"messages|contacts|repositor(?:y|ies))\b"
