@@ -23,6 +23,8 @@ EXPECTED = [
     "InvalidInput",
     "Judge",
     "JudgeUnavailable",
+    "LLMConfig",
+    "LLMJudge",
     "Literal",
     "Memory",
     "NotFound",

@@ -22,6 +22,7 @@ from doxa.errors import (
     StoreLocked,
 )
 from doxa.judges import Evidence, Judge, RuleJudge
+from doxa.judges.llm import LLMConfig, LLMJudge
 from doxa.memory import Memory
 from doxa.model import (
     Authority,
@@ -63,6 +64,8 @@ __all__ = [
     "InvalidInput",
     "Judge",
     "JudgeUnavailable",
+    "LLMConfig",
+    "LLMJudge",
     "Literal",
     "Memory",
     "NotFound",

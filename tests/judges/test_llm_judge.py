@@ -8,9 +8,13 @@ where a valid answer is applied.
 from __future__ import annotations
 
 import json
+import re
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -661,3 +665,49 @@ def test_the_judge_is_a_judge() -> None:
     with LLMJudge(LLMConfig(base_url="http://127.0.0.1:9/v1", model="m")) as judge:
         as_judge: doxa.Judge = judge
         assert as_judge.name == "llm"
+
+
+# -- the documentation --------------------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "llm-judge.md"
+
+
+def test_doc_examples_run_and_the_schema_matches() -> None:
+    """docs/llm-judge.md's Python runs, and its schema is the one the judge sends."""
+    text = DOC.read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, str(DOC), "exec"), {})
+    [schema] = re.findall(r"```json\n(.*?)```", text, flags=re.DOTALL)
+    assert json.loads(schema) == answer_schema(["F1", "R1", "O1"])
+    assert PROMPT.splitlines()[0] in text
+
+
+def test_importing_doxa_does_not_import_openai() -> None:
+    """The openai client is an optional extra: `import doxa` never loads it; the judge does."""
+    probe = "import sys, doxa; print('openai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    probe = "import sys, doxa; doxa.LLMJudge(doxa.LLMConfig(base_url='http://127.0.0.1:9/v1', model='m')).close(); print('openai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(reason=st.text(max_size=80))
+def test_any_reason_is_stored_as_said(shared: tuple[FakeOpenAI, LLMJudge], reason: str) -> None:
+    """Whatever text the model gives as its reason, the receipt stores it (one line, storable)
+    and the receipt chain still verifies."""
+    fake, judge = shared
+    fake.reset()
+    fake.reply(answer("new", [], reason))
+    with doxa.Memory.open(None, scope="alice", judge=judge) as mem:
+        receipt = mem.remember("Alice likes trains", topic="travel")
+        assert receipt.outcome is doxa.Outcome.ADMITTED
+        stored = " ".join(reason.encode("utf-8", "backslashreplace").decode().split())
+        assert receipt.reason == (stored or "the LLM judge answered new")
+        assert mem.receipts()[-1].reason == receipt.reason
+        assert mem.verify() == 1

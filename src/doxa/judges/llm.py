@@ -268,12 +268,7 @@ class LLMJudge:
         shown = _short_ids(evidence)
         data = render_data(proposal, evidence, shown)
         body = self._ask(data, list(shown))
-        return _verdict(body, proposal, evidence, shown)
-
-    def request(self, proposal: Proposal, evidence: Evidence) -> dict[str, Any]:
-        """The chat completions request this judge would send (for docs and debugging)."""
-        shown = _short_ids(evidence)
-        return self._request(render_data(proposal, evidence, shown), list(shown))
+        return _verdict(body, proposal, shown)
 
     def _request(self, data: str, shown: list[str]) -> dict[str, Any]:
         return {
@@ -441,9 +436,7 @@ def render_data(proposal: Proposal, evidence: Evidence, shown: Mapping[str, Fact
 # -- what the model answered ----------------------------------------------------------------
 
 
-def _verdict(
-    body: bytes, proposal: Proposal, evidence: Evidence, shown: Mapping[str, Fact]
-) -> Verdict:
+def _verdict(body: bytes, proposal: Proposal, shown: Mapping[str, Fact]) -> Verdict:
     answer = _answer(_content(body))
     relation_value, targets, reason = answer["relation"], answer["targets"], answer["reason"]
     if not isinstance(relation_value, str) or relation_value not in {r.value for r in Relation}:
