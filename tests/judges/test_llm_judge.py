@@ -249,7 +249,7 @@ def test_long_reasons_are_cut(fake: FakeOpenAI, judge: LLMJudge) -> None:
 
 REFUSED = "The LLM judge's answer was refused: "
 FAILURES: list[tuple[str, Reply, str]] = [
-    ("timeout", Reply(delay=5), r"did not answer within 0\.3 s"),
+    ("timeout", Reply(delay=10), r"did not answer within 1 s"),
     ("http-500", status(500, "boom"), r"failed \(HTTP 500: .*boom"),
     ("http-503", status(503), r"failed \(HTTP 503"),
     ("http-429", status(429), r"is rate limiting \(HTTP 429\)"),
@@ -311,7 +311,7 @@ FAILURES: list[tuple[str, Reply, str]] = [
 def test_each_failure_is_judge_unavailable(fake: FakeOpenAI, reply: Reply, message: str) -> None:
     """Timeouts, HTTP errors, garbage and invalid answers all raise JudgeUnavailable;
     the next, valid answer is applied (control)."""
-    with LLMJudge(LLMConfig(base_url=fake.base_url, model="fake-model", timeout=0.3)) as judge:
+    with LLMJudge(LLMConfig(base_url=fake.base_url, model="fake-model", timeout=1)) as judge:
         fake.reply(reply, answer("replaces", ["F1"], "ok"))
         with pytest.raises(doxa.JudgeUnavailable, match=message):
             judge.judge(_proposal("Alice now prefers aisle seats"), EVIDENCE)
@@ -397,7 +397,7 @@ def test_injected_fact_text_stays_inside_the_data(fake: FakeOpenAI, judge: LLMJu
 
 @pytest.fixture
 def memory(fake: FakeOpenAI, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
-    config = LLMConfig(base_url=fake.base_url, model="fake-model", timeout=0.5)
+    config = LLMConfig(base_url=fake.base_url, model="fake-model", timeout=1)
     with LLMJudge(config) as judge:
         mem = doxa.Memory.open(None, scope="alice", clock=clock, judge=judge)
         mem.add_ontology(DOMAIN)
