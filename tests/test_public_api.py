@@ -28,6 +28,8 @@ EXPECTED = [
     "Judge",
     "JudgeUnavailable",
     "KindStats",
+    "LLMConfig",
+    "LLMJudge",
     "Literal",
     "Memory",
     "NotFound",

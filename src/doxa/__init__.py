@@ -23,6 +23,7 @@ from doxa.errors import (
 )
 from doxa.judges import Evidence, Judge, RuleJudge
 from doxa.judges.evaluation import Case, EvalReport
+from doxa.judges.llm import LLMConfig, LLMJudge
 from doxa.memory import Memory
 from doxa.model import (
     Alarm,
@@ -73,6 +74,8 @@ __all__ = [
     "Judge",
     "JudgeUnavailable",
     "KindStats",
+    "LLMConfig",
+    "LLMJudge",
     "Literal",
     "Memory",
     "NotFound",
