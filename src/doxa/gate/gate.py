@@ -106,7 +106,7 @@ class Gate:
             try:
                 # read the counter first: a change published during the reads looks stale
                 version = self.record.version()
-                evidence = gather(self.store, self.scope, proposal, self.record.claim_graphs())
+                evidence = self._gather(proposal)
                 verdict: Verdict | None
                 try:
                     verdict = self.judge.judge(proposal, evidence)
@@ -122,13 +122,24 @@ class Gate:
                     self.lock.release()
         raise AssertionError("unreachable: the last attempt holds the lock")
 
+    def _gather(self, proposal: Proposal) -> Evidence:
+        reads_text = getattr(self.judge, "fallback", None) is not None
+        return gather(
+            self.store,
+            self.scope,
+            proposal,
+            self.record.claim_graphs(),
+            similar=5 if reads_text else 0,
+            now=self.clock.now(),
+        )
+
     def preview(self, proposal: Proposal) -> Verdict:
         """The judge's verdict on a write, without writing anything (not even a receipt)."""
         pairs = claim_pairs(proposal)
         failures = self.shapes.check(write_graph(proposal.iri, pairs, self.clock.now()))
         if failures:
             raise ShapeViolation(failures)
-        evidence = gather(self.store, self.scope, proposal, self.record.claim_graphs())
+        evidence = self._gather(proposal)
         return self.judge.judge(proposal, evidence)
 
     def _publish(
@@ -288,7 +299,7 @@ class Gate:
                     continue  # decided meanwhile
                 pairs = [(p, o) for p, o in claim if p != DOXA.heldAt]
                 proposal = proposal_from_pairs(self.scope, self.scope.fact(held_id), pairs)
-                evidence = gather(self.store, self.scope, proposal, self.record.claim_graphs())
+                evidence = self._gather(proposal)
                 try:
                     verdict = self.judge.judge(proposal, evidence)
                 except JudgeUnavailable:

@@ -7,6 +7,8 @@ history.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
@@ -14,6 +16,7 @@ from doxa.gate.closure import broader_objects, property_table
 from doxa.judges.base import Evidence
 from doxa.model import Fact, Proposal
 from doxa.reads.claims import load_facts
+from doxa.reads.facts import recall
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Row, Store
@@ -46,9 +49,21 @@ def live_by_keys(store: Store, scope: Scope, keys: list[Literal]) -> list[Fact]:
     return list(found.values())
 
 
-def gather(store: Store, scope: Scope, proposal: Proposal, claim_graphs: list[URIRef]) -> Evidence:
+def gather(
+    store: Store,
+    scope: Scope,
+    proposal: Proposal,
+    claim_graphs: list[URIRef],
+    *,
+    similar: int = 0,
+    now: datetime | None = None,
+) -> Evidence:
     """Collect the live facts on the same statement (scope-wide) or with the same text (in the
-    topic), the rules and the turn's tool observations for a write."""
+    topic), the rules and the turn's tool observations for a write.
+
+    ``similar`` adds up to that many textually close live facts of the topic for a text-only
+    write (for a judge that reads text, such as the LLM judge); the rule judge needs none.
+    """
     table = property_table(store)
     rule_predicates: list[Node] | None = None
     if proposal.structured:
@@ -63,6 +78,19 @@ def gather(store: Store, scope: Scope, proposal: Proposal, claim_graphs: list[UR
     else:
         key = Literal(text_key(proposal.text))
         same = [f for f in live_by_key(store, scope, key) if f.topic == proposal.topic]
+        if similar and now is not None:
+            close = recall(
+                store,
+                scope,
+                [scope.topic(proposal.topic)],
+                proposal.text,
+                valid_at=now,
+                as_of=now,
+                include_ended=False,
+                limit=similar,
+            )
+            known = {f.id for f in same}
+            same += [f for f in close if f.id not in known]
 
     rules_dataset = Dataset(default=(scope.rules, scope.log))
     rule_rows = store.select(

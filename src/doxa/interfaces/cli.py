@@ -56,6 +56,7 @@ from doxa.errors import (
     StoreError,
 )
 from doxa.gate.receipts import verify_export
+from doxa.judges import configured_judge
 from doxa.memory import Memory
 from doxa.model import (
     Authority,
@@ -127,7 +128,10 @@ def _exit_code(error: DoxaError) -> int:
 def _within(settings: Settings, action: Callable[[Memory], None]) -> None:
     # The memory lives only in this frame, so nothing keeps the store open once the
     # command is over (an open store keeps its directory locked).
-    with Memory.open(settings.path, scope=settings.scope, clock=settings.clock) as memory:
+    judge = configured_judge()  # the rule judge, with an LLM fallback if DOXA_LLM_* is set
+    with Memory.open(
+        settings.path, scope=settings.scope, clock=settings.clock, judge=judge
+    ) as memory:
         action(memory)
 
 
