@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from tests.judges.fake_openai import FakeOpenAI, answer, data_of, running, status
 
 import doxa
 from doxa.judges import configured_judge
-from tests.judges.fake_openai import FakeOpenAI, answer, data_of, running, status
 
 
 @pytest.fixture
@@ -20,8 +20,11 @@ def fake() -> Iterator[FakeOpenAI]:
 @pytest.fixture
 def mem(fake: FakeOpenAI, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     judge = configured_judge(
-        {"DOXA_LLM_BASE_URL": fake.base_url, "DOXA_LLM_MODEL": "fake-model",
-         "DOXA_LLM_TIMEOUT": "2"}
+        {
+            "DOXA_LLM_BASE_URL": fake.base_url,
+            "DOXA_LLM_MODEL": "fake-model",
+            "DOXA_LLM_TIMEOUT": "2",
+        }
     )
     assert judge.fallback is not None
     with doxa.Memory.open(None, scope="alice", clock=clock, judge=judge) as memory:
@@ -32,8 +35,9 @@ def mem(fake: FakeOpenAI, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
 def test_text_the_rules_cannot_decide_goes_to_the_llm(fake: FakeOpenAI, mem: doxa.Memory) -> None:
     lyon = mem.remember("Alice lives in Lyon", topic="home", authority="owner")
     fake.reply(answer("replaces", ["F1"], "she moved"))
-    paris = mem.remember("Alice moved to Paris; she lives in Paris now", topic="home",
-                         authority="owner")
+    paris = mem.remember(
+        "Alice moved to Paris; she lives in Paris now", topic="home", authority="owner"
+    )
     assert paris.relation is doxa.Relation.REPLACES
     assert paris.targets == (lyon.fact,)
     assert paris.judge == "llm"  # the receipt names the judge that answered
