@@ -44,6 +44,7 @@ EXPECTED = [
     "ShapeViolation",
     "Standing",
     "Stats",
+    "StoreBehindJournal",
     "StoreError",
     "StoreLocked",
     "Support",

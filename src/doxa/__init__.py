@@ -18,6 +18,7 @@ from doxa.errors import (
     ScopeViolation,
     ShapeCheckFailed,
     ShapeViolation,
+    StoreBehindJournal,
     StoreError,
     StoreLocked,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "ShapeViolation",
     "Standing",
     "Stats",
+    "StoreBehindJournal",
     "StoreError",
     "StoreLocked",
     "Support",

@@ -16,7 +16,7 @@ from typing import IO, Any
 from rdflib import URIRef
 
 from doxa.clock import Clock, SystemClock, parse_instant
-from doxa.errors import InvalidInput, NotFound, StoreError
+from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
 from doxa.gate.backups import backups_folder, purge_backup
 from doxa.gate.closure import close_ontology, next_digest, ontology_digest
 from doxa.gate.gate import Gate
@@ -53,6 +53,7 @@ from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.convert import ntriples
+from doxa.store.journal import JournalEntry
 from doxa.terms import as_iri, as_text
 from doxa.text import words
 from doxa.vocabulary import ONTOLOGY_GRAPH
@@ -97,6 +98,7 @@ class Memory:
             policy=policy,
         )
         self._ensure_ontology()
+        self._check_journal()
 
     @classmethod
     def open(
@@ -112,14 +114,12 @@ class Memory:
 
         Raises :class:`~doxa.StoreLocked` when another process has the directory open.
         """
-        return cls(
-            EmbeddedStore(path),
-            scope=scope,
-            judge=judge,
-            clock=clock,
-            policy=policy,
-            owns_store=True,
-        )
+        store = EmbeddedStore(path)
+        try:
+            return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
+        except BaseException:
+            store.close()  # a bad scope or a refused journal check: release the directory
+            raise
 
     def close(self) -> None:
         """Flush and close the store if this memory opened it."""
@@ -146,6 +146,37 @@ class Memory:
                 for s, p, o, _ in self.store.quads(ONTOLOGY_GRAPH)
             )
             close_ontology(self.store, next_digest(None, "\n".join(lines).encode()))
+
+    def _check_journal(self) -> None:
+        """Compare the store's receipt chain with doxa's fsynced journal of decisions."""
+        journal = getattr(self.store, "journal", None)
+        if journal is None:
+            return
+        head = self.gate.record.head()
+        entry = journal.heads.get(self.scope.name)
+        known = entry.sequence if entry is not None else 0
+        if known > head.sequence:
+            lost = known - head.sequence
+            raise StoreBehindJournal(
+                f"The store at {getattr(self.store, 'path', '?')} is missing {lost} decision(s) "
+                f"of scope {self.scope.name!r} that were acknowledged (the journal has receipts "
+                f"up to #{known}, the store ends at #{head.sequence}): its write-ahead log lost "
+                "them in a crash. Restore the latest backup with `doxa restore`, or accept the "
+                "loss with `doxa recover --accept-loss`."
+            )
+        if entry is not None and known == head.sequence and entry.hash != head.receipt_hash:
+            raise ChainBroken(
+                f"The store's latest receipt #{known} of scope {self.scope.name!r} is not the "
+                "one the journal acknowledged: the store was replaced or altered. Restore a "
+                "backup with `doxa restore`."
+            )
+        if known < head.sequence:  # stored, then a crash before the journal line: repair
+            for receipt in self.receipts()[known:]:
+                journal.append(
+                    JournalEntry(
+                        self.scope.name, receipt.sequence, receipt.id, receipt.receipt_hash
+                    )
+                )
 
     # -- writes ----------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ def purge_backup(backup: Path, scope: Scope, claims: list[URIRef], subject: URIR
     Returns the number of quads removed. The backup's receipts are left as they were: a
     restore re-applies the erasure, with its tombstones, to the restored store.
     """
-    store = EmbeddedStore(backup)
+    store = EmbeddedStore(backup, journal=False)
     try:
         graphs = [g for g in store.graphs() if scope.topic_of(g) is not None]
         graphs.append(scope.rules)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
@@ -31,6 +32,7 @@ from doxa.ontology import statement_key
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, Quad, Store
+from doxa.store.journal import JournalEntry
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA, RDF
 
@@ -47,6 +49,7 @@ class Decision:
     bumped: bool = False  # whether live claims changed (admitted or ended)
     produced: list[URIRef] = field(default_factory=list)  # claims and events written
     topics: set[URIRef] = field(default_factory=set)
+    erasure: dict[str, Any] | None = None  # a tombstone's journal record (no content)
 
 
 @dataclass
@@ -301,6 +304,13 @@ class Record:
                 change.delete.append((log, DOXA.version, Literal(version), log))
             change.insert.append((log, DOXA.version, Literal(version + 1), log))
         self.store.apply(change)
+        journal = getattr(self.store, "journal", None)
+        if journal is not None:  # fsynced: what is acknowledged survives a power loss
+            journal.append(
+                JournalEntry(
+                    self.scope.name, head.sequence + 1, receipt_id, receipt_hash, decision.erasure
+                )
+            )
         memo = self._memo()
         memo.head = ChainHead(receipt=iri, receipt_hash=receipt_hash, sequence=head.sequence + 1)
         if decision.bumped:

@@ -20,6 +20,7 @@ from rdflib import URIRef
 from doxa.errors import InvalidInput, StoreError, StoreLocked
 from doxa.store.base import Binding, Change, Dataset, Quad, QueryResult, Row, bind_values
 from doxa.store.convert import from_ox, to_ox, to_ox_graph
+from doxa.store.journal import Journal
 
 __all__ = ["EmbeddedStore"]
 
@@ -50,8 +51,9 @@ def rdf_format(name: str) -> ox.RdfFormat:
 class EmbeddedStore:
     """An Oxigraph store in a directory on disk, or in memory when ``path`` is None."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, journal: bool = True) -> None:
         self.path = Path(path) if path is not None else None
+        self.journal: Journal | None = None
         self.lock = threading.RLock()
         self.memo: dict[object, object] | None = {}  # one writer per directory: caches hold
         try:
@@ -69,6 +71,8 @@ class EmbeddedStore:
                     "close that process (one writer per store directory) or open a copy."
                 ) from None
             raise StoreError(f"Cannot open the store at {self.path}: {message}.") from error
+        if self.path is not None and journal:
+            self.journal = Journal(self.path.with_name(f"{self.path.name}.journal"))
 
     # -- reads -------------------------------------------------------------------------
 
@@ -257,6 +261,8 @@ class EmbeddedStore:
             self._store.flush()
 
     def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
         if self._open is None:
             return
         if self.path is not None:
