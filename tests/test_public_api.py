@@ -41,6 +41,7 @@ EXPECTED = [
     "SystemClock",
     "Verdict",
     "Why",
+    "WriteConflict",
 ]
 
 

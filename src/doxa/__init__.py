@@ -20,6 +20,7 @@ from doxa.errors import (
     ShapeViolation,
     StoreError,
     StoreLocked,
+    WriteConflict,
 )
 from doxa.judges import Evidence, Judge, RuleJudge
 from doxa.memory import Memory
@@ -81,4 +82,5 @@ __all__ = [
     "SystemClock",
     "Verdict",
     "Why",
+    "WriteConflict",
 ]

@@ -11,6 +11,7 @@ callers that only know Python's exceptions still catch it::
     │   └── ScopeViolation               a query tried to leave its scope
     ├── StoreError (OSError)             the store cannot be opened, read or written
     │   ├── StoreLocked                  another process holds the store directory
+    │   ├── WriteConflict                another process kept writing the same scope first
     │   └── ChainBroken                  the receipt hash chain does not verify
     ├── ShapeCheckFailed (RuntimeError)  pySHACL itself failed: not a verdict on the write
     └── JudgeUnavailable (RuntimeError)  the judge could not answer; the write waits unchecked
@@ -33,6 +34,7 @@ __all__ = [
     "ShapeViolation",
     "StoreError",
     "StoreLocked",
+    "WriteConflict",
 ]
 
 
@@ -92,6 +94,13 @@ class StoreError(DoxaError, OSError):
 
 class StoreLocked(StoreError):
     """Another process has the store directory open for writing."""
+
+
+class WriteConflict(StoreError):
+    """Another process published to the same scope first, every time the gate tried.
+
+    Nothing of the write was stored; writing it again judges it against what is there now.
+    """
 
 
 class ChainBroken(StoreError):

@@ -7,7 +7,10 @@ runs outside it, and if a graph it read changed meanwhile, it runs again.
 
 from __future__ import annotations
 
+import random
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -15,11 +18,11 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.clock import Clock
-from doxa.errors import JudgeUnavailable, NotFound, ShapeViolation
+from doxa.errors import JudgeUnavailable, NotFound, ShapeViolation, WriteConflict
 from doxa.gate.gather import gather, is_functional, live_by_key
 from doxa.gate.index import statement_key
 from doxa.gate.proposal import claim_pairs, input_digest, write_graph
-from doxa.gate.receipts import ReceiptDraft
+from doxa.gate.receipts import ChainHead, ReceiptDraft
 from doxa.gate.record import Decision, Record
 from doxa.gate.shapes import ShapeCheck
 from doxa.judges.base import Evidence, Judge
@@ -41,7 +44,7 @@ from doxa.vocabulary import DOXA, PROV, RDF
 __all__ = ["Gate"]
 
 Pair = tuple[URIRef, Node]
-MAX_ATTEMPTS = 4
+MAX_ATTEMPTS = 8  # the last judges under the lock: it loses only to another process
 
 
 class Gate:
@@ -70,17 +73,22 @@ class Gate:
         digest = input_digest(pairs)
         failures = self.shapes.check(write_graph(proposal.iri, pairs, self.clock.now()))
         if failures:
-            with self.lock:
-                receipt = self.record.commit(
-                    Decision(),
-                    ReceiptDraft(
-                        outcome=Outcome.REJECTED,
-                        reason="; ".join(f.message for f in failures),
-                        judge="shapes",
-                        judge_version="1",
-                        input_digest=digest,
-                    ),
-                )
+            reason = "; ".join(f.message for f in failures)
+
+            def reject() -> Receipt:
+                with self.lock:
+                    return self.record.commit(
+                        Decision(after=self.record.mark()),
+                        ReceiptDraft(
+                            outcome=Outcome.REJECTED,
+                            reason=reason,
+                            judge="shapes",
+                            judge_version="1",
+                            input_digest=digest,
+                        ),
+                    )
+
+            receipt = self._settled(reject)
             receipt = replace(receipt, failures=tuple(str(f) for f in failures))
             if strict:
                 raise ShapeViolation(failures, receipt.id)
@@ -92,6 +100,7 @@ class Gate:
             try:
                 # read the counter first: a change published during the reads looks stale
                 version = self.record.version()
+                after = self.record.mark()  # other processes: the publish is guarded by it
                 evidence = gather(self.store, self.scope, proposal, self.record.claim_graphs())
                 verdict: Verdict | None
                 try:
@@ -102,11 +111,18 @@ class Gate:
                 with self.lock:
                     if self.record.version() != version:
                         continue  # what the judge read changed meanwhile: judge again
-                    return self._publish(proposal, pairs, digest, evidence, verdict, reason)
+                    try:
+                        return self._publish(
+                            proposal, pairs, digest, evidence, verdict, reason, after
+                        )
+                    except WriteConflict:
+                        if last:
+                            raise  # another process won every time: nothing was written
+                _pause(attempt)  # another process published first: judge again
             finally:
                 if last:
                     self.lock.release()
-        raise AssertionError("unreachable: the last attempt holds the lock")
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _publish(
         self,
@@ -116,9 +132,10 @@ class Gate:
         evidence: Evidence,
         verdict: Verdict | None,
         reason: str,
+        after: ChainHead | None,
     ) -> Receipt:
         now = self.clock.now()
-        decision = Decision()
+        decision = Decision(after=after)
         consulted = tuple(f.iri for f in evidence.consulted)
         targets = tuple(self.scope.fact(t) for t in (verdict.targets if verdict else ()))
         draft = ReceiptDraft(
@@ -181,6 +198,17 @@ class Gate:
             )
         return self.record.commit(decision, replace(draft, outcome=Outcome.ADMITTED), now)
 
+    def _settled(self, decide: Callable[[], Receipt]) -> Receipt:
+        """Run an owner's decision, again (reading afresh) if another process published first."""
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                return decide()
+            except WriteConflict:
+                if attempt == MAX_ATTEMPTS - 1:
+                    raise
+                _pause(attempt)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
     def approve(self, held_id: str, *, as_relation: Relation | None = None) -> Receipt:
         """Admit a held write as the owner decided, and leave a receipt.
 
@@ -189,12 +217,15 @@ class Gate:
         when the approved value starts later, else retracted), so approving never leaves two
         live values. ``as_relation`` (``replaces`` or ``was_wrong``) says how to end them.
         """
+        return self._settled(lambda: self._approve(held_id, as_relation))
+
+    def _approve(self, held_id: str, as_relation: Relation | None) -> Receipt:
         with self.lock:
+            decision = Decision(after=self.record.mark())
             held, claim = self.record.held(held_id)
             relation = as_relation or _held_relation(held)
             saved = tuple(URIRef(str(t)) for p, t in held if p == DOXA.target)
             now = self.clock.now()
-            decision = Decision()
             self.record.unhold(decision, held_id, held, claim)
             pairs = [(p, o) for p, o in claim if p != DOXA.heldAt]
             values = dict(pairs)
@@ -257,9 +288,12 @@ class Gate:
 
     def reject(self, held_id: str, *, reason: str) -> Receipt:
         """Discard a held write; its content leaves pending, the receipt stays."""
+        return self._settled(lambda: self._reject(held_id, reason))
+
+    def _reject(self, held_id: str, reason: str) -> Receipt:
         with self.lock:
+            decision = Decision(after=self.record.mark())
             held, claim = self.record.held(held_id)
-            decision = Decision()
             self.record.unhold(decision, held_id, held, claim)
             return self.record.commit(
                 decision,
@@ -275,14 +309,18 @@ class Gate:
 
     def retract(self, fact_id: str, *, reason: str) -> Receipt:
         """The owner says a fact was never true: a retraction event ends belief in it."""
+        return self._settled(lambda: self._retract(fact_id, reason))
+
+    def _retract(self, fact_id: str, reason: str) -> Receipt:
         with self.lock:
+            after = self.record.mark()
             iri = self.scope.fact(fact_id)
             if not self.record.is_live(iri, sparql=query("retractable")):
                 raise NotFound(
                     f"There is no unretracted fact {fact_id!r} in scope {self.scope.name!r}; "
                     "check the id with `doxa facts --include-ended`."
                 )
-            decision = Decision()
+            decision = Decision(after=after)
             now = self.clock.now()
             self.record.close(decision, Relation.WAS_WRONG, (iri,), None, None, reason, now)
             return self.record.commit(
@@ -301,9 +339,12 @@ class Gate:
 
     def grant(self, kind: str, *, granted: bool, reason: str) -> Receipt:
         """Record the owner's grant (or revocation) of automatic closing for a kind."""
+        return self._settled(lambda: self._grant(kind, granted, reason))
+
+    def _grant(self, kind: str, granted: bool, reason: str) -> Receipt:
         with self.lock:
             return self.record.commit(
-                Decision(),
+                Decision(after=self.record.mark()),
                 ReceiptDraft(
                     outcome=Outcome.GRANTED if granted else Outcome.REVOKED,
                     reason=reason,
@@ -323,6 +364,11 @@ class Gate:
         return bool(rows) and rows[0]["outcome"] == DOXA.Granted
 
     # -- pieces of a decision -------------------------------------------------------------
+
+
+def _pause(attempt: int) -> None:
+    """Back off a little, at random, so two processes that keep colliding drift apart."""
+    time.sleep(random.uniform(0, 0.005 * 2**attempt))
 
 
 def _held_relation(held: list[Pair]) -> Relation:

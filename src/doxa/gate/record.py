@@ -38,6 +38,9 @@ class Decision:
     bumped: bool = False  # whether live claims changed (admitted or ended)
     produced: list[URIRef] = field(default_factory=list)  # claims and events written
     topics: set[URIRef] = field(default_factory=set)
+    #: the chain head read before the decision's reads, on a store other processes write:
+    #: the publish then claims the next place in the chain and fails if another took it
+    after: ChainHead | None = None
 
 
 @dataclass
@@ -79,6 +82,15 @@ class Record:
         if memo.topics is None:
             memo.topics = {g for g in self.store.graphs() if self.scope.topic_of(g) is not None}
         return [*sorted(memo.topics), self.scope.rules]
+
+    def mark(self) -> ChainHead | None:
+        """The chain head to guard a decision with, read before its reads; None when this
+        process is the store's only writer (the store's lock already serialises decisions)."""
+        return None if self.store.memo is not None else self.head()
+
+    def slot(self, sequence: int) -> URIRef:
+        """The graph a publish claims to become receipt number ``sequence`` of the scope."""
+        return URIRef(f"urn:doxa:slot:{self.scope.name}:{sequence}")
 
     def version(self) -> int:
         """The scope's change counter: bumped whenever a claim is admitted or ended."""
@@ -247,7 +259,7 @@ class Record:
         """Number, chain and publish one decision atomically; returns its receipt."""
         now = now or self.clock.now()
         log = self.scope.log
-        head = self.head()
+        head = decision.after or self.head()
         if decision.produced:
             nodes = set(decision.produced)
             written = [q for q in decision.change.insert if q[0] in nodes and covered(q[3])]
@@ -267,6 +279,8 @@ class Record:
             if version:
                 change.delete.append((log, DOXA.version, Literal(version), log))
             change.insert.append((log, DOXA.version, Literal(version + 1), log))
+        if decision.after is not None:  # raises WriteConflict if another process was first
+            change.slot = self.slot(head.sequence + 1)
         self.store.apply(change)
         memo = self._memo()
         memo.head = ChainHead(receipt=iri, receipt_hash=receipt_hash, sequence=head.sequence + 1)

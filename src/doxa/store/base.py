@@ -17,7 +17,17 @@ from rdflib.term import Node
 
 from doxa.store.convert import ntriples
 
-__all__ = ["Binding", "Change", "Dataset", "Quad", "QueryResult", "Row", "Store", "bind_values"]
+__all__ = [
+    "SLOT_TOKEN",
+    "Binding",
+    "Change",
+    "Dataset",
+    "Quad",
+    "QueryResult",
+    "Row",
+    "Store",
+    "bind_values",
+]
 
 Quad = tuple[Node, Node, Node, URIRef]
 Row = dict[str, Node]
@@ -34,12 +44,23 @@ class Dataset:
     named: tuple[URIRef, ...] = ()
 
 
+#: The predicate of the one triple a backend writes into a claimed slot graph (its token).
+SLOT_TOKEN = URIRef("urn:doxa:slot-token")
+
+
 @dataclass
 class Change:
-    """Quads to delete and insert in one atomic step."""
+    """Quads to delete and insert in one atomic step.
+
+    With a ``slot`` (a graph IRI) the change is conditional: it applies only if no earlier
+    change claimed the same slot, and claims it (the backend creates the graph and writes one
+    token triple into it). Otherwise the backend raises :class:`~doxa.WriteConflict` and
+    applies nothing. Slots are how writers in several processes agree on who published next.
+    """
 
     delete: list[Quad] = field(default_factory=list)
     insert: list[Quad] = field(default_factory=list)
+    slot: URIRef | None = None
 
     def extend(self, other: Change) -> None:
         self.delete.extend(other.delete)
@@ -136,7 +157,11 @@ class Store(Protocol):
         ...
 
     def apply(self, change: Change) -> None:
-        """Apply all deletions then all insertions atomically."""
+        """Apply all deletions then all insertions atomically.
+
+        Raises :class:`~doxa.WriteConflict` (and applies nothing) when ``change.slot`` was
+        claimed before.
+        """
         ...
 
     def graphs(self) -> list[URIRef]:

@@ -9,15 +9,25 @@ from __future__ import annotations
 
 import gc
 import re
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pyoxigraph as ox
-from rdflib import URIRef
+from rdflib import Literal, URIRef
 
-from doxa.errors import InvalidInput, StoreError, StoreLocked
-from doxa.store.base import Binding, Change, Dataset, Quad, QueryResult, Row, bind_values
+from doxa.errors import InvalidInput, StoreError, StoreLocked, WriteConflict
+from doxa.store.base import (
+    SLOT_TOKEN,
+    Binding,
+    Change,
+    Dataset,
+    Quad,
+    QueryResult,
+    Row,
+    bind_values,
+)
 from doxa.store.convert import from_ox, to_ox, to_ox_graph
 
 __all__ = ["EmbeddedStore"]
@@ -159,9 +169,12 @@ class EmbeddedStore:
     # -- writes ------------------------------------------------------------------------
 
     def apply(self, change: Change) -> None:
-        if not change.delete and not change.insert:
+        if not change.delete and not change.insert and change.slot is None:
             return
         try:
+            if change.slot is not None:
+                self._claim(change)
+                return
             self._apply(change)
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
@@ -176,6 +189,20 @@ class EmbeddedStore:
             return
         update = change.to_update()
         self._write(lambda: self._store.update(update))
+
+    def _claim(self, change: Change) -> None:
+        """Apply a change that claims a slot: this process is the directory's only writer, so
+        checking the slot under the store's lock and writing is atomic."""
+        assert change.slot is not None
+        with self.lock:
+            if self._store.contains_named_graph(ox.NamedNode(str(change.slot))):
+                raise WriteConflict(
+                    "Another writer published to this scope first; the gate judges again."
+                )
+            marker = (change.slot, SLOT_TOKEN, Literal(secrets.token_hex(16)), change.slot)
+            claim = Change(delete=change.delete, insert=[marker, *change.insert])
+            update = claim.to_update()
+            self._write(lambda: self._store.update(update))
 
     def _write(self, action: Callable[[], None]) -> None:
         try:
