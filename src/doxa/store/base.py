@@ -66,13 +66,17 @@ class Change:
         self.delete.extend(other.delete)
         self.insert.extend(other.insert)
 
-    def to_update(self) -> str:
-        """The change as one SPARQL Update request (DELETE DATA; INSERT DATA)."""
+    def to_update(self, *, block: int | None = None) -> str:
+        """The change as one SPARQL Update request (DELETE DATA; INSERT DATA).
+
+        ``block`` splits the data into operations of at most that many quads, for servers
+        whose parsers give up on long data blocks (Virtuoso 7 does, near 10,000 triples).
+        """
         parts = []
-        if self.delete:
-            parts.append(f"DELETE DATA {{ {_quads_text(self.delete)} }}")
-        if self.insert:
-            parts.append(f"INSERT DATA {{ {_quads_text(self.insert)} }}")
+        for verb, quads in (("DELETE", self.delete), ("INSERT", self.insert)):
+            size = block or max(len(quads), 1)
+            for start in range(0, len(quads), size):
+                parts.append(f"{verb} DATA {{ {_quads_text(quads[start : start + size])} }}")
         return " ;\n".join(parts)
 
 
