@@ -18,6 +18,7 @@ from rdflib.term import Node
 from doxa.store.convert import ntriples
 
 __all__ = [
+    "SLOTS_GRAPH",
     "SLOT_TOKEN",
     "Binding",
     "Change",
@@ -44,7 +45,9 @@ class Dataset:
     named: tuple[URIRef, ...] = ()
 
 
-#: The predicate of the one triple a backend writes into a claimed slot graph (its token).
+#: Where backends keep slot claims, one triple each: ``<slot> SLOT_TOKEN "time nonce"``.
+SLOTS_GRAPH = URIRef("urn:doxa:slots")
+#: The predicate of a slot claim.
 SLOT_TOKEN = URIRef("urn:doxa:slot-token")
 
 
@@ -52,10 +55,10 @@ SLOT_TOKEN = URIRef("urn:doxa:slot-token")
 class Change:
     """Quads to delete and insert in one atomic step.
 
-    With a ``slot`` (a graph IRI) the change is conditional: it applies only if no earlier
-    change claimed the same slot, and claims it (the backend creates the graph and writes one
-    token triple into it). Otherwise the backend raises :class:`~doxa.WriteConflict` and
-    applies nothing. Slots are how writers in several processes agree on who published next.
+    With a ``slot`` (an IRI) the change is conditional: it applies only if no earlier change
+    claimed the same slot, and claims it (a triple in :data:`SLOTS_GRAPH` that stays).
+    Otherwise the backend raises :class:`~doxa.WriteConflict` and applies nothing. Slots are
+    how writers in several processes agree on who publishes next.
     """
 
     delete: list[Quad] = field(default_factory=list)

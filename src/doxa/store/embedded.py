@@ -20,6 +20,7 @@ from rdflib import Literal, URIRef
 from doxa.errors import InvalidInput, StoreError, StoreLocked, WriteConflict
 from doxa.store.base import (
     SLOT_TOKEN,
+    SLOTS_GRAPH,
     Binding,
     Change,
     Dataset,
@@ -195,11 +196,14 @@ class EmbeddedStore:
         checking the slot under the store's lock and writing is atomic."""
         assert change.slot is not None
         with self.lock:
-            if self._store.contains_named_graph(ox.NamedNode(str(change.slot))):
+            claims = self._store.quads_for_pattern(
+                ox.NamedNode(str(change.slot)), to_ox(SLOT_TOKEN), None, to_ox_graph(SLOTS_GRAPH)
+            )
+            if next(claims, None) is not None:
                 raise WriteConflict(
                     "Another writer published to this scope first; the gate judges again."
                 )
-            marker = (change.slot, SLOT_TOKEN, Literal(secrets.token_hex(16)), change.slot)
+            marker = (change.slot, SLOT_TOKEN, Literal(secrets.token_hex(16)), SLOTS_GRAPH)
             claim = Change(delete=change.delete, insert=[marker, *change.insert])
             update = claim.to_update()
             self._write(lambda: self._store.update(update))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 from typing import Literal as TypingLiteral
@@ -29,6 +30,7 @@ from rdflib.term import Node
 from doxa.errors import InvalidInput, StoreError, WriteConflict
 from doxa.store.base import (
     SLOT_TOKEN,
+    SLOTS_GRAPH,
     Binding,
     Change,
     Dataset,
@@ -44,6 +46,7 @@ __all__ = ["RemoteStore"]
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 RESULTS_JSON = "application/sparql-results+json"
+LEASE = 60.0  # seconds a slot claim may wait for its publish before others clear it
 BLOCK = 2000  # quads per DATA operation: Virtuoso's parser gives up near 10,000
 Restriction = TypingLiteral["rewrite", "protocol", "both"]
 
@@ -172,9 +175,10 @@ class RemoteStore:
         while True:
             # sorted in a subquery, sliced outside it: Virtuoso refuses to sort a slice that
             # ends past row 10,000 (MaxSortedTopRows) but not a whole sorted subquery
+            inner = f"SELECT * WHERE {{ {body} }} ORDER BY {order}"
             page = (
-                f"{prologue} SELECT * WHERE {{ {{ SELECT * WHERE {{ {body} }} ORDER BY {order} }} }}"
-                f" LIMIT {self.row_cap} OFFSET {len(rows)}"
+                f"{prologue} SELECT * WHERE {{ {{ {inner} }} }} "
+                f"LIMIT {self.row_cap} OFFSET {len(rows)}"
             )
             found = self._results(page, dataset).get("results", {}).get("bindings", [])
             rows += found
@@ -241,7 +245,11 @@ class RemoteStore:
     def apply(self, change: Change) -> None:
         """Apply ``change`` as one Update request; with a ``slot``, only if it is unclaimed.
 
-        Raises :class:`~doxa.WriteConflict` when another change claimed the slot first.
+        A slot is claimed in three steps that need no server-side locking, only that a read
+        sees every write answered before it: write a claim, read the slot's claims, and apply
+        the change only if the claim is the slot's only one (else withdraw it). Two writers
+        cannot both see only their own claim: the later reader sees the earlier writer's
+        claim. Raises :class:`~doxa.WriteConflict` when another writer claimed the slot.
         """
         if not change.delete and not change.insert and change.slot is None:
             return
@@ -249,25 +257,50 @@ class RemoteStore:
             update = change.to_update(block=BLOCK)
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
-        marker: Quad | None = None
-        if change.slot is not None:
-            marker = (change.slot, SLOT_TOKEN, Literal(secrets.token_hex(16)), change.slot)
-            claim = Change(insert=[marker]).to_update()
-            update = f"CREATE GRAPH {ntriples(change.slot)} ;\n{claim} ;\n{update}".rstrip(" ;\n")
-        response = self._post(self.update_url, [("update", update)], None)
-        if response.status_code < 400:
+        if change.slot is None:
+            self._update(update)
             return
-        if change.slot is not None and marker is not None:
-            if self._holds(marker):
-                return  # applied, though the answer said otherwise
-            if self._holds((change.slot, None, None, change.slot)):
-                raise WriteConflict(
-                    "Another process published to this scope first; the gate judges again."
-                )
-        raise _refused(response, "update", update)
+        claim = self._claim(change.slot)
+        try:
+            self._update(update)
+        except StoreError:
+            if not all(self._holds(q) for q in change.insert[:50]):
+                self._withdraw(claim)  # nothing applied: the slot is free again
+            raise
 
-    def _holds(self, quad: tuple[Node, Node | None, Node | None, Node]) -> bool:
-        s, p, o, g = (f"?v{i}" if t is None else ntriples(t) for i, t in enumerate(quad))
+    def _update(self, update: str) -> None:
+        response = self._post(self.update_url, [("update", update)], None)
+        if response.status_code >= 400:
+            raise _refused(response, "update", update)
+
+    def _claim(self, slot: URIRef) -> Quad:
+        """Claim ``slot`` or raise WriteConflict; returns the claim triple (as a quad)."""
+        started = time.monotonic()
+        token = Literal(f"{time.time():.3f} {secrets.token_hex(8)}")
+        claim: Quad = (slot, SLOT_TOKEN, token, SLOTS_GRAPH)
+        self._update(Change(insert=[claim]).to_update())
+        rows = self._housekeeping(
+            "SELECT ?token WHERE { GRAPH ?g { ?slot ?p ?token } }",
+            {"g": SLOTS_GRAPH, "slot": slot, "p": SLOT_TOKEN},
+        )
+        others = [Literal(str(r["token"])) for r in rows if str(r["token"]) != str(token)]
+        abandoned = [t for t in others if _age(t) > LEASE]
+        if abandoned:  # claimed by a writer that died before publishing: clear them
+            self._update(
+                Change(delete=[(slot, SLOT_TOKEN, t, SLOTS_GRAPH) for t in abandoned]).to_update()
+            )
+        if len(others) > len(abandoned) or time.monotonic() - started > LEASE / 4:
+            self._withdraw(claim)
+            raise WriteConflict(
+                "Another process published to this scope first; the gate judges again."
+            )
+        return claim
+
+    def _withdraw(self, claim: Quad) -> None:
+        self._update(Change(delete=[claim]).to_update())
+
+    def _holds(self, quad: Quad) -> bool:
+        s, p, o, g = (ntriples(t) for t in quad)
         return _boolean(self._results(f"ASK WHERE {{ GRAPH {g} {{ {s} {p} {o} }} }}", None))
 
     def load(self, data: bytes, *, format: str, graph: URIRef) -> int:
@@ -332,6 +365,14 @@ def _term(value: Mapping[str, Any]) -> Node:
     if datatype is None or datatype == XSD_STRING:
         return Literal(text)
     return stored_literal(text, str(datatype))
+
+
+def _age(token: Literal) -> float:
+    """Seconds since a claim was written (its token starts with the wall-clock time)."""
+    try:
+        return time.time() - float(str(token).split()[0])
+    except (ValueError, IndexError):
+        return 0.0  # not a claim this code wrote: never treat it as abandoned
 
 
 def _boolean(data: Mapping[str, Any]) -> bool:
