@@ -267,7 +267,8 @@ def test_blank_nodes_in_an_ontology_load(store: Store) -> None:
 def test_unreachable_server_is_a_clear_error() -> None:
     """A server that does not answer raises StoreError saying what to check."""
     store = RemoteStore("http://127.0.0.1:9/query", timeout=2)
-    with pytest.raises(doxa.StoreError, match="could not be reached.*check that it is running"):
+    with pytest.raises(doxa.StoreError, match=r"could not be reached.*check that it is running"):
         store.ask("ASK { ?s ?p ?o }", dataset=Dataset(default=(G1,)))
+    store.close()
     with pytest.raises(doxa.InvalidInput, match="is not an HTTP"):
         RemoteStore("file:///etc/passwd")

@@ -197,7 +197,10 @@ class EmbeddedStore:
         assert change.slot is not None
         with self.lock:
             claims = self._store.quads_for_pattern(
-                ox.NamedNode(str(change.slot)), to_ox(SLOT_TOKEN), None, to_ox_graph(SLOTS_GRAPH)
+                ox.NamedNode(str(change.slot)),
+                ox.NamedNode(str(SLOT_TOKEN)),
+                None,
+                ox.NamedNode(str(SLOTS_GRAPH)),
             )
             if next(claims, None) is not None:
                 raise WriteConflict(
