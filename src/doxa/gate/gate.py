@@ -2,7 +2,10 @@
 
 Every decision (the claim, its endings, index entries and its receipt) is published as one
 atomic :class:`~doxa.store.Change`. Decisions are serialised by one lock per store; the judge
-runs outside it, and if a graph it read changed meanwhile, it runs again.
+runs outside it, and if a graph it read changed meanwhile, it runs again. On a store that other
+processes write too (a SPARQL server), the publish also claims the next place in the receipt
+chain and fails with :class:`~doxa.WriteConflict` if another process took it: the judge runs
+again then as well.
 """
 
 from __future__ import annotations
