@@ -13,6 +13,7 @@ ratios to the embedded store show the cost of HTTP and of each server, not of a 
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 import tempfile
@@ -148,7 +149,11 @@ def main(size: int, samples: int, queries: int, seed: int, out: Path) -> None:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report = {
         "command": " ".join(sys.argv),
-        "machine": {"python": platform.python_version(), "platform": platform.platform()},
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "load_average": os.getloadavg(),  # other jobs on the machine skew every backend
+        },
         "config": {"size": size, "samples": samples, "queries": queries, "seed": seed},
         "results": results,
     }
