@@ -172,7 +172,10 @@ def virtuoso_server(directory: Path) -> Iterator[Server]:
         _missing("virtuoso-t", "the Debian package virtuoso-opensource-7-bin")
     assert program is not None
     assert isql is not None
-    sql_port, http_port = free_port(), free_port()
+    sql_port = free_port()
+    http_port = free_port()
+    while http_port == sql_port:
+        http_port = free_port()
     ini = directory / "virtuoso.ini"
     ini.write_text(VIRTUOSO_INI.format(dir=directory, sql_port=sql_port, http_port=http_port))
     log = directory / "virtuoso.out"
