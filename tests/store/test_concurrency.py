@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rdflib import Literal, URIRef
 from tests.conftest import DOMAIN, EX
 from tests.servers import Server
 
@@ -23,6 +24,8 @@ import doxa
 from doxa.judges.base import Evidence
 from doxa.model import Proposal, Verdict
 from doxa.store import Change, RemoteStore
+from doxa.store.base import SLOT_TOKEN, SLOTS_GRAPH
+from doxa.store.remote import LEASE
 
 SERVERS = ["oxigraph", "virtuoso"]
 
@@ -187,3 +190,34 @@ def test_a_lost_race_runs_the_judge_again(name: str, request: pytest.FixtureRequ
     assert mem.verify() == 4
     racing.close()
     plain.close()
+
+
+@pytest.mark.parametrize("name", SERVERS)
+def test_an_abandoned_claim_is_cleared_after_its_lease(
+    name: str, request: pytest.FixtureRequest
+) -> None:
+    """A claim left by a writer that died long ago no longer blocks the slot; a fresh claim
+    of a live writer does (control)."""
+    server = _server(name, request)
+    store = server.store()
+    graph = URIRef("urn:test:g")
+    slot, busy = URIRef("urn:test:slot:abandoned"), URIRef("urn:test:slot:busy")
+    long_ago = Literal(f"{time.time() - LEASE - 5:.3f} dead")
+    just_now = Literal(f"{time.time():.3f} alive")
+    store.apply(
+        Change(
+            insert=[
+                (slot, SLOT_TOKEN, long_ago, SLOTS_GRAPH),
+                (busy, SLOT_TOKEN, just_now, SLOTS_GRAPH),
+            ]
+        )
+    )
+    store.apply(Change(insert=[(slot, SLOT_TOKEN, Literal("x"), graph)], slot=slot))
+    with pytest.raises(doxa.WriteConflict):
+        store.apply(Change(insert=[(busy, SLOT_TOKEN, Literal("y"), graph)], slot=busy))
+    found = {str(o) for _, _, o, _ in store.quads(graph)}
+    assert found == {"x"}
+    tokens = {str(o) for s, _, o, _ in store.quads(SLOTS_GRAPH) if s == slot}
+    assert len(tokens) == 1
+    assert "dead" not in next(iter(tokens))  # the abandoned claim is gone, ours stays
+    store.close()
