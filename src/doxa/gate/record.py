@@ -92,7 +92,7 @@ class Record:
         return None if self.store.memo is not None else self.head()
 
     def slot(self, sequence: int) -> URIRef:
-        """The graph a publish claims to become receipt number ``sequence`` of the scope."""
+        """The slot a publish claims to become receipt number ``sequence`` of the scope."""
         return URIRef(f"urn:doxa:slot:{self.scope.name}:{sequence}")
 
     def version(self) -> int:
