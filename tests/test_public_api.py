@@ -51,6 +51,7 @@ EXPECTED = [
     "SystemClock",
     "Verdict",
     "Why",
+    "WriteConflict",
 ]
 
 

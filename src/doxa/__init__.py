@@ -21,6 +21,7 @@ from doxa.errors import (
     StoreBehindJournal,
     StoreError,
     StoreLocked,
+    WriteConflict,
 )
 from doxa.judges import Evidence, Judge, RuleJudge
 from doxa.judges.evaluation import Case, EvalReport
@@ -98,4 +99,5 @@ __all__ = [
     "SystemClock",
     "Verdict",
     "Why",
+    "WriteConflict",
 ]

@@ -12,6 +12,7 @@ callers that only know Python's exceptions still catch it::
     ├── StoreError (OSError)             the store cannot be opened, read or written
     │   ├── StoreLocked                  another process holds the store directory
     │   ├── StoreBehindJournal           the store lost decisions its journal acknowledged
+    │   ├── WriteConflict                another process kept writing the same scope first
     │   └── ChainBroken                  the receipt hash chain does not verify
     ├── ShapeCheckFailed (RuntimeError)  pySHACL itself failed: not a verdict on the write
     └── JudgeUnavailable (RuntimeError)  the judge could not answer; the write waits unchecked
@@ -35,6 +36,7 @@ __all__ = [
     "StoreBehindJournal",
     "StoreError",
     "StoreLocked",
+    "WriteConflict",
 ]
 
 
@@ -98,6 +100,13 @@ class StoreLocked(StoreError):
 
 class StoreBehindJournal(StoreError):
     """The store ends before decisions doxa's journal acknowledged (a crash lost them)."""
+
+
+class WriteConflict(StoreError):
+    """Another process published to the same scope first, every time the gate tried.
+
+    Nothing of the write was stored; writing it again judges it against what is there now.
+    """
 
 
 class ChainBroken(StoreError):

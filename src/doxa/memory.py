@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+import httpx
 from rdflib import URIRef
 
 from doxa.clock import Clock, SystemClock, parse_instant
@@ -54,6 +55,7 @@ from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.convert import ntriples
 from doxa.store.journal import JournalEntry
+from doxa.store.remote import RemoteStore
 from doxa.terms import as_iri, as_text
 from doxa.text import words
 from doxa.vocabulary import ONTOLOGY_GRAPH
@@ -119,6 +121,33 @@ class Memory:
             return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
         except BaseException:
             store.close()  # a bad scope or a refused journal check: release the directory
+            raise
+
+    @classmethod
+    def connect(
+        cls,
+        query_url: str,
+        update_url: str | None = None,
+        *,
+        scope: str,
+        auth: tuple[str, str] | httpx.Auth | None = None,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+        policy: ClosingPolicy | None = None,
+    ) -> Memory:
+        """Use a SPARQL 1.1 server (Oxigraph server, Virtuoso, Fuseki, GraphDB, Neptune).
+
+        ``update_url`` defaults to ``query_url`` (one endpoint for both, as on Virtuoso).
+        Several processes may write the same scope through one server: each decision is one
+        Update request that applies only if no other process published since the gate read,
+        else the judge runs again (docs/remote.md). Raises :class:`~doxa.StoreError` when the
+        server cannot be reached.
+        """
+        store = RemoteStore(query_url, update_url, auth=auth)
+        try:
+            return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
+        except BaseException:
+            store.close()
             raise
 
     def close(self) -> None:

@@ -9,16 +9,27 @@ from __future__ import annotations
 
 import gc
 import re
+import secrets
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pyoxigraph as ox
-from rdflib import URIRef
+from rdflib import Literal, URIRef
 
-from doxa.errors import InvalidInput, StoreError, StoreLocked
-from doxa.store.base import Binding, Change, Dataset, Quad, QueryResult, Row, bind_values
+from doxa.errors import InvalidInput, StoreError, StoreLocked, WriteConflict
+from doxa.store.base import (
+    SLOT_TOKEN,
+    SLOTS_GRAPH,
+    Binding,
+    Change,
+    Dataset,
+    Quad,
+    QueryResult,
+    Row,
+    bind_values,
+)
 from doxa.store.convert import from_ox, to_ox, to_ox_graph
 from doxa.store.journal import Journal
 
@@ -165,9 +176,12 @@ class EmbeddedStore:
     # -- writes ------------------------------------------------------------------------
 
     def apply(self, change: Change) -> None:
-        if not change.delete and not change.insert:
+        if not change.delete and not change.insert and change.slot is None:
             return
         try:
+            if change.slot is not None:
+                self._claim(change)
+                return
             self._apply(change)
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
@@ -182,6 +196,26 @@ class EmbeddedStore:
             return
         update = change.to_update()
         self._write(lambda: self._store.update(update))
+
+    def _claim(self, change: Change) -> None:
+        """Apply a change that claims a slot: this process is the directory's only writer, so
+        checking the slot under the store's lock and writing is atomic."""
+        assert change.slot is not None
+        with self.lock:
+            claims = self._store.quads_for_pattern(
+                ox.NamedNode(str(change.slot)),
+                ox.NamedNode(str(SLOT_TOKEN)),
+                None,
+                ox.NamedNode(str(SLOTS_GRAPH)),
+            )
+            if next(claims, None) is not None:
+                raise WriteConflict(
+                    "Another writer published to this scope first; the gate judges again."
+                )
+            marker = (change.slot, SLOT_TOKEN, Literal(secrets.token_hex(16)), SLOTS_GRAPH)
+            claim = Change(delete=change.delete, insert=[marker, *change.insert])
+            update = claim.to_update()
+            self._write(lambda: self._store.update(update))
 
     def _write(self, action: Callable[[], None]) -> None:
         try:
