@@ -11,9 +11,9 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from functools import partial
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
 
 from rdflib import Literal, URIRef
@@ -266,20 +266,8 @@ class Gate:
                 if q[3] != self.scope.current
                 or not self.record.shared((q[0], q[1], q[2]), set(keep))
             ]
-            now = self.clock.now()
-            log = self.scope.log
+            tombstones = []
             for position, node in enumerate(plan.nodes):
-                event = self.scope.event(new_id())
-                insert = decision.change.insert
-                insert += [
-                    (event, RDF.type, DOXA.Erasure, log),
-                    (event, DOXA.ends, node, log),
-                    (event, DOXA.recordedAt, dt_literal(now), log),
-                    (event, DOXA.reason, Literal(reason), log),
-                    (event, PROV.wasAttributedTo, actor, log),
-                ]
-                if node in plan.digests:
-                    insert.append((event, DOXA.contentDigest, Literal(plan.digests[node]), log))
                 hashes = (
                     claim_hashes(self.store, salt_value, plan.values[node])
                     if node in plan.values
@@ -287,21 +275,94 @@ class Gate:
                 )
                 if subject is not None and position == 0:
                     hashes.append(subject_hash(salt_value, subject))
-                insert += [(event, DOXA.contentHash, Literal(h), log) for h in hashes]
-                decision.produced.append(event)
-            decision.bumped = True
-            return self.record.commit(
+                tombstones.append((node, plan.digests.get(node), hashes))
+            return self._bury(decision, tombstones, plan.claims, reason, actor, salt_value)
+
+    def _bury(
+        self,
+        decision: Decision,
+        tombstones: list[tuple[URIRef, str | None, list[str]]],
+        claims: list[URIRef],
+        reason: str,
+        actor: URIRef,
+        salt_value: str,
+    ) -> Receipt:
+        """Write one erasure tombstone per node and commit them with one receipt.
+
+        The journal line carries the tombstones (never content), so a restored backup gets
+        them back (see :meth:`reapply_erasure`).
+        """
+        now = self.clock.now()
+        log = self.scope.log
+        for node, digest, hashes in tombstones:
+            event = self.scope.event(new_id())
+            insert = decision.change.insert
+            insert += [
+                (event, RDF.type, DOXA.Erasure, log),
+                (event, DOXA.ends, node, log),
+                (event, DOXA.recordedAt, dt_literal(now), log),
+                (event, DOXA.reason, Literal(reason), log),
+                (event, PROV.wasAttributedTo, actor, log),
+            ]
+            if digest is not None:
+                insert.append((event, DOXA.contentDigest, Literal(digest), log))
+            insert += [(event, DOXA.contentHash, Literal(h), log) for h in hashes]
+            decision.produced.append(event)
+        decision.bumped = True
+        decision.erasure = {
+            "salt": salt_value,
+            "reason": reason,
+            "actor": str(actor),
+            "claims": [str(c) for c in claims],
+            "nodes": [
+                {"node": str(node), "digest": digest, "hashes": hashes}
+                for node, digest, hashes in tombstones
+            ],
+        }
+        return self.record.commit(
+            decision,
+            ReceiptDraft(
+                outcome=Outcome.ERASED,
+                reason=reason,
+                judge="owner",
+                judge_version="1",
+                decides=claims[0] if claims else None,
+                targets=tuple(claims),
+                actor=actor,
+            ),
+            now,
+        )
+
+    def reapply_erasure(self, record: dict[str, Any]) -> Receipt:
+        """Apply a journaled erasure again (to a restored backup): delete whatever of its
+        nodes the backup still holds and write its tombstones, with a new receipt."""
+        return self._settled(lambda: self._reapply_erasure(record))
+
+    def _reapply_erasure(self, record: dict[str, Any]) -> Receipt:
+        with self.lock:
+            after = self.record.mark()
+            decision = Decision(after=after)
+            current = salt(self.store, self.scope)
+            if current is None:
+                decision.change.insert.append(
+                    (self.scope.log, DOXA.salt, Literal(record["salt"]), self.scope.log)
+                )
+                if self.store.memo is not None:
+                    self.store.memo[("doxa.salt", self.scope.name)] = record["salt"]
+            claims = [URIRef(c) for c in record["claims"]]
+            plan = erasure_plan(self.store, self.scope, claims, self.record.claim_graphs())
+            decision.change.delete += plan.change.delete
+            tombstones = [
+                (URIRef(n["node"]), n.get("digest"), list(n.get("hashes", [])))
+                for n in record["nodes"]
+            ]
+            return self._bury(
                 decision,
-                ReceiptDraft(
-                    outcome=Outcome.ERASED,
-                    reason=reason,
-                    judge="owner",
-                    judge_version="1",
-                    decides=plan.claims[0] if plan.claims else None,
-                    targets=tuple(plan.claims),
-                    actor=actor,
-                ),
-                now,
+                tombstones,
+                claims,
+                str(record["reason"]),
+                URIRef(record["actor"]),
+                current or str(record["salt"]),
             )
 
     def preview(self, proposal: Proposal) -> Verdict:

@@ -890,9 +890,18 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None) -> None
 
 def _register() -> None:
     # commands kept in their own modules; imported last, since they build on this one
-    from doxa.interfaces import cli_judge
+    from doxa.interfaces import cli_judge, cli_owner
 
     for command in (cli_judge.judge, cli_judge.rejudge, cli_judge.stats, cli_judge.alarms):
+        main.add_command(command)
+    for command in (
+        cli_owner.quarantine,
+        cli_owner.erase,
+        cli_owner.backup,
+        cli_owner.backups,
+        cli_owner.restore,
+        cli_owner.recover,
+    ):
         main.add_command(command)
 
 
