@@ -52,7 +52,7 @@ def measure(size: int, workdir: Path) -> dict[str, float]:
         compact()
         compaction = time.perf_counter() - started
         started = time.perf_counter()
-        mem._purge([mem.scope.fact(t) for t in receipt.targets], target)  # noqa: SLF001
+        mem._purge([mem.scope.fact(t) for t in receipt.targets], target)
         purge = time.perf_counter() - started  # compacts the store again, then the backup
     shutil.rmtree(path, ignore_errors=True)
     shutil.rmtree(path.with_name(path.name + ".backups"), ignore_errors=True)
