@@ -537,6 +537,12 @@ def parse_sizes(text: str) -> list[int]:
 @click.option("--profile-at", type=int, default=None, help="Profile writes at this size.")
 @click.option("--profile-writes", default=300, show_default=True, type=click.IntRange(min=1))
 @click.option("--keep", is_flag=True, help="Keep the stores after the run.")
+@click.option(
+    "--durable/--no-fsync",
+    default=True,
+    show_default=True,
+    help="fsync doxa's journal after every decision (the default, as users run it).",
+)
 def main(
     sizes: str,
     samples: int,
@@ -547,6 +553,7 @@ def main(
     profile_at: int | None,
     profile_writes: int,
     keep: bool,
+    durable: bool,
 ) -> None:
     """Fill a store through the gate to each size and measure writes, recall and raw inserts."""
     targets = parse_sizes(sizes)
@@ -559,7 +566,7 @@ def main(
     machine = machine_info(root)
     click.echo(f"stores in {root}", err=True)
 
-    mem = doxa.Memory.open(root / "doxa", scope=SCOPE)
+    mem = doxa.Memory.open(root / "doxa", scope=SCOPE, durable=durable)
     raw = RawStore(root / "raw")
     stream = Stream(seed)
     results: list[Json] = []

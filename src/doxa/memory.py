@@ -111,12 +111,17 @@ class Memory:
         judge: Judge | None = None,
         clock: Clock | None = None,
         policy: ClosingPolicy | None = None,
+        durable: bool = True,
     ) -> Memory:
         """Open (creating if needed) an embedded store at ``path``; ``None`` keeps it in memory.
 
-        Raises :class:`~doxa.StoreLocked` when another process has the directory open.
+        Every decision is journaled beside the store and, with ``durable`` (the default),
+        fsynced before the call returns, so a power loss cannot take an acknowledged decision
+        unnoticed; ``durable=False`` skips the fsync (bulk loads, benchmarks, throwaway
+        stores). Raises :class:`~doxa.StoreLocked` when another process has the directory
+        open.
         """
-        store = EmbeddedStore(path)
+        store = EmbeddedStore(path, durable=durable)
         try:
             return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
         except BaseException:

@@ -62,7 +62,9 @@ def rdf_format(name: str) -> ox.RdfFormat:
 class EmbeddedStore:
     """An Oxigraph store in a directory on disk, or in memory when ``path`` is None."""
 
-    def __init__(self, path: Path | str | None = None, *, journal: bool = True) -> None:
+    def __init__(
+        self, path: Path | str | None = None, *, journal: bool = True, durable: bool = True
+    ) -> None:
         self.path = Path(path) if path is not None else None
         self.journal: Journal | None = None
         self.lock = threading.RLock()
@@ -83,7 +85,7 @@ class EmbeddedStore:
                 ) from None
             raise StoreError(f"Cannot open the store at {self.path}: {message}.") from error
         if self.path is not None and journal:
-            self.journal = Journal(self.path.with_name(f"{self.path.name}.journal"))
+            self.journal = Journal(self.path.with_name(f"{self.path.name}.journal"), fsync=durable)
 
     # -- reads -------------------------------------------------------------------------
 

@@ -34,8 +34,9 @@ class JournalEntry:
 class Journal:
     """An append-only, fsynced record of every decision's receipt."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, fsync: bool = True) -> None:
         self.path = path
+        self.fsync = fsync
         self.heads: dict[str, JournalEntry] = {}
         self.entries: list[JournalEntry] = []
         self._read()
@@ -80,7 +81,8 @@ class Journal:
         try:
             self._file.write(json.dumps(line, sort_keys=True) + "\n")
             self._file.flush()
-            os.fsync(self._file.fileno())
+            if self.fsync:
+                os.fsync(self._file.fileno())
         except OSError as error:
             raise StoreError(
                 f"The decision was stored but its journal line could not be written to "
