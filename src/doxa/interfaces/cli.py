@@ -863,3 +863,8 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None) -> None
             click.echo(f"Added {count} triple(s) from {file} to the ontology.")
 
     _run(settings, action)
+
+
+from doxa.interfaces.http.command import serve  # noqa: E402 (its logic lives in its own module)
+
+main.add_command(serve)
