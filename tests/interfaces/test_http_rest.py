@@ -1,0 +1,240 @@
+"""The JSON API of ``doxa serve``: gated writes, every read, owner verbs, one error shape."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from .conftest import AGENT, BOB, OWNER, Server, config_text
+
+EX = "http://example.org/"
+
+
+@pytest.fixture(scope="module")
+def server(serve: Callable[[str], Server]) -> Server:
+    return serve(config_text())
+
+
+@pytest.fixture(scope="module")
+def owner(server: Server) -> Iterator[httpx.Client]:
+    with server.client(OWNER) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def agent(server: Server) -> Iterator[httpx.Client]:
+    with server.client(AGENT) as client:
+        yield client
+
+
+def day(text: str, obj: str, valid_from: str) -> dict[str, Any]:
+    return {
+        "text": text,
+        "topic": "meetings",
+        "kind": "schedule",
+        "subject": EX + "supplierCall",
+        "predicate": EX + "dayOfWeek",
+        "object": EX + obj,
+        "authority": "owner",
+        "valid_from": valid_from,
+    }
+
+
+def error_of(response: httpx.Response, status: int) -> dict[str, Any]:
+    """The one error shape: {"error": {"type", "message", "status"}}, with the status."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}
+    assert body["error"]["status"] == status
+    assert body["error"]["message"]
+    return dict(body["error"])
+
+
+def test_health_needs_no_key(server: Server) -> None:
+    """/health answers without a key and says the store answers."""
+    body = httpx.get(f"{server.url}/health").json()
+    assert body["status"] == "ok"
+    assert body["scopes"] == 2
+
+
+def test_reads_need_a_known_key(server: Server, agent: httpx.Client) -> None:
+    """No key or an unknown key gets 401; a known agent key reads (control)."""
+    with server.client(None) as anonymous:
+        missing = error_of(anonymous.get("/facts"), 401)
+    assert missing["type"] == "Unauthorized"
+    with server.client("not-a-key-of-this-server") as stranger:
+        wrong = error_of(stranger.get("/facts"), 401)
+    assert wrong["message"] == "The API key is not known to this server; check the key."
+    assert agent.get("/facts").status_code == 200
+
+
+def test_supplier_call_story_over_rest(owner: httpx.Client, agent: httpx.Client) -> None:
+    """Remember, hold, approve: the change is live, the old fact ended, and every read agrees."""
+    first = owner.post("/remember", json=day("The call is on Wednesday", "Wednesday", "2026-01-01"))
+    assert first.status_code == 200
+    assert (first.json()["relation"], first.json()["outcome"]) == ("new", "admitted")
+    wednesday = first.json()["fact"]
+    second = owner.post("/remember", json=day("The call is on Thursday", "Thursday", "2026-03-08"))
+    assert (second.json()["relation"], second.json()["outcome"]) == ("replaces", "held")
+    held = agent.get("/held").json()
+    assert [h["id"] for h in held] == [second.json()["held"]]
+    assert held[0]["targets"] == [wednesday]
+
+    denied = error_of(agent.post(f"/held/{held[0]['id']}/approve"), 403)
+    assert denied["message"] == "Only the owner of scope 'alice' may do this; use the scope's owner key."
+    approved = owner.post(f"/held/{held[0]['id']}/approve")
+    assert approved.json()["outcome"] == "approved"
+    assert agent.get("/held").json() == []
+
+    live = agent.get("/facts", params={"topic": "meetings"}).json()
+    assert [f["text"] for f in live] == ["The call is on Thursday"]
+    then = agent.get("/facts", params={"topic": "meetings", "valid_at": "2026-03-05"}).json()
+    assert [f["text"] for f in then] == ["The call is on Wednesday"]
+    assert agent.get(f"/facts/{wednesday}").json()["status"] == "superseded"
+    kinds = [e["kind"] for e in agent.get(f"/facts/{wednesday}/history").json()["events"]]
+    assert kinds == ["recorded", "recorded", "superseded"]
+    why = agent.get(f"/facts/{wednesday}/why").json()
+    assert why["receipt"]["outcome"] == "admitted"
+    found = agent.get("/recall", params={"q": "thursday call"}).json()
+    assert [f["text"] for f in found] == ["The call is on Thursday"]
+    receipts = agent.get("/receipts").json()
+    assert [r["outcome"] for r in receipts][-2:] == ["held", "approved"]
+    assert agent.get("/verify").json() == {
+        "verified": True,
+        "receipts": len(receipts),
+        "scope": "alice",
+    }
+
+
+def test_reject_retract_grant_revoke_are_owner_verbs(
+    owner: httpx.Client, agent: httpx.Client
+) -> None:
+    """Each owner verb refuses the agent key (403) and works with the owner key (control)."""
+    fact = agent.post("/remember", json={"text": "Bob likes jazz", "topic": "music"}).json()["fact"]
+    for path, body in [
+        (f"/facts/{fact}/retract", {"reason": "never said"}),
+        ("/kinds/schedule/grant", {}),
+        ("/kinds/schedule/revoke", {}),
+    ]:
+        assert error_of(agent.post(path, json=body), 403)["type"] == "Forbidden"
+        assert owner.post(path, json=body).status_code == 200, path
+    assert agent.get(f"/facts/{fact}").json()["status"] == "retracted"
+    grants = [r["outcome"] for r in agent.get("/receipts").json()][-2:]
+    assert grants == ["granted", "revoked"]
+
+
+def test_reject_a_held_write(owner: httpx.Client) -> None:
+    """The owner rejects a held write: it leaves the held list and never becomes a fact."""
+    owner.post("/remember", json=day("Call on Friday", "Friday", "2026-04-01"))
+    held = owner.get("/held").json()
+    assert len(held) == 1
+    rejected = owner.post(f"/held/{held[0]['id']}/reject", json={"reason": "not so"})
+    assert rejected.json()["outcome"] == "discarded"
+    assert owner.get("/held").json() == []
+    assert error_of(owner.get(f"/facts/{held[0]['fact']}"), 404)["type"] == "NotFound"
+
+
+def test_agent_cannot_write_as_owner(owner: httpx.Client, agent: httpx.Client) -> None:
+    """An agent key may not claim the owner's authority; the owner key may (control)."""
+    body = {"text": "Alice drinks tea", "topic": "drinks", "authority": "owner"}
+    assert error_of(agent.post("/remember", json=body), 403)["type"] == "Forbidden"
+    assert owner.post("/remember", json=body).json()["outcome"] == "admitted"
+
+
+def test_shape_violation_lists_each_failed_constraint(agent: httpx.Client) -> None:
+    """A write the shapes refuse gets 422 with its failures; a valid one passes (control)."""
+    bad = {"text": "x", "topic": "t", "confidence": 2, "valid_from": "2026-02-01"}
+    bad["valid_until"] = "2026-01-01"
+    error = error_of(agent.post("/remember", json=bad), 422)
+    assert error["type"] == "ShapeViolation"
+    messages = sorted(f["message"] for f in error["failures"])
+    assert len(messages) == 2
+    assert any("confidence" in m for m in messages)
+    assert all(f["focus_node"].startswith("urn:doxa:scope:alice/fact/") for f in error["failures"])
+    assert error["receipt"]
+    good = {**bad, "confidence": 0.5, "valid_until": "2026-03-01"}
+    assert agent.post("/remember", json=good).json()["outcome"] == "admitted"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "kind"),
+    [
+        ({"topic": "t"}, 422, "InvalidRequest"),
+        ({"text": "x", "topic": "t", "colour": "red"}, 422, "InvalidRequest"),
+        ({"text": "x", "topic": "Not A Topic"}, 400, "InvalidInput"),
+        ({"text": "x", "topic": "t", "authority": "boss"}, 400, "InvalidInput"),
+        ({"text": "x", "topic": "t", "valid_from": "yesterday"}, 400, "InvalidInput"),
+        ({"text": "x", "topic": "t", "literal": "1977", "datatype": "gYear"}, 400, "InvalidInput"),
+    ],
+    ids=["missing-text", "unknown-field", "bad-topic", "bad-authority", "bad-date", "bad-datatype"],
+)
+def test_bad_input_gets_a_clear_error(
+    agent: httpx.Client, body: dict[str, Any], status: int, kind: str
+) -> None:
+    """Bad input gets 400/422 in the one shape, naming what was wrong."""
+    error = error_of(agent.post("/remember", json=body), status)
+    assert error["type"] == kind
+
+
+def test_typed_literal_objects(agent: httpx.Client) -> None:
+    """A literal with an xsd datatype is written as such (the positive side of bad-datatype)."""
+    body = {
+        "text": "Carol was born in 1977",
+        "topic": "people",
+        "subject": EX + "carol",
+        "predicate": EX + "birthYear",
+        "literal": "1977",
+        "datatype": "xsd:gYear",
+    }
+    fact = agent.post("/remember", json=body).json()["fact"]
+    assert agent.get(f"/facts/{fact}").json()["object"] == "1977"
+
+
+def test_oversized_body_gets_413(agent: httpx.Client) -> None:
+    """A body over max_body_bytes gets 413; one just under the limit is read (control)."""
+    big = {"text": "x" * 70_000, "topic": "t"}
+    assert error_of(agent.post("/remember", json=big), 413)["type"] == "PayloadTooLarge"
+    fits = {"text": "long", "topic": "t", "sources": [f"{EX}doc/{i}" for i in range(1900)]}
+    assert len(httpx.Request("POST", "/", json=fits).content) > 50_000
+    assert agent.post("/remember", json=fits).status_code == 200
+
+
+def test_scopes_do_not_see_each_other(server: Server, agent: httpx.Client) -> None:
+    """Bob's key cannot read Alice's fact (404); Alice's own key can (control)."""
+    fact = agent.post("/remember", json={"text": "a secret of alice", "topic": "t"}).json()["fact"]
+    with server.client(BOB) as bob:
+        assert error_of(bob.get(f"/facts/{fact}"), 404)["type"] == "NotFound"
+        assert bob.get("/recall", params={"q": "secret"}).json() == []
+    assert agent.get(f"/facts/{fact}").status_code == 200
+
+
+def test_unknown_route_uses_the_error_shape(agent: httpx.Client) -> None:
+    """Even the framework's own 404 and 405 come in the one shape."""
+    assert error_of(agent.get("/nowhere"), 404)["type"] == "NotFound"
+    assert error_of(agent.delete("/facts"), 405)["type"] == "MethodNotAllowed"
+
+
+def test_openapi_describes_every_route(server: Server) -> None:
+    """FastAPI's OpenAPI document lists every REST route and /sparql."""
+    paths = set(httpx.get(f"{server.url}/openapi.json").json()["paths"])
+    assert paths >= {
+        "/health",
+        "/remember",
+        "/facts",
+        "/recall",
+        "/facts/{fact}",
+        "/facts/{fact}/history",
+        "/facts/{fact}/why",
+        "/held",
+        "/receipts",
+        "/verify",
+        "/held/{held_id}/approve",
+        "/held/{held_id}/reject",
+        "/facts/{fact}/retract",
+        "/kinds/{kind}/grant",
+        "/kinds/{kind}/revoke",
+        "/sparql",
+    }
