@@ -11,6 +11,7 @@ Each response says the row cap in ``Doxa-Row-Cap`` and whether it cut the result
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from urllib.parse import parse_qs
 
@@ -122,6 +123,18 @@ async def _request(request: Request) -> tuple[str, dict[str, list[str]]]:
     )
 
 
+_SAFE_IRI = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$")
+
+
+def _with_base(request: Request, text: str) -> str:
+    """The query with the endpoint's URL as its base IRI (the Protocol lets a service choose
+    one), so relative IRIs resolve; a BASE in the query itself comes later and wins."""
+    base = f"{str(request.base_url).rstrip('/')}/sparql"
+    if not _SAFE_IRI.match(base):
+        base = "http://localhost/sparql"  # a Host header that cannot be part of an IRI
+    return f"BASE <{base}>\n{text}"
+
+
 def _timeout(params: dict[str, list[str]]) -> float | None:
     values = params.get("timeout")
     if not values:
@@ -138,7 +151,8 @@ def _timeout(params: dict[str, list[str]]) -> float | None:
 @router.api_route("/sparql", methods=["GET", "POST"], response_class=Response)
 async def sparql(request: Request, found: Bound = Depends(bound)) -> Response:  # noqa: B008
     """Answer one SPARQL query over the caller's scope (SPARQL 1.1 Protocol, read-only)."""
-    text, params = await _request(request)
+    given, params = await _request(request)
+    text = _with_base(request, given)
     runner: QueryRunner = request.app.state.runner
     cap: int = request.app.state.config.sparql_max_rows
     default = params.get("default-graph-uri")
