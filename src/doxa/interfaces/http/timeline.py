@@ -19,7 +19,7 @@ __all__ = ["timeline_svg"]
 
 WIDTH = 760
 LEFT = 170
-RIGHT = 20
+RIGHT = 44
 LANE = 16
 GAP = 6
 GROUP = 2 * LANE + GAP + 18
