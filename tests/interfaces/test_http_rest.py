@@ -84,7 +84,10 @@ def test_supplier_call_story_over_rest(owner: httpx.Client, agent: httpx.Client)
     assert held[0]["targets"] == [wednesday]
 
     denied = error_of(agent.post(f"/held/{held[0]['id']}/approve"), 403)
-    assert denied["message"] == "Only the owner of scope 'alice' may do this; use the scope's owner key."
+    assert (
+        denied["message"]
+        == "Only the owner of scope 'alice' may do this; use the scope's owner key."
+    )
     approved = owner.post(f"/held/{held[0]['id']}/approve")
     assert approved.json()["outcome"] == "approved"
     assert agent.get("/held").json() == []

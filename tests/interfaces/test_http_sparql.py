@@ -26,7 +26,7 @@ CONSTRUCT = f"CONSTRUCT {{ ?s <{EX}dayOfWeek> ?o }} WHERE {{ ?s <{EX}dayOfWeek> 
 
 
 @pytest.fixture(scope="module")
-def server(serve: Callable[[str], Server]) -> Iterator[Server]:
+def server(serve: Callable[[str], Server]) -> Server:
     server = serve(config_text(max_rows=MAX_ROWS, timeout=20.0, max_running=1))
     with server.client(AGENT) as alice, server.client(BOB) as bob:
         for body in [
@@ -42,7 +42,7 @@ def server(serve: Callable[[str], Server]) -> Iterator[Server]:
             assert alice.post("/remember", json=body).json()["outcome"] == "admitted"
         bob_fact = {"text": "bobsecret marker", "topic": "drinks", "authority": "owner"}
         assert bob.post("/remember", json=bob_fact).json()["outcome"] == "admitted"
-    yield server
+    return server
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,9 @@ def test_sparqlwrapper_select(server: Server, fmt: str) -> None:
         assert isinstance(result, dict)
         values = [row["o"]["value"] for row in result["results"]["bindings"]]
     else:
-        values = [node.firstChild.firstChild.data for node in result.getElementsByTagName("binding")]  # type: ignore[union-attr]
+        values = [
+            node.firstChild.firstChild.data for node in result.getElementsByTagName("binding")
+        ]  # type: ignore[union-attr]
     assert values == [EX + "Wednesday"]
 
 
@@ -242,7 +244,11 @@ def test_describe_is_a_graph(alice: httpx.Client) -> None:
     response = query(alice, f"DESCRIBE <{EX}supplierCall>")
     assert response.headers["content-type"].startswith("text/turtle")
     graph = Graph().parse(data=response.text, format="turtle")
-    assert (URIRef(EX + "supplierCall"), URIRef(EX + "dayOfWeek"), URIRef(EX + "Wednesday")) in graph
+    assert (
+        URIRef(EX + "supplierCall"),
+        URIRef(EX + "dayOfWeek"),
+        URIRef(EX + "Wednesday"),
+    ) in graph
 
 
 # -- the dataset is the scope ---------------------------------------------------------
@@ -332,7 +338,11 @@ def test_row_cap_is_applied_and_said(alice: httpx.Client) -> None:
     few = query(alice, "SELECT * WHERE { ?s ?p ?o } LIMIT 3")
     assert len(bindings(few)) == 3
     assert few.headers["doxa-truncated"] == "false"
-    graph = query(alice, "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }", headers={"accept": "application/n-triples"})
+    graph = query(
+        alice,
+        "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
+        headers={"accept": "application/n-triples"},
+    )
     assert graph.headers["doxa-truncated"] == "true"
     assert len(Graph().parse(data=graph.text, format="nt")) == MAX_ROWS
 

@@ -8,7 +8,7 @@ tests must pass as written; update tests must get the documented read-only refus
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode
@@ -86,7 +86,10 @@ def _cases() -> list[Case]:
             if headers_node is not None:
                 for header in Collection(graph, headers_node):
                     headers.append(
-                        (str(graph.value(header, HT.fieldName)), str(graph.value(header, HT.fieldValue)))
+                        (
+                            str(graph.value(header, HT.fieldName)),
+                            str(graph.value(header, HT.fieldValue)),
+                        )
                     )
             response = graph.value(request, HT.resp)
             boolean = graph.value(response, MF.expectedBoolean)
@@ -151,7 +154,7 @@ def _boolean(response: httpx.Response) -> bool:
 
 
 @pytest.fixture(scope="module")
-def server(serve: Callable[[str], Server]) -> Iterator[Server]:
+def server(serve: Callable[[str], Server]) -> Server:
     server = serve(config_text())
     graphs = sorted({g for case in CASES for g in case.graphs})
     assert graphs  # the dataset tests name their graphs
@@ -168,7 +171,7 @@ def server(serve: Callable[[str], Server]) -> Iterator[Server]:
                 },
             )
             assert receipt.json()["outcome"] == "admitted", receipt.text
-    yield server
+    return server
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])

@@ -148,9 +148,19 @@ def _timeout(params: dict[str, list[str]]) -> float | None:
     return seconds
 
 
-@router.api_route("/sparql", methods=["GET", "POST"], response_class=Response)
-async def sparql(request: Request, found: Bound = Depends(bound)) -> Response:  # noqa: B008
-    """Answer one SPARQL query over the caller's scope (SPARQL 1.1 Protocol, read-only)."""
+@router.get("/sparql", response_class=Response, operation_id="sparql_get")
+async def sparql_get(request: Request, found: Bound = Depends(bound)) -> Response:  # noqa: B008
+    """Answer one SPARQL query (``?query=``) over the caller's scope (read-only)."""
+    return await _answer(request, found)
+
+
+@router.post("/sparql", response_class=Response, operation_id="sparql_post")
+async def sparql_post(request: Request, found: Bound = Depends(bound)) -> Response:  # noqa: B008
+    """Answer one SPARQL query (a form or an application/sparql-query body), read-only."""
+    return await _answer(request, found)
+
+
+async def _answer(request: Request, found: Bound) -> Response:
     given, params = await _request(request)
     text = _with_base(request, given)
     runner: QueryRunner = request.app.state.runner
