@@ -115,3 +115,22 @@ def test_demo_config_makes_fresh_keys() -> None:
     caller = first.caller(keys.agent_keys[0])
     assert caller is not None
     assert not caller.is_owner
+
+
+def test_serve_refuses_a_bad_configuration_before_listening(tmp_path: Path) -> None:
+    """`doxa serve` exits 3 for a missing file and 2 for a bad one, with the reason on stderr;
+    the same command with a good file starts (the HTTP tests run on it)."""
+    from click.testing import CliRunner
+
+    from doxa.interfaces.cli import main
+
+    runner = CliRunner()
+    store = str(tmp_path / "memory")
+    missing = runner.invoke(main, ["serve", "--path", store, "--config", str(tmp_path / "no.toml")])
+    assert missing.exit_code == 3
+    assert "There is no configuration file at" in missing.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[scopes.alice]\nowner_key = "short"\n', encoding="utf-8")
+    refused = runner.invoke(main, ["serve", "--path", store, "--config", str(bad)])
+    assert refused.exit_code == 2
+    assert "scopes.alice.owner_key must be a string of at least 16 characters" in refused.stderr
