@@ -86,13 +86,12 @@ def _accepted(header: str) -> list[tuple[float, int, str]]:
     return sorted(ranges, reverse=True)
 
 
-def _matches(media_range: str, fmt: Format) -> bool:
+def _matches(media_range: str, media_type: str) -> bool:
     if media_range == "*/*":
         return True
-    types = (fmt.media_type, *fmt.aliases)
     if media_range.endswith("/*"):
-        return any(t.startswith(media_range[:-1]) for t in types)
-    return media_range in types
+        return media_type.startswith(media_range[:-1])
+    return media_range == media_type
 
 
 def choose(form: str, accept: str | None, short: str | None = None) -> Format | None:
@@ -120,8 +119,12 @@ def choose(form: str, accept: str | None, short: str | None = None) -> Format | 
     for quality, _, media in _accepted(accept):
         if quality <= 0:
             continue
+        # a format's own media type before its aliases: text/* means CSV before text/xml
         for fmt in usable:
-            if _matches(media, fmt):
+            if _matches(media, fmt.media_type):
+                return fmt
+        for fmt in usable:
+            if any(_matches(media, alias) for alias in fmt.aliases):
                 return fmt
     return None
 
@@ -155,17 +158,22 @@ def _json(result: QueryResult) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
+def _text(value: str) -> str:
+    # a raw carriage return would reach the reader as a line feed (XML end-of-line handling)
+    return escape(value, {"\r": "&#13;"})
+
+
 def _xml_term(term: Node) -> str:
     if isinstance(term, URIRef):
-        return f"<uri>{escape(str(term))}</uri>"
+        return f"<uri>{_text(str(term))}</uri>"
     if isinstance(term, BNode):
-        return f"<bnode>{escape(str(term))}</bnode>"
+        return f"<bnode>{_text(str(term))}</bnode>"
     assert isinstance(term, Literal)
     if term.language:
-        return f"<literal xml:lang={quoteattr(term.language)}>{escape(str(term))}</literal>"
+        return f"<literal xml:lang={quoteattr(term.language)}>{_text(str(term))}</literal>"
     if term.datatype is not None:
-        return f"<literal datatype={quoteattr(str(term.datatype))}>{escape(str(term))}</literal>"
-    return f"<literal>{escape(str(term))}</literal>"
+        return f"<literal datatype={quoteattr(str(term.datatype))}>{_text(str(term))}</literal>"
+    return f"<literal>{_text(str(term))}</literal>"
 
 
 def _xml(result: QueryResult) -> str:
