@@ -205,6 +205,32 @@ def test_oversized_body_gets_413(agent: httpx.Client) -> None:
     assert agent.post("/remember", json=fits).status_code == 200
 
 
+def test_oversized_chunked_body_gets_413(agent: httpx.Client) -> None:
+    """A body sent in chunks (no Content-Length) is counted as it arrives; 413 past the limit,
+    a small chunked body is read (control)."""
+
+    def chunks(count: int) -> Iterator[bytes]:
+        yield b'{"text": "chunked", "topic": "t", "sources": ['
+        yield b",".join(b'"http://example.org/doc/%d"' % i for i in range(count))
+        yield b"]}"
+
+    headers = {"content-type": "application/json"}
+    too_big = agent.post("/remember", content=chunks(5000), headers=headers)
+    assert error_of(too_big, 413)["type"] == "PayloadTooLarge"
+    assert agent.post("/remember", content=chunks(3), headers=headers).status_code == 200
+
+
+def test_serve_on_a_store_in_use_exits_4(server: Server) -> None:
+    """A second `doxa serve` on the running server's store exits 4 (StoreLocked), saying so."""
+    from click.testing import CliRunner
+
+    from doxa.interfaces.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--path", str(server.store)])
+    assert result.exit_code == 4
+    assert "already open for writing in another process" in result.stderr
+
+
 def test_scopes_do_not_see_each_other(server: Server, agent: httpx.Client) -> None:
     """Bob's key cannot read Alice's fact (404); Alice's own key can (control)."""
     fact = agent.post("/remember", json={"text": "a secret of alice", "topic": "t"}).json()["fact"]

@@ -23,12 +23,13 @@ a body over the configured limit            413
 :class:`~doxa.StoreError`,                  503
 :class:`~doxa.JudgeUnavailable`, a query
 that timed out or found no free worker
-any other doxa error                        500
+any other doxa error, or a bug             500
 ==========================================  ======
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,6 +50,8 @@ from doxa.errors import (
 )
 
 __all__ = ["Problem", "error_body", "install_handlers", "status_of"]
+
+_log = logging.getLogger("doxa.http")
 
 
 class Problem(Exception):
@@ -173,6 +176,15 @@ def install_handlers(app: FastAPI) -> None:
             detail = f"{request.method} is not allowed on {request.url.path}; see /docs."
         return _json(error_body(name, detail, status), status, dict(error.headers or {}))
 
+    async def on_anything(request: Request, error: Exception) -> JSONResponse:
+        _log.error("%s %s failed", request.method, request.url.path, exc_info=error)
+        message = (
+            f"The server failed on this request ({type(error).__name__}); it is logged. "
+            "Try again, and report it if it persists."
+        )
+        return _json(error_body("InternalError", message, 500), 500)
+
+    app.add_exception_handler(Exception, on_anything)
     app.add_exception_handler(DoxaError, on_doxa)
     app.add_exception_handler(Problem, on_problem)
     app.add_exception_handler(RequestValidationError, on_validation)
