@@ -140,6 +140,25 @@ def test_reject_a_held_write(owner: httpx.Client) -> None:
     assert error_of(owner.get(f"/facts/{held[0]['fact']}"), 404)["type"] == "NotFound"
 
 
+def test_closing_earned_follows_grants(owner: httpx.Client, agent: httpx.Client) -> None:
+    """GET /kinds/{kind} says whether closing is earned: not before a grant, yes after."""
+    assert agent.get("/kinds/habit").json() == {"kind": "habit", "closing_earned": False}
+    owner.post("/kinds/habit/grant")
+    assert agent.get("/kinds/habit").json() == {"kind": "habit", "closing_earned": True}
+
+
+def test_export_is_nquads_and_audit_is_the_owners(owner: httpx.Client, agent: httpx.Client) -> None:
+    """Any key exports N-Quads of its scope; only the owner takes the audit export."""
+    response = agent.get("/export")
+    assert response.headers["content-type"].startswith("application/n-quads")
+    lines = response.text.splitlines()
+    assert lines == sorted(lines)
+    assert all(line.endswith(" .") and "<urn:doxa:scope:alice/" in line for line in lines)
+    assert error_of(agent.get("/export", params={"audit": "true"}), 403)["type"] == "Forbidden"
+    audit = owner.get("/export", params={"audit": "true"})
+    assert len(audit.text.splitlines()) >= len(lines)
+
+
 def test_agent_cannot_write_as_owner(owner: httpx.Client, agent: httpx.Client) -> None:
     """An agent key may not claim the owner's authority; the owner key may (control)."""
     body = {"text": "Alice drinks tea", "topic": "drinks", "authority": "owner"}

@@ -8,9 +8,11 @@ need the scope's owner key.
 
 from __future__ import annotations
 
+import io
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
+from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
@@ -27,6 +29,7 @@ router = APIRouter()
 Caller = Annotated[Bound, Depends(bound)]
 Owner = Annotated[Bound, Depends(owner)]
 JSON = dict[str, Any]
+NQUADS = "application/n-quads"
 
 
 class _Body(BaseModel):
@@ -213,6 +216,28 @@ def receipts(found: Caller) -> list[JSON]:
 def verify(found: Caller) -> JSON:
     """Verify the scope's receipt hash chain (409 ChainBroken when it does not verify)."""
     return {"verified": True, "receipts": found.memory.verify(), "scope": found.caller.scope}
+
+
+@router.get("/kinds/{kind}", tags=["reads"])
+def kind(kind: str, found: Caller) -> JSON:
+    """Whether the judge may close facts of ``kind`` on its own (``Memory.closing_earned``)."""
+    return {"kind": kind, "closing_earned": found.memory.closing_earned(kind)}
+
+
+@router.get(
+    "/export",
+    tags=["reads"],
+    response_class=PlainTextResponse,
+    responses={200: {"content": {NQUADS: {}}}},
+)
+def export(found: Caller, audit: bool = False) -> PlainTextResponse:
+    """The scope as sorted N-Quads (``Memory.export``); ``audit=true`` (owner key only) also
+    includes the quarantine."""
+    if audit and not found.caller.is_owner:
+        raise Problem(403, "Forbidden", "Only the owner key may take an audit export.")
+    out = io.StringIO()
+    found.memory.export(out, audit=audit)
+    return PlainTextResponse(out.getvalue(), media_type=NQUADS)
 
 
 @router.post("/held/{held_id}/approve", tags=["owner"])
