@@ -72,7 +72,10 @@ def page(browser: Browser, server: Server) -> Iterator[Page]:
 
 
 def sign_in(page: Page, key: str) -> None:
-    page.goto("/review")
+    response = page.goto("/review")
+    assert response is not None
+    assert response.headers["x-frame-options"] == "DENY"
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
     page.fill("#key", key)
     page.click("#sign-in")
 

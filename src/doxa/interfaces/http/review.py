@@ -88,9 +88,23 @@ def _signed_in(request: Request) -> _Owner | None:
     return _Owner(scope, memories[scope], _csrf(token, secret))
 
 
+#: no scripts at all, forms only to this server, never inside another site's frame
+#: (a framed page could trick the owner into clicking Approve)
+_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",  # no-referrer would make the forms send Origin: null
+    "X-Content-Type-Options": "nosniff",
+}
+
+
 def _page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
     html = _templates.get_template(name).render(**context)
-    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(html, status_code=status, headers=_HEADERS)
 
 
 def _message(title: str, message: str, status: int) -> HTMLResponse:
