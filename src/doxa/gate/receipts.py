@@ -63,6 +63,12 @@ class ReceiptDraft:
     produced: tuple[URIRef, ...] = ()
     actor: URIRef | None = None
     grants_kind: str | None = None
+    kind: str | None = None  # the kind of memory the decided write belongs to
+    scores_judge: str | None = None  # "name/version" this decision scores in the ledger
+    agreements: int = 0
+    decisions: int = 0
+    origins: tuple[URIRef, ...] = ()  # sources and turn of the write, to spot bursts
+    clears: URIRef | None = None
 
 
 def digest(lines: Iterable[str]) -> str:
@@ -122,6 +128,17 @@ def receipt_triples(
         triples.append((iri, PROV.wasAttributedTo, draft.actor))
     if draft.grants_kind is not None:
         triples.append((iri, DOXA.grantsKind, Literal(draft.grants_kind)))
+    if draft.kind is not None:
+        triples.append((iri, DOXA.kind, Literal(draft.kind)))
+    if draft.scores_judge is not None:
+        triples += [
+            (iri, DOXA.scoresJudge, Literal(draft.scores_judge)),
+            (iri, DOXA.agreements, Literal(draft.agreements)),
+            (iri, DOXA.decisions, Literal(draft.decisions)),
+        ]
+    triples.extend((iri, DOXA.origin, origin) for origin in draft.origins)
+    if draft.clears is not None:
+        triples.append((iri, DOXA.clears, draft.clears))
     receipt_hash = content_digest(triples)
     triples.append((iri, DOXA.receiptHash, Literal(receipt_hash)))
     return triples, receipt_hash

@@ -56,6 +56,7 @@ from doxa.errors import (
     StoreError,
 )
 from doxa.gate.receipts import verify_export
+from doxa.judges import configured_judge
 from doxa.memory import Memory
 from doxa.model import (
     Authority,
@@ -127,7 +128,10 @@ def _exit_code(error: DoxaError) -> int:
 def _within(settings: Settings, action: Callable[[Memory], None]) -> None:
     # The memory lives only in this frame, so nothing keeps the store open once the
     # command is over (an open store keeps its directory locked).
-    with Memory.open(settings.path, scope=settings.scope, clock=settings.clock) as memory:
+    judge = configured_judge()  # the rule judge, with an LLM fallback if DOXA_LLM_* is set
+    with Memory.open(
+        settings.path, scope=settings.scope, clock=settings.clock, judge=judge
+    ) as memory:
         action(memory)
 
 
@@ -865,6 +869,14 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None) -> None
     _run(settings, action)
 
 
-from doxa.interfaces.http.command import serve  # noqa: E402 (its logic lives in its own module)
+def _register() -> None:
+    # commands kept in their own modules; imported last, since they build on this one
+    from doxa.interfaces import cli_judge
+    from doxa.interfaces.http.command import serve
 
-main.add_command(serve)
+    for command in (cli_judge.judge, cli_judge.rejudge, cli_judge.stats, cli_judge.alarms):
+        main.add_command(command)
+    main.add_command(serve)
+
+
+_register()
