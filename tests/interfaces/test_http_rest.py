@@ -141,10 +141,34 @@ def test_reject_a_held_write(owner: httpx.Client) -> None:
 
 
 def test_closing_earned_follows_grants(owner: httpx.Client, agent: httpx.Client) -> None:
-    """GET /kinds/{kind} says whether closing is earned: not before a grant, yes after."""
-    assert agent.get("/kinds/habit").json() == {"kind": "habit", "closing_earned": False}
+    """GET /kinds/{kind} says whether closing is earned (and why not): no before a grant,
+    yes after; the ledger and stats read the same scope."""
+    before = agent.get("/kinds/habit").json()
+    assert (before["kind"], before["closing_earned"]) == ("habit", False)
+    assert before["refusal"]
     owner.post("/kinds/habit/grant")
-    assert agent.get("/kinds/habit").json() == {"kind": "habit", "closing_earned": True}
+    after = agent.get("/kinds/habit").json()
+    assert (after["closing_earned"], after["refusal"]) == (True, None)
+    assert isinstance(agent.get("/ledger").json(), list)
+    stats = agent.get("/stats").json()
+    assert stats["open_alarms"] == 0
+    assert {"kinds", "ledger"} <= set(stats)
+
+
+def test_preview_judges_without_writing(owner: httpx.Client, agent: httpx.Client) -> None:
+    """POST /preview returns the judge's verdict and writes nothing (no new receipt)."""
+    before = len(agent.get("/receipts").json())
+    body = day("The call is on Sunday", "Sunday", "2026-06-01") | {"authority": "agent"}
+    verdict = agent.post("/preview", json=body).json()
+    assert verdict["relation"] in {"new", "replaces", "unclear"}
+    assert len(agent.get("/receipts").json()) == before
+    assert agent.post("/remember", json=body).json()["relation"] == verdict["relation"]
+
+
+def test_rejudge_is_an_owner_verb(owner: httpx.Client, agent: httpx.Client) -> None:
+    """POST /rejudge: 403 for an agent, the (empty) list of new receipts for the owner."""
+    assert error_of(agent.post("/rejudge"), 403)["type"] == "Forbidden"
+    assert owner.post("/rejudge").json() == []
 
 
 def test_export_is_nquads_and_audit_is_the_owners(owner: httpx.Client, agent: httpx.Client) -> None:

@@ -160,9 +160,38 @@ def test_history_timeline_draws_every_event(
     assert (tmp_path / "timeline.png").stat().st_size > 0
 
 
-def test_sections_for_quarantine_and_alarms(page: Page) -> None:
-    """The page has a quarantine section and a clearly marked alarm placeholder (no alarm API
-    yet, so no made-up alarms)."""
+def test_quarantine_section_is_read_only(page: Page) -> None:
+    """The page has a quarantine section, with no release or discard buttons (no API yet)."""
     sign_in(page, OWNER)
     assert page.locator("#quarantine h2").inner_text().startswith("Quarantine")
-    assert "Not available yet" in page.locator("#alarms-placeholder").inner_text()
+    assert page.locator("#quarantine button").count() == 0
+
+
+def test_owner_clears_an_alarm(page: Page, server: Server, owner: httpx.Client) -> None:
+    """A burst of closings from one source raises an alarm; the agent key cannot clear it;
+    the owner clears it on the page, with a reason, and automatic closing resumes."""
+    owner.post("/kinds/routine/grant")
+    feed = "https://calendar.example/feed"
+    for who in ("a", "b", "c"):
+        first = day(f"{who} on Wednesday", "Wednesday", "2026-01-05", f"alarm-{who}")
+        owner.post("/remember", json={**first, "kind": "routine"})
+    for who in ("a", "b", "c"):
+        later = day(f"{who} on Thursday", "Thursday", "2026-03-01", f"alarm-{who}")
+        owner.post("/remember", json={**later, "kind": "routine", "sources": [feed]})
+    [alarm] = owner.get("/alarms").json()
+    assert "closings within" in alarm["reason"]
+    with server.client(AGENT) as agent:
+        refused = agent.post(f"/alarms/{alarm['id']}/clear", json={"reason": "no"})
+    assert refused.status_code == 403
+
+    sign_in(page, OWNER)
+    card = page.locator(f"[data-alarm='{alarm['id']}']")
+    assert card.get_attribute("data-open") == "true"
+    assert alarm["reason"] in card.inner_text()
+    card.locator("input[name=reason]").fill("the feed was migrated")
+    card.locator("button.clear").click()
+    assert page.locator("#notice").inner_text().startswith(f"cleared: alarm {alarm['id']}")
+    assert page.locator(f"[data-alarm='{alarm['id']}']").get_attribute("data-open") == "false"
+    assert owner.get("/alarms").json() == []
+    [cleared] = owner.get("/alarms", params={"include_cleared": "true"}).json()
+    assert cleared["cleared_reason"] == "the feed was migrated"

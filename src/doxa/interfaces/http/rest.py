@@ -72,7 +72,7 @@ class ReasonBody(_Body):
 
 
 class RetractBody(_Body):
-    reason: str = Field(description="Why the fact was never true.")
+    reason: str = Field(description="Why: the fact was never true, or what you checked.")
 
 
 def _object(body: RememberBody) -> object:
@@ -113,27 +113,36 @@ def remember(body: RememberBody, found: Caller) -> JSON:
             "Only the owner key may write with authority 'owner'; an agent writes as 'agent', "
             "'tool' or 'external'.",
         )
-    receipt = found.memory.remember(
-        body.text,
-        topic=body.topic,
-        kind=body.kind,
-        subject=body.subject,
-        predicate=body.predicate,
-        object=_object(body),
-        authority=body.authority,
-        support=body.support,
-        standpoint=body.standpoint,
-        sources=body.sources,
-        attributed_to=body.attributed_to,
-        valid_from=body.valid_from,
-        valid_until=body.valid_until,
-        confidence=body.confidence,
-        query=body.query,
-        turn=body.turn,
-        rule=body.rule,
-        strict=True,
-    )
+    receipt = found.memory.remember(body.text, **_fields(body), strict=True)
     return _json(receipt)  # type: ignore[no-any-return]
+
+
+def _fields(body: RememberBody) -> dict[str, Any]:
+    """The keyword arguments of ``Memory.remember`` (and ``preview``) a body carries."""
+    return {
+        "topic": body.topic,
+        "kind": body.kind,
+        "subject": body.subject,
+        "predicate": body.predicate,
+        "object": _object(body),
+        "authority": body.authority,
+        "support": body.support,
+        "standpoint": body.standpoint,
+        "sources": body.sources,
+        "attributed_to": body.attributed_to,
+        "valid_from": body.valid_from,
+        "valid_until": body.valid_until,
+        "confidence": body.confidence,
+        "query": body.query,
+        "turn": body.turn,
+        "rule": body.rule,
+    }
+
+
+@router.post("/preview", tags=["reads"])
+def preview(body: RememberBody, found: Caller) -> JSON:
+    """What the judge would say about a write (its verdict), without writing anything."""
+    return _json(found.memory.preview(body.text, **_fields(body)))  # type: ignore[no-any-return]
 
 
 @router.get("/facts", tags=["reads"])
@@ -220,8 +229,42 @@ def verify(found: Caller) -> JSON:
 
 @router.get("/kinds/{kind}", tags=["reads"])
 def kind(kind: str, found: Caller) -> JSON:
-    """Whether the judge may close facts of ``kind`` on its own (``Memory.closing_earned``)."""
-    return {"kind": kind, "closing_earned": found.memory.closing_earned(kind)}
+    """Whether the judge may close facts of ``kind`` on its own, and if not, why."""
+    return {
+        "kind": kind,
+        "closing_earned": found.memory.closing_earned(kind),
+        "refusal": found.memory.closing_refusal(kind),
+    }
+
+
+@router.get("/ledger", tags=["reads"])
+def ledger(found: Caller) -> list[JSON]:
+    """The judge's record with the owner per kind of memory (``Memory.ledger``)."""
+    return _json(found.memory.ledger())  # type: ignore[no-any-return]
+
+
+@router.get("/stats", tags=["reads"])
+def stats(found: Caller) -> JSON:
+    """Decisions per kind, the judge's ledger and the open alarms (``Memory.stats``)."""
+    return _json(found.memory.stats())  # type: ignore[no-any-return]
+
+
+@router.get("/alarms", tags=["reads"])
+def alarms(found: Caller, include_cleared: bool = False) -> list[JSON]:
+    """Alarms raised in the scope, oldest first; open ones only unless asked."""
+    return _json(found.memory.alarms(include_cleared=include_cleared))  # type: ignore[no-any-return]
+
+
+@router.post("/alarms/{alarm_id}/clear", tags=["owner"])
+def clear_alarm(alarm_id: str, body: RetractBody, found: Owner) -> JSON:
+    """Clear an alarm so automatic closing may resume (owner key only; reason required)."""
+    return _json(found.memory.clear_alarm(alarm_id, reason=body.reason))  # type: ignore[no-any-return]
+
+
+@router.post("/rejudge", tags=["owner"])
+def rejudge(found: Owner) -> list[JSON]:
+    """Judge again every write held because the judge could not answer (owner key only)."""
+    return _json(found.memory.rejudge())  # type: ignore[no-any-return]
 
 
 @router.get(

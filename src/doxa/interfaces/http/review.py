@@ -1,4 +1,4 @@
-"""``/review``: the owner's page — held writes, quarantine, alarms, and each fact's history.
+"""``/review``: the owner's page — held writes, alarms, quarantine, and each fact's history.
 
 Server-rendered HTML, no JavaScript. The owner signs in by typing the scope's owner key into
 the form at ``/review``; the server answers with a signed session cookie (HttpOnly,
@@ -27,7 +27,7 @@ from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.errors import status_of
 from doxa.interfaces.http.timeline import timeline_svg
 from doxa.memory import Memory
-from doxa.model import Fact, HeldWrite, Outcome, Receipt
+from doxa.model import Alarm, Fact, HeldWrite, Outcome, Receipt
 
 __all__ = ["router"]
 
@@ -185,13 +185,10 @@ def quarantine_of(memory: Memory, receipts: list[Receipt]) -> list[Receipt]:
     return [r for r in receipts if r.outcome is Outcome.QUARANTINED]
 
 
-def alarms_of(memory: Memory) -> list[object] | None:
-    """The scope's open alarms, or None while ``Memory`` offers no alarm API.
-
-    Wire ``Memory.alarms()`` here when the judge's alarm lands (issue 3); the page then lists
-    them, and a clear button joins once ``Memory`` can clear one.
-    """
-    return None
+def alarms_of(memory: Memory) -> list[Alarm]:
+    """The scope's alarms, open first: open ones stop automatic closing until cleared."""
+    found = memory.alarms(include_cleared=True)
+    return sorted(found, key=lambda a: (not a.open, a.raised_at))
 
 
 # -- routes -----------------------------------------------------------------------------
@@ -265,6 +262,20 @@ async def _decide(request: Request, held_id: str, verb: str) -> Response:
     except DoxaError as error:
         return _message("Could not " + verb, str(error), status_of(error))
     notice = f"{receipt.outcome.value}: {held_id} (receipt {receipt.id})"
+    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+
+
+@router.post("/alarms/{alarm_id}/clear")
+async def clear_alarm(request: Request, alarm_id: str) -> Response:
+    owner, form, refusal = await _acting(request)
+    if refusal is not None:
+        return refusal
+    assert owner is not None
+    try:
+        receipt = owner.memory.clear_alarm(alarm_id, reason=form.get("reason", ""))
+    except DoxaError as error:
+        return _message("Could not clear the alarm", str(error), status_of(error))
+    notice = f"cleared: alarm {alarm_id} (receipt {receipt.id})"
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
 
 
