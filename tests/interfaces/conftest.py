@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(root: Path, config: str) -> Server:
+def start_server(root: Path, config: str, env: dict[str, str] | None = None) -> Server:
     """Prepare a store (the example ontology loaded) and start ``doxa serve`` on it."""
     store = root / "memory"
     with doxa.Memory.open(store, scope="alice") as memory:
@@ -73,7 +74,10 @@ def start_server(root: Path, config: str) -> Server:
         "--config",
         str(root / "server.toml"),
     ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("DOXA_")}
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**environ, **(env or {})}
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -101,12 +105,13 @@ def stop_server(server: Server) -> None:
 
 
 @pytest.fixture(scope="module")
-def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Server]]:
-    """Start servers for this module (``serve(config_text(...))``); all stop at its end."""
+def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Server]]:
+    """Start servers for this module (``serve(config_text(...), env={...})``); all stop at
+    its end. The server's environment has no DOXA_* variables but those in ``env``."""
     started: list[Server] = []
 
-    def start(config: str) -> Server:
-        server = start_server(tmp_path_factory.mktemp("server"), config)
+    def start(config: str, env: dict[str, str] | None = None) -> Server:
+        server = start_server(tmp_path_factory.mktemp("server"), config, env)
         started.append(server)
         return server
 

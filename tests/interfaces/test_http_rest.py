@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -310,3 +311,32 @@ def test_openapi_describes_every_route(server: Server) -> None:
         "/kinds/{kind}/revoke",
         "/sparql",
     }
+
+
+def test_unchecked_writes_wait_and_reads_can_include_them(serve: Callable[..., Server]) -> None:
+    """With the LLM judge configured but down, text the rules cannot decide waits unchecked:
+    ordinary reads leave it out, include_unchecked shows it flagged, rejudge keeps it waiting."""
+    with socket.socket() as probe:  # a port nobody listens on: the judge is down
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    env = {"DOXA_LLM_BASE_URL": dead, "DOXA_LLM_MODEL": "m", "DOXA_LLM_TIMEOUT": "2"}
+    server = serve(config_text(), env=env)
+    with server.client(OWNER) as owner:
+        lyon = {"text": "Alice lives in Lyon", "topic": "home", "subject": EX + "alice"}
+        lyon |= {"predicate": EX + "livesIn", "object": EX + "Lyon"}  # structure: the rules decide
+        assert owner.post("/remember", json=lyon).json()["outcome"] == "admitted"
+        waiting = owner.post(
+            "/remember", json={"text": "Alice lives in Paris now", "topic": "home"}
+        )
+        assert (waiting.json()["outcome"], waiting.json()["relation"]) == ("held", None)
+        assert [f["text"] for f in owner.get("/facts").json()] == ["Alice lives in Lyon"]
+        every = owner.get("/facts", params={"include_unchecked": "true"}).json()
+        assert [(f["text"], f["status"]) for f in every] == [
+            ("Alice lives in Lyon", "live"),
+            ("Alice lives in Paris now", "unchecked"),
+        ]
+        found = owner.get("/recall", params={"q": "paris", "include_unchecked": "true"}).json()
+        assert [f["status"] for f in found] == ["unchecked"]
+        assert owner.get("/recall", params={"q": "paris"}).json() == []
+        assert owner.post("/rejudge").json() == []  # still down: nothing decided
+        assert [h["status"] for h in owner.get("/held").json()] == ["unchecked"]

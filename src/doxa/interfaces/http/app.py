@@ -22,6 +22,7 @@ from doxa.interfaces.http.auth import Memories
 from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.errors import error_body, install_handlers
 from doxa.interfaces.http.runner import QueryRunner
+from doxa.judges import Judge
 from doxa.memory import Memory
 from doxa.store import Dataset, Store
 
@@ -95,16 +96,21 @@ def create_app(
     config: ServerConfig,
     *,
     clock: Clock | None = None,
+    judge: Judge | None = None,
     owns_store: bool = False,
     secret: bytes | None = None,
 ) -> FastAPI:
     """A FastAPI app serving ``store`` to the keys in ``config``.
 
-    ``owns_store`` closes the store when the app shuts down; ``secret`` signs review-page
-    sessions (random per app by default, so a restart signs everyone out).
+    ``judge`` judges every scope's writes (default: the rule judge); ``owns_store`` closes the
+    store when the app shuts down; ``secret`` signs review-page sessions (random per app by
+    default, so a restart signs everyone out).
     """
     memories = Memories(
-        {keys.scope: Memory(store, scope=keys.scope, clock=clock) for keys in config.scopes}
+        {
+            keys.scope: Memory(store, scope=keys.scope, clock=clock, judge=judge)
+            for keys in config.scopes
+        }
     )
 
     @asynccontextmanager

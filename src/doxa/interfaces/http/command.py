@@ -51,13 +51,15 @@ def serve(
 
     from doxa.interfaces.http.app import create_app
     from doxa.interfaces.http.config import demo_config, load_config
+    from doxa.judges import configured_judge
     from doxa.store import EmbeddedStore
 
     where = path if path is not None else settings.store
     try:
         config = load_config(config_file) if config_file else demo_config(settings.scope)
         store = EmbeddedStore(None if where == ":memory:" else Path(where))
-        app = create_app(store, config, owns_store=True)
+        # the rule judge, with an LLM fallback if DOXA_LLM_* is set (as for every doxa command)
+        app = create_app(store, config, judge=configured_judge(), owns_store=True)
     except DoxaError as error:
         click.echo(f"error: {error}", err=True)
         raise SystemExit(_exit_code(error)) from None

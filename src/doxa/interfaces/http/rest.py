@@ -154,8 +154,10 @@ def facts(
     subject: str | None = None,
     predicate: str | None = None,
     include_ended: bool = False,
+    include_unchecked: bool = False,
 ) -> list[JSON]:
-    """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now)."""
+    """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now);
+    ``include_unchecked`` adds writes waiting for the judge, last and flagged."""
     return _json(  # type: ignore[no-any-return]
         found.memory.facts(
             valid_at=valid_at,
@@ -164,6 +166,7 @@ def facts(
             subject=subject,
             predicate=predicate,
             include_ended=include_ended,
+            include_unchecked=include_unchecked,
         )
     )
 
@@ -176,6 +179,7 @@ def recall(
     as_of: str | None = None,
     topic: str | None = None,
     include_ended: bool = False,
+    include_unchecked: bool = False,
     limit: int = 10,
 ) -> list[JSON]:
     """Facts whose words match ``q``, best first, each with a score."""
@@ -186,6 +190,7 @@ def recall(
             as_of=as_of,
             topic=topic,
             include_ended=include_ended,
+            include_unchecked=include_unchecked,
             limit=limit,
         )
     )
