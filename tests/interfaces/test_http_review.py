@@ -167,7 +167,9 @@ def test_quarantine_section_is_read_only(page: Page) -> None:
     assert page.locator("#quarantine button").count() == 0
 
 
-def test_owner_clears_an_alarm(page: Page, server: Server, owner: httpx.Client) -> None:
+def test_owner_clears_an_alarm(
+    page: Page, server: Server, owner: httpx.Client, tmp_path: Path
+) -> None:
     """A burst of closings from one source raises an alarm; the agent key cannot clear it;
     the owner clears it on the page, with a reason, and automatic closing resumes."""
     owner.post("/kinds/routine/grant")
@@ -188,6 +190,7 @@ def test_owner_clears_an_alarm(page: Page, server: Server, owner: httpx.Client) 
     card = page.locator(f"[data-alarm='{alarm['id']}']")
     assert card.get_attribute("data-open") == "true"
     assert alarm["reason"] in card.inner_text()
+    page.screenshot(path=tmp_path / "alarm.png", full_page=True)
     card.locator("input[name=reason]").fill("the feed was migrated")
     card.locator("button.clear").click()
     assert page.locator("#notice").inner_text().startswith(f"cleared: alarm {alarm['id']}")
