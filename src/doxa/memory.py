@@ -13,10 +13,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+import httpx
 from rdflib import URIRef
 
 from doxa.clock import Clock, SystemClock, parse_instant
-from doxa.errors import InvalidInput, NotFound, StoreError
+from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
+from doxa.gate.backups import backups_folder, purge_backup
 from doxa.gate.closure import close_ontology, next_digest, ontology_digest
 from doxa.gate.gate import Gate
 from doxa.gate.ledger import alarms, judge_key, standings
@@ -48,10 +50,12 @@ from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.sparql import narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
-from doxa.resources import data_file
+from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.convert import ntriples
+from doxa.store.journal import JournalEntry
+from doxa.store.remote import RemoteStore
 from doxa.terms import as_iri, as_text
 from doxa.text import words
 from doxa.vocabulary import ONTOLOGY_GRAPH
@@ -96,6 +100,7 @@ class Memory:
             policy=policy,
         )
         self._ensure_ontology()
+        self._check_journal()
 
     @classmethod
     def open(
@@ -111,14 +116,39 @@ class Memory:
 
         Raises :class:`~doxa.StoreLocked` when another process has the directory open.
         """
-        return cls(
-            EmbeddedStore(path),
-            scope=scope,
-            judge=judge,
-            clock=clock,
-            policy=policy,
-            owns_store=True,
-        )
+        store = EmbeddedStore(path)
+        try:
+            return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
+        except BaseException:
+            store.close()  # a bad scope or a refused journal check: release the directory
+            raise
+
+    @classmethod
+    def connect(
+        cls,
+        query_url: str,
+        update_url: str | None = None,
+        *,
+        scope: str,
+        auth: tuple[str, str] | httpx.Auth | None = None,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+        policy: ClosingPolicy | None = None,
+    ) -> Memory:
+        """Use a SPARQL 1.1 server (Oxigraph server, Virtuoso, Fuseki, GraphDB, Neptune).
+
+        ``update_url`` defaults to ``query_url`` (one endpoint for both, as on Virtuoso).
+        Several processes may write the same scope through one server: each decision is one
+        Update request that applies only if no other process published since the gate read,
+        else the judge runs again (docs/remote.md). Raises :class:`~doxa.StoreError` when the
+        server cannot be reached.
+        """
+        store = RemoteStore(query_url, update_url, auth=auth)
+        try:
+            return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
+        except BaseException:
+            store.close()
+            raise
 
     def close(self) -> None:
         """Flush and close the store if this memory opened it."""
@@ -145,6 +175,37 @@ class Memory:
                 for s, p, o, _ in self.store.quads(ONTOLOGY_GRAPH)
             )
             close_ontology(self.store, next_digest(None, "\n".join(lines).encode()))
+
+    def _check_journal(self) -> None:
+        """Compare the store's receipt chain with doxa's fsynced journal of decisions."""
+        journal = getattr(self.store, "journal", None)
+        if journal is None:
+            return
+        head = self.gate.record.head()
+        entry = journal.heads.get(self.scope.name)
+        known = entry.sequence if entry is not None else 0
+        if known > head.sequence:
+            lost = known - head.sequence
+            raise StoreBehindJournal(
+                f"The store at {getattr(self.store, 'path', '?')} is missing {lost} decision(s) "
+                f"of scope {self.scope.name!r} that were acknowledged (the journal has receipts "
+                f"up to #{known}, the store ends at #{head.sequence}): its write-ahead log lost "
+                "them in a crash. Restore the latest backup with `doxa restore`, or accept the "
+                "loss with `doxa recover --accept-loss`."
+            )
+        if entry is not None and known == head.sequence and entry.hash != head.receipt_hash:
+            raise ChainBroken(
+                f"The store's latest receipt #{known} of scope {self.scope.name!r} is not the "
+                "one the journal acknowledged: the store was replaced or altered. Restore a "
+                "backup with `doxa restore`."
+            )
+        if known < head.sequence:  # stored, then a crash before the journal line: repair
+            for receipt in self.receipts()[known:]:
+                journal.append(
+                    JournalEntry(
+                        self.scope.name, receipt.sequence, receipt.id, receipt.receipt_hash
+                    )
+                )
 
     # -- writes ----------------------------------------------------------------------
 
@@ -234,6 +295,89 @@ class Memory:
             raise InvalidInput("A retraction needs a reason; say why the fact was never true.")
         as_text(reason, "reason")
         return self.gate.retract(_fact_id(fact), reason=reason)
+
+    def erase(self, target: str | Fact, *, reason: str) -> Receipt:
+        """Erase a fact (an id or a :class:`Fact`), or everything about a subject (an IRI).
+
+        The content leaves every graph, every read and export, the store's files and its
+        backups; a tombstone keeps the id, time, who, why and a salted hash, so the same
+        content written again raises :class:`~doxa.ErasedContent`. Erasure is final.
+        """
+        if not reason:
+            raise InvalidInput("An erasure needs a reason; say why the content must go.")
+        as_text(reason, "reason")
+        subject: URIRef | None = None
+        if isinstance(target, Fact) or (isinstance(target, str) and _ID.match(target)):
+            receipt = self.gate.erase(
+                fact_id=_fact_id(target), subject=None, reason=reason, actor=self._owner
+            )
+        else:
+            subject = as_iri(target, "subject")
+            receipt = self.gate.erase(
+                fact_id=None, subject=subject, reason=reason, actor=self._owner
+            )
+        self._purge([self.scope.fact(t) for t in receipt.targets], subject)
+        return receipt
+
+    @property
+    def _owner(self) -> URIRef:
+        return self.scope.standpoint("owner")
+
+    def _purge(self, claims: list[URIRef], subject: URIRef | None) -> None:
+        """Make the erasure real in the files: compact the store, then purge every backup."""
+        compact = getattr(self.store, "compact", None)
+        if compact is not None:
+            compact()
+        for backup in self.backups():
+            purge_backup(backup, self.scope, claims, subject)
+
+    def backup(self) -> Path:
+        """Back the store up into ``<store>.backups/<time>``; returns the backup's folder."""
+        folder = backups_folder(self.store)
+        target = folder / self.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
+        folder.mkdir(parents=True, exist_ok=True)
+        backup = getattr(self.store, "backup", None)
+        if backup is None:
+            raise StoreError("This store cannot be backed up by doxa; use the server's own tools.")
+        backup(target)
+        return target
+
+    def backups(self) -> list[Path]:
+        """The store's backups, oldest first."""
+        try:
+            folder = backups_folder(self.store)
+        except StoreError:
+            return []
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.iterdir() if p.is_dir())
+
+    def quarantined(self) -> list[Fact]:
+        """Writes judged to be outside text acting as an instruction, oldest first.
+
+        Only the owner's review sees them: no ordinary read, export or SPARQL query does.
+        """
+        rows = self.store.select(
+            query("quarantined"), dataset=Dataset(default=(self.scope.quarantine,))
+        )
+        iris = [URIRef(str(row["claim"])) for row in rows]
+        found = load_facts(self.store, self.scope, Dataset(default=(self.scope.quarantine,)), iris)
+        return [dataclass_replace(f, status=FactStatus.QUARANTINED) for f in found]
+
+    def release(self, fact: str | Fact, *, reason: str) -> Receipt:
+        """The owner says a quarantined write is no instruction: it is judged as a quotation.
+
+        It keeps its authority and source; the receipt records the owner's release.
+        """
+        if not reason:
+            raise InvalidInput("Releasing needs a reason; say why the text is harmless.")
+        as_text(reason, "reason")
+        return self.gate.release(_fact_id(fact), reason=reason)
+
+    def discard(self, fact: str | Fact, *, reason: str = "") -> Receipt:
+        """The owner throws a quarantined write away; its receipt stays."""
+        as_text(reason, "reason")
+        return self.gate.discard(_fact_id(fact), reason=reason)
 
     def grant(self, kind: str, *, reason: str = "granted by the owner") -> Receipt:
         """Let the judge close facts of ``kind`` without asking (recorded as a receipt)."""

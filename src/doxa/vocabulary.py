@@ -84,6 +84,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "Revoked",
         "Calibrated",
         "Cleared",
+        "Erased",
         "Requires",
         "Forbids",
         "Anything",
@@ -140,5 +141,6 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "scoresJudge",
         "agreements",
         "decisions",
+        "salt",
     ),
 }

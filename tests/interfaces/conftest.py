@@ -43,7 +43,7 @@ class Server:
     """A running server: its base URL and a client per key."""
 
     url: str
-    store: Path
+    store: Path | str
     process: subprocess.Popen[bytes]
 
     def client(self, key: str | None) -> httpx.Client:
@@ -57,15 +57,27 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(root: Path, config: str, env: dict[str, str] | None = None) -> Server:
-    """Prepare a store (the example ontology loaded) and start ``doxa serve`` on it."""
-    store = root / "memory"
-    with doxa.Memory.open(store, scope="alice") as memory:
-        memory.add_ontology(DOMAIN)
+def start_server(
+    root: Path,
+    config: str,
+    env: dict[str, str] | None = None,
+    remote: tuple[str, str] | None = None,
+) -> Server:
+    """Prepare a store (the example ontology loaded) and start ``doxa serve`` on it; with
+    ``remote`` (query and update URLs), serve that SPARQL server instead."""
+    store: Path | str = root / "memory"
+    global_options: list[str] = []
+    if remote is None:
+        with doxa.Memory.open(store, scope="alice") as memory:
+            memory.add_ontology(DOMAIN)
+    else:
+        store, update_url = remote
+        global_options = ["--update-url", update_url]
     (root / "server.toml").write_text(config, encoding="utf-8")
     port = _free_port()
     command = [
         str(Path(sys.executable).with_name("doxa")),
+        *global_options,
         "serve",
         "--path",
         str(store),
@@ -110,8 +122,10 @@ def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Se
     its end. The server's environment has no DOXA_* variables but those in ``env``."""
     started: list[Server] = []
 
-    def start(config: str, env: dict[str, str] | None = None) -> Server:
-        server = start_server(tmp_path_factory.mktemp("server"), config, env)
+    def start(
+        config: str, env: dict[str, str] | None = None, remote: tuple[str, str] | None = None
+    ) -> Server:
+        server = start_server(tmp_path_factory.mktemp("server"), config, env, remote)
         started.append(server)
         return server
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.servers import Server as RemoteServer
 
 from .conftest import AGENT, BOB, OWNER, Server, config_text
 
@@ -340,3 +341,19 @@ def test_unchecked_writes_wait_and_reads_can_include_them(serve: Callable[..., S
         assert owner.get("/recall", params={"q": "paris"}).json() == []
         assert owner.post("/rejudge").json() == []  # still down: nothing decided
         assert [h["status"] for h in owner.get("/held").json()] == ["unchecked"]
+
+
+def test_serve_a_remote_sparql_server(serve: Callable[..., Server], oxigraph: RemoteServer) -> None:
+    """`doxa serve` on an Oxigraph SPARQL server: the gate writes through it, reads and the
+    SPARQL endpoint answer from it, and another scope on the same server sees nothing."""
+    key = "remote-owner-key-0123456789"
+    config = f'[scopes.httpremote]\nowner_key = "{key}"\n[scopes.httpother]\nowner_key = "{BOB}"\n'
+    server = serve(config, remote=(oxigraph.query_url, oxigraph.update_url))
+    with server.client(key) as owner, server.client(BOB) as other:
+        body = {"text": "Remote Alice prefers tea", "topic": "drinks", "authority": "owner"}
+        assert owner.post("/remember", json=body).json()["outcome"] == "admitted"
+        assert [f["text"] for f in owner.get("/facts").json()] == ["Remote Alice prefers tea"]
+        ask = 'ASK { ?c <https://w3id.org/doxa#text> "Remote Alice prefers tea" }'
+        assert owner.get("/sparql", params={"query": ask}).json()["boolean"] is True
+        assert other.get("/sparql", params={"query": ask}).json()["boolean"] is False
+        assert other.get("/facts").json() == []

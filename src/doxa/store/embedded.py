@@ -9,17 +9,30 @@ from __future__ import annotations
 
 import gc
 import re
+import secrets
+import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TypeVar
 
 import pyoxigraph as ox
-from rdflib import URIRef
+from rdflib import Literal, URIRef
 
-from doxa.errors import InvalidInput, StoreError, StoreLocked
-from doxa.store.base import Binding, Change, Dataset, Quad, QueryResult, Row, bind_values
+from doxa.errors import InvalidInput, StoreError, StoreLocked, WriteConflict
+from doxa.store.base import (
+    SLOT_TOKEN,
+    SLOTS_GRAPH,
+    Binding,
+    Change,
+    Dataset,
+    Quad,
+    QueryResult,
+    Row,
+    bind_values,
+)
 from doxa.store.convert import from_ox, to_ox, to_ox_graph
+from doxa.store.journal import Journal
 
 __all__ = ["EmbeddedStore"]
 
@@ -52,14 +65,16 @@ def rdf_format(name: str) -> ox.RdfFormat:
 class EmbeddedStore:
     """An Oxigraph store in a directory on disk, or in memory when ``path`` is None."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, journal: bool = True) -> None:
         self.path = Path(path) if path is not None else None
+        self.journal: Journal | None = None
         self.lock = threading.RLock()
         self.memo: dict[object, object] | None = {}  # one writer per directory: caches hold
         try:
             if self.path is None:
                 self._open: ox.Store | None = ox.Store()
             else:
+                _finish_compaction(self.path)
                 self.path.mkdir(parents=True, exist_ok=True)
                 self._open = ox.Store(str(self.path))
         except OSError as error:
@@ -70,6 +85,8 @@ class EmbeddedStore:
                     "close that process (one writer per store directory) or open a copy."
                 ) from None
             raise StoreError(f"Cannot open the store at {self.path}: {message}.") from error
+        if self.path is not None and journal:
+            self.journal = Journal(self.path.with_name(f"{self.path.name}.journal"))
 
     # -- reads -------------------------------------------------------------------------
 
@@ -172,9 +189,12 @@ class EmbeddedStore:
     # -- writes ------------------------------------------------------------------------
 
     def apply(self, change: Change) -> None:
-        if not change.delete and not change.insert:
+        if not change.delete and not change.insert and change.slot is None:
             return
         try:
+            if change.slot is not None:
+                self._claim(change)
+                return
             self._apply(change)
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
@@ -189,6 +209,26 @@ class EmbeddedStore:
             return
         update = change.to_update()
         self._write(lambda: self._store.update(update))
+
+    def _claim(self, change: Change) -> None:
+        """Apply a change that claims a slot: this process is the directory's only writer, so
+        checking the slot under the store's lock and writing is atomic."""
+        assert change.slot is not None
+        with self.lock:
+            claims = self._store.quads_for_pattern(
+                ox.NamedNode(str(change.slot)),
+                ox.NamedNode(str(SLOT_TOKEN)),
+                None,
+                ox.NamedNode(str(SLOTS_GRAPH)),
+            )
+            if next(claims, None) is not None:
+                raise WriteConflict(
+                    "Another writer published to this scope first; the gate judges again."
+                )
+            marker = (change.slot, SLOT_TOKEN, Literal(secrets.token_hex(16)), SLOTS_GRAPH)
+            claim = Change(delete=change.delete, insert=[marker, *change.insert])
+            update = claim.to_update()
+            self._write(lambda: self._store.update(update))
 
     def _write(self, action: Callable[[], None]) -> None:
         try:
@@ -221,11 +261,55 @@ class EmbeddedStore:
     def clear_graph(self, graph: URIRef) -> None:
         self._store.remove_graph(ox.NamedNode(str(graph)))
 
+    def compact(self) -> None:
+        """Rewrite the store from its current quads and swap the copy in.
+
+        Oxigraph's files keep every string ever stored (its dictionary is append-only), even
+        after ``remove`` and ``optimize``: only a store rebuilt from what is live forgets
+        erased content. The copy is built beside the store, flushed, then swapped in by two
+        renames; an interrupted swap is finished the next time the directory is opened.
+        """
+        with self.lock:
+            if self.path is None:
+                fresh = ox.Store()
+                fresh.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
+                self._open = fresh
+                gc.collect()
+                return
+            building = _sibling(self.path, "compacting")
+            if building.exists():
+                shutil.rmtree(building)
+            fresh = ox.Store(str(building))
+            fresh.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
+            fresh.flush()
+            del fresh
+            self._open = None
+            gc.collect()  # release RocksDB's lock on both directories
+            old = _sibling(self.path, "old")
+            self.path.rename(old)
+            building.rename(self.path)
+            shutil.rmtree(old)
+            self._open = ox.Store(str(self.path))
+
+    def backup(self, target: Path) -> None:
+        """Copy the store to a new directory ``target`` (Oxigraph's own consistent backup)."""
+        if self.path is None:
+            raise StoreError("An in-memory store cannot be backed up; open one on disk.")
+        if target.exists():
+            raise StoreError(f"The backup directory {target} exists already; choose a new one.")
+        self._store.flush()
+        try:
+            self._store.backup(str(target))
+        except OSError as error:
+            raise StoreError(f"Cannot back up the store to {target}: {error}.") from error
+
     def flush(self) -> None:
         if self.path is not None:
             self._store.flush()
 
     def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
         if self._open is None:
             return
         if self.path is not None:
@@ -250,6 +334,21 @@ def _take(
             return taken, True
         taken.append(item)
     return taken, False
+
+
+def _sibling(path: Path, what: str) -> Path:
+    return path.with_name(f"{path.name}.{what}")
+
+
+def _finish_compaction(path: Path) -> None:
+    """Finish a compaction a crash interrupted (see :meth:`EmbeddedStore.compact`)."""
+    old, building = _sibling(path, "old"), _sibling(path, "compacting")
+    if not path.exists() and old.exists() and building.exists():
+        building.rename(path)  # the copy was complete: it is renamed only after its flush
+    if path.exists() and old.exists():
+        shutil.rmtree(old)
+    if path.exists() and building.exists():
+        shutil.rmtree(building)  # a copy that never got swapped in
 
 
 def _clean(error: BaseException) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Protocol
 
@@ -15,6 +16,7 @@ __all__ = ["serve"]
 class _Settings(Protocol):
     store: str
     scope: str
+    update_url: str | None
 
 
 def _exit_code(error: DoxaError) -> int:
@@ -32,7 +34,8 @@ def _exit_code(error: DoxaError) -> int:
 @click.option(
     "--path",
     metavar="DIR",
-    help="Store directory (default: the global --store); ':memory:' for an in-memory store.",
+    help="Store directory or SPARQL server URL (default: the global --store); ':memory:' for "
+    "an in-memory store.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
@@ -51,13 +54,23 @@ def serve(
 
     from doxa.interfaces.http.app import create_app
     from doxa.interfaces.http.config import demo_config, load_config
+    from doxa.interfaces.location import is_url
     from doxa.judges import configured_judge
-    from doxa.store import EmbeddedStore
+    from doxa.store import EmbeddedStore, RemoteStore, Store
 
     where = path if path is not None else settings.store
     try:
         config = load_config(config_file) if config_file else demo_config(settings.scope)
-        store = EmbeddedStore(None if where == ":memory:" else Path(where))
+        store: Store
+        if is_url(where):  # a SPARQL 1.1 server, as for every doxa command (docs/remote.md)
+            user, password = (
+                os.environ.get("DOXA_STORE_USER"),
+                os.environ.get("DOXA_STORE_PASSWORD"),
+            )
+            auth = (user, password or "") if user else None
+            store = RemoteStore(where, settings.update_url, auth=auth)
+        else:
+            store = EmbeddedStore(None if where == ":memory:" else Path(where))
         # the rule judge, with an LLM fallback if DOXA_LLM_* is set (as for every doxa command)
         app = create_app(store, config, judge=configured_judge(), owns_store=True)
     except DoxaError as error:
