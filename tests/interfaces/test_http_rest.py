@@ -185,6 +185,23 @@ def test_export_is_nquads_and_audit_is_the_owners(owner: httpx.Client, agent: ht
     assert len(audit.text.splitlines()) >= len(lines)
 
 
+def test_erase_is_final_and_the_owners(owner: httpx.Client, agent: httpx.Client) -> None:
+    """The agent key cannot erase (403); the owner erases: the fact is gone (404) and the same
+    content cannot come back (400 ErasedContent); other content still can (control)."""
+    body = {"text": "Dana's phone is 555-0101", "topic": "contacts"}
+    fact = agent.post("/remember", json=body).json()["fact"]
+    assert (
+        error_of(agent.post(f"/facts/{fact}/erase", json={"reason": "x"}), 403)["type"]
+        == "Forbidden"
+    )
+    erased = owner.post(f"/facts/{fact}/erase", json={"reason": "Dana asked"})
+    assert erased.status_code == 200, erased.text
+    assert error_of(agent.get(f"/facts/{fact}"), 404)["type"] == "NotFound"
+    assert error_of(agent.post("/remember", json=body), 400)["type"] == "ErasedContent"
+    other = {"text": "Dana's email is dana@example.org", "topic": "contacts"}
+    assert agent.post("/remember", json=other).json()["outcome"] == "admitted"
+
+
 def test_agent_cannot_write_as_owner(owner: httpx.Client, agent: httpx.Client) -> None:
     """An agent key may not claim the owner's authority; the owner key may (control)."""
     body = {"text": "Alice drinks tea", "topic": "drinks", "authority": "owner"}

@@ -266,6 +266,32 @@ def clear_alarm(alarm_id: str, body: RetractBody, found: Owner) -> JSON:
     return _json(found.memory.clear_alarm(alarm_id, reason=body.reason))  # type: ignore[no-any-return]
 
 
+@router.get("/quarantine", tags=["owner"])
+def quarantine(found: Owner) -> list[JSON]:
+    """Writes judged outside text acting as an instruction (owner key only: no ordinary
+    reader sees them)."""
+    return _json(found.memory.quarantined())  # type: ignore[no-any-return]
+
+
+@router.post("/quarantine/{fact}/release", tags=["owner"])
+def release(fact: str, body: RetractBody, found: Owner) -> JSON:
+    """Release a quarantined write as a quotation (owner key only; reason required)."""
+    return _json(found.memory.release(fact, reason=body.reason))  # type: ignore[no-any-return]
+
+
+@router.post("/quarantine/{fact}/discard", tags=["owner"])
+def discard(fact: str, found: Owner, body: ReasonBody | None = None) -> JSON:
+    """Throw a quarantined write away; its receipt stays (owner key only)."""
+    reason = body.reason if body is not None else ""
+    return _json(found.memory.discard(fact, reason=reason))  # type: ignore[no-any-return]
+
+
+@router.post("/facts/{fact}/erase", tags=["owner"])
+def erase(fact: str, body: RetractBody, found: Owner) -> JSON:
+    """Erase a fact for good, leaving a tombstone (owner key only; reason required)."""
+    return _json(found.memory.erase(fact, reason=body.reason))  # type: ignore[no-any-return]
+
+
 @router.post("/rejudge", tags=["owner"])
 def rejudge(found: Owner) -> list[JSON]:
     """Judge again every write held because the judge could not answer (owner key only)."""

@@ -176,13 +176,9 @@ def _held_views(memory: Memory, receipts: list[Receipt]) -> list[_HeldView]:
     return views
 
 
-def quarantine_of(memory: Memory, receipts: list[Receipt]) -> list[Receipt]:
-    """What the memory offers about its quarantine: the receipts of quarantined writes.
-
-    ``Memory`` has no quarantine reader yet (release / discard come with issue 4), so the page
-    shows these receipts read-only.
-    """
-    return [r for r in receipts if r.outcome is Outcome.QUARANTINED]
+def quarantine_of(memory: Memory) -> list[Fact]:
+    """Writes in quarantine, oldest first: only the owner's page shows them."""
+    return memory.quarantined()
 
 
 def alarms_of(memory: Memory) -> list[Alarm]:
@@ -206,7 +202,7 @@ def page(request: Request) -> Response:
         scope=owner.scope,
         csrf=owner.csrf,
         held=_held_views(memory, receipts),
-        quarantine=quarantine_of(memory, receipts),
+        quarantine=quarantine_of(memory),
         alarms=alarms_of(memory),
         facts=memory.facts(include_ended=True),
         notice=request.query_params.get("notice", ""),
@@ -276,6 +272,26 @@ async def clear_alarm(request: Request, alarm_id: str) -> Response:
     except DoxaError as error:
         return _message("Could not clear the alarm", str(error), status_of(error))
     notice = f"cleared: alarm {alarm_id} (receipt {receipt.id})"
+    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+
+
+@router.post("/quarantine/{fact_id}/{verb}")
+async def quarantine_decision(request: Request, fact_id: str, verb: str) -> Response:
+    owner, form, refusal = await _acting(request)
+    if refusal is not None:
+        return refusal
+    assert owner is not None
+    if verb not in ("release", "discard"):
+        return _message("Unknown action", f"{verb!r} is neither release nor discard.", 404)
+    reason = form.get("reason", "")
+    try:
+        if verb == "release":
+            receipt = owner.memory.release(fact_id, reason=reason)
+        else:
+            receipt = owner.memory.discard(fact_id, reason=reason)
+    except DoxaError as error:
+        return _message(f"Could not {verb}", str(error), status_of(error))
+    notice = f"{receipt.outcome.value}: {fact_id} (receipt {receipt.id})"
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
 
 
