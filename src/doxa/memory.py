@@ -7,7 +7,7 @@ read stays inside its scope.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace as dataclass_replace
 from datetime import datetime
 from pathlib import Path
@@ -47,7 +47,7 @@ from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
 from doxa.reads.receipts import receipts as receipt_reads
-from doxa.reads.sparql import run_sparql
+from doxa.reads.sparql import narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
 from doxa.resources import data_file, query
@@ -633,14 +633,32 @@ class Memory:
         counts = verify_chain(self._export_quads(audit=True))
         return counts.get(str(self.scope.log), 0)
 
-    def sparql(self, query: str) -> QueryResult:
+    def sparql(
+        self,
+        query: str,
+        *,
+        default_graphs: Sequence[str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+        max_rows: int | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> QueryResult:
         """Run read-only SPARQL over this scope's ordinary graphs only.
 
         FROM / FROM NAMED cannot reach other scopes, pending or quarantine; SERVICE and
-        updates are refused with :class:`~doxa.ScopeViolation`.
+        updates are refused with :class:`~doxa.ScopeViolation`. ``default_graphs`` and
+        ``named_graphs`` (the SPARQL Protocol's dataset) may only narrow the scope's graphs;
+        ``max_rows`` caps the rows read and ``stop`` ends reading early (both mark the
+        result ``truncated``).
         """
         as_text(query, "query")
-        return run_sparql(self.store, query, self.scope.ordinary(self._topic_graphs()))
+        ordinary = self.scope.ordinary(self._topic_graphs())
+        dataset = narrow(
+            ordinary,
+            default_graphs,
+            named_graphs,
+            allowed=lambda g: g in ordinary.default or self.scope.topic_of(g) is not None,
+        )
+        return run_sparql(self.store, query, dataset, max_rows=max_rows, stop=stop)
 
     def _claims(self) -> Dataset:
         graphs = (*self._topic_graphs(), self.scope.rules, self.scope.log)

@@ -891,6 +891,7 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None) -> None
 def _register() -> None:
     # commands kept in their own modules; imported last, since they build on this one
     from doxa.interfaces import cli_judge, cli_owner
+    from doxa.interfaces.http.command import serve
 
     for command in (cli_judge.judge, cli_judge.rejudge, cli_judge.stats, cli_judge.alarms):
         main.add_command(command)
@@ -903,6 +904,7 @@ def _register() -> None:
         cli_owner.recover,
     ):
         main.add_command(command)
+    main.add_command(serve)
 
 
 _register()

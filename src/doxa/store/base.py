@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -159,8 +159,19 @@ class Store(Protocol):
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
     ) -> bool: ...
 
-    def run(self, sparql: str, *, dataset: Dataset) -> QueryResult:
-        """Run any read-only query form; used by hand-written SPARQL."""
+    def run(
+        self,
+        sparql: str,
+        *,
+        dataset: Dataset,
+        max_rows: int | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> QueryResult:
+        """Run any read-only query form; used by hand-written SPARQL.
+
+        Reads at most ``max_rows`` rows (or triples) and stops reading as soon as ``stop()``
+        says so; either marks the result ``truncated``.
+        """
         ...
 
     def apply(self, change: Change) -> None:
@@ -199,3 +210,5 @@ class QueryResult:
     rows: tuple[tuple[Node | None, ...], ...] = ()
     triples: tuple[tuple[Node, Node, Node], ...] = ()
     boolean: bool | None = None
+    #: more rows (or triples) existed than were read: a row cap or a stop cut the result
+    truncated: bool = False

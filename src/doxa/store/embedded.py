@@ -12,8 +12,9 @@ import re
 import secrets
 import shutil
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 import pyoxigraph as ox
 from rdflib import Literal, URIRef
@@ -34,6 +35,8 @@ from doxa.store.convert import from_ox, to_ox, to_ox_graph
 from doxa.store.journal import Journal
 
 __all__ = ["EmbeddedStore"]
+
+T = TypeVar("T")
 
 _FORMATS = {
     "turtle": ox.RdfFormat.TURTLE,
@@ -141,24 +144,34 @@ class EmbeddedStore:
         assert isinstance(result, ox.QueryBoolean)
         return bool(result)
 
-    def run(self, sparql: str, *, dataset: Dataset) -> QueryResult:
+    def run(
+        self,
+        sparql: str,
+        *,
+        dataset: Dataset,
+        max_rows: int | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> QueryResult:
         result = self._query(sparql, dataset)
         if isinstance(result, ox.QueryBoolean):
             return QueryResult(form="ask", boolean=bool(result))
         if isinstance(result, ox.QueryTriples):
+            triples, cut = _take(result, max_rows, stop)
             return QueryResult(
                 form="construct",
                 triples=tuple(
-                    (from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in result
+                    (from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in triples
                 ),
+                truncated=cut,
             )
         assert isinstance(result, ox.QuerySolutions)
         names = tuple(v.value for v in result.variables)
+        solutions, cut = _take(result, max_rows, stop)
         rows = tuple(
             tuple(None if solution[i] is None else from_ox(solution[i]) for i in range(len(names)))
-            for solution in result
+            for solution in solutions
         )
-        return QueryResult(form="select", variables=names, rows=rows)
+        return QueryResult(form="select", variables=names, rows=rows, truncated=cut)
 
     def graphs(self) -> list[URIRef]:
         return [URIRef(g.value) for g in self._store.named_graphs() if isinstance(g, ox.NamedNode)]
@@ -320,6 +333,18 @@ class EmbeddedStore:
         if self._open is None:
             raise StoreError("The store is closed; open it again with Memory.open.")
         return self._open
+
+
+def _take(
+    items: Iterable[T], limit: int | None, stop: Callable[[], bool] | None
+) -> tuple[list[T], bool]:
+    """Read up to ``limit`` items in this thread (pyoxigraph requires it); say if more were left."""
+    taken: list[T] = []
+    for item in items:
+        if (limit is not None and len(taken) >= limit) or (stop is not None and stop()):
+            return taken, True
+        taken.append(item)
+    return taken, False
 
 
 def _sibling(path: Path, what: str) -> Path:

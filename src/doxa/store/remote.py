@@ -18,7 +18,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from typing import Literal as TypingLiteral
 from urllib.parse import urlencode
@@ -207,7 +207,16 @@ class RemoteStore:
     ) -> bool:
         return _boolean(self._results(bind_values(sparql, bindings or {}), dataset))
 
-    def run(self, sparql: str, *, dataset: Dataset) -> QueryResult:
+    def run(
+        self,
+        sparql: str,
+        *,
+        dataset: Dataset,
+        max_rows: int | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> QueryResult:
+        # the server answers in one response, so ``stop`` has nothing left to cut short; the
+        # cap is applied to what came back (the server's own row limit may apply first)
         try:
             form = query_form(sparql)
         except ValueError as error:
@@ -219,10 +228,20 @@ class RemoteStore:
             graph = Graph()
             kind = response.headers.get("content-type", "").split(";")[0].strip()
             graph.parse(data=response.content, format="nt" if "n-triples" in kind else "turtle")
-            return QueryResult(form="construct", triples=tuple(graph))
+            triples = tuple(graph)
+            cut = max_rows is not None and len(triples) > max_rows
+            return QueryResult(
+                form="construct", triples=triples[:max_rows] if cut else triples, truncated=cut
+            )
         names, found = self._rows(sparql, dataset)
         rows = tuple(tuple(_term(b[n]) if n in b else None for n in names) for b in found)
-        return QueryResult(form="select", variables=tuple(names), rows=rows)
+        cut = max_rows is not None and len(rows) > max_rows
+        return QueryResult(
+            form="select",
+            variables=tuple(names),
+            rows=rows[:max_rows] if cut else rows,
+            truncated=cut,
+        )
 
     def _housekeeping(self, sparql: str, bindings: Mapping[str, Binding]) -> list[Row]:
         names, found = self._rows(bind_values(sparql, bindings), None)

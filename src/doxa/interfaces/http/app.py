@@ -1,0 +1,148 @@
+"""The app factory: one FastAPI app over one store, one :class:`doxa.Memory` per scope.
+
+The app holds no state of its own: the memories (and so the store) are its only state, built
+here from the configuration and closed when the app shuts down if it opened the store.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from doxa import __version__
+from doxa.clock import Clock
+from doxa.interfaces.http import rest, review, sparql
+from doxa.interfaces.http.auth import Memories
+from doxa.interfaces.http.config import ServerConfig
+from doxa.interfaces.http.errors import error_body, install_handlers
+from doxa.interfaces.http.runner import QueryRunner
+from doxa.judges import Judge
+from doxa.memory import Memory
+from doxa.store import Dataset, Store
+
+__all__ = ["create_app"]
+
+
+class _BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with 413, counted as they arrive."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(send)
+            return
+        # read the whole body first (at most limit bytes), then hand it on
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await self._refuse(send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send) -> None:
+        message = (
+            f"The request body is larger than this server's limit of {self.limit} bytes; "
+            "send less per request (the limit is max_body_bytes in the server configuration)."
+        )
+        payload = json.dumps(error_body("PayloadTooLarge", message, 413)).encode("utf-8")
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(payload)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+
+
+def create_app(
+    store: Store,
+    config: ServerConfig,
+    *,
+    clock: Clock | None = None,
+    judge: Judge | None = None,
+    owns_store: bool = False,
+    secret: bytes | None = None,
+) -> FastAPI:
+    """A FastAPI app serving ``store`` to the keys in ``config``.
+
+    ``judge`` judges every scope's writes (default: the rule judge); ``owns_store`` closes the
+    store when the app shuts down; ``secret`` signs review-page sessions (random per app by
+    default, so a restart signs everyone out).
+    """
+    memories = Memories(
+        {
+            keys.scope: Memory(store, scope=keys.scope, clock=clock, judge=judge)
+            for keys in config.scopes
+        }
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if owns_store:
+                store.close()
+
+    app = FastAPI(
+        title="doxa",
+        version=__version__,
+        summary="An agent memory you can trust: gated writes, scoped reads, SPARQL, review.",
+        lifespan=lifespan,
+    )
+    app.state.config = config
+    app.state.memories = memories
+    app.state.runner = QueryRunner(
+        timeout=config.sparql_timeout, max_running=config.sparql_max_running
+    )
+    app.state.secret = secret or secrets.token_bytes(32)
+    install_handlers(app)
+
+    @app.get("/health", tags=["server"])
+    def health() -> dict[str, Any]:
+        """Whether the server is up and its store answers (no key needed)."""
+        store.select("SELECT * WHERE { }", dataset=Dataset(default=()))
+        return {"status": "ok", "version": __version__, "scopes": len(config.scopes)}
+
+    app.include_router(rest.router)
+    app.include_router(sparql.router)
+    app.include_router(review.router)
+    app.add_middleware(_BodyLimit, limit=config.max_body_bytes)
+    return app

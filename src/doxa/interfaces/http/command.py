@@ -1,0 +1,90 @@
+"""``doxa serve``: run the HTTP server (uvicorn) on a store, with keys from a config file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Protocol
+
+import click
+
+from doxa.errors import DoxaError, InvalidInput, NotFound, StoreError
+
+__all__ = ["serve"]
+
+
+class _Settings(Protocol):
+    store: str
+    scope: str
+    update_url: str | None
+
+
+def _exit_code(error: DoxaError) -> int:
+    # the CLI's exit codes: 2 bad input, 3 not found, 4 store error, 6 anything else
+    if isinstance(error, InvalidInput):
+        return 2
+    if isinstance(error, NotFound):
+        return 3
+    if isinstance(error, StoreError):
+        return 4
+    return 6
+
+
+@click.command()
+@click.option(
+    "--path",
+    metavar="DIR",
+    help="Store directory or SPARQL server URL (default: the global --store); ':memory:' for "
+    "an in-memory store.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="TOML file mapping API keys to scopes (default: the global --scope, fresh keys).",
+)
+@click.pass_obj
+def serve(
+    settings: _Settings, path: str | None, host: str, port: int, config_file: Path | None
+) -> None:
+    """Serve the store over HTTP: REST API, SPARQL endpoint, review page (see docs/http.md)."""
+    import uvicorn
+
+    from doxa.interfaces.http.app import create_app
+    from doxa.interfaces.http.config import demo_config, load_config
+    from doxa.interfaces.location import is_url
+    from doxa.judges import configured_judge
+    from doxa.store import EmbeddedStore, RemoteStore, Store
+
+    where = path if path is not None else settings.store
+    try:
+        config = load_config(config_file) if config_file else demo_config(settings.scope)
+        store: Store
+        if is_url(where):  # a SPARQL 1.1 server, as for every doxa command (docs/remote.md)
+            user, password = (
+                os.environ.get("DOXA_STORE_USER"),
+                os.environ.get("DOXA_STORE_PASSWORD"),
+            )
+            auth = (user, password or "") if user else None
+            store = RemoteStore(where, settings.update_url, auth=auth)
+        else:
+            store = EmbeddedStore(None if where == ":memory:" else Path(where))
+        # the rule judge, with an LLM fallback if DOXA_LLM_* is set (as for every doxa command)
+        app = create_app(store, config, judge=configured_judge(), owns_store=True)
+    except DoxaError as error:
+        click.echo(f"error: {error}", err=True)
+        raise SystemExit(_exit_code(error)) from None
+    url = f"http://{host}:{port}"
+    click.echo(f"doxa serves {where} at {url}")
+    click.echo(f"  API docs {url}/docs   SPARQL {url}/sparql   review {url}/review")
+    if config_file is None:
+        keys = config.scopes[0]
+        click.echo(f"  scope {keys.scope!r} with fresh keys (valid until the server stops):")
+        click.echo(f"    owner key  {keys.owner_key}")
+        click.echo(f"    agent key  {keys.agent_keys[0]}")
+    else:
+        scopes = ", ".join(k.scope for k in config.scopes)
+        click.echo(f"  scopes {scopes} with the keys in {config_file}")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

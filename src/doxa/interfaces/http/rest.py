@@ -1,0 +1,348 @@
+"""The JSON API: gated writes and every read of :class:`doxa.Memory`, one route per method.
+
+Results are the Python API's result objects as JSON, exactly as ``doxa --json`` prints them
+(same field names, enums by value, times in ISO 8601). Agent keys may write and read; the
+owner's verbs (approve, reject, retract, grant, revoke) and writes with ``authority: owner``
+need the scope's owner key.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel, ConfigDict, Field
+from rdflib import Literal, URIRef
+from rdflib.namespace import XSD
+
+from doxa.errors import InvalidInput
+from doxa.interfaces.cli import _plain
+from doxa.interfaces.http.auth import Bound, bound, owner
+from doxa.interfaces.http.errors import Problem
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+Caller = Annotated[Bound, Depends(bound)]
+Owner = Annotated[Bound, Depends(owner)]
+JSON = dict[str, Any]
+NQUADS = "application/n-quads"
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RememberBody(_Body):
+    """One write for the gate (the arguments of ``Memory.remember``)."""
+
+    text: str = Field(description="The line as a person would read it.")
+    topic: str = Field(description="Topic the fact belongs to, e.g. 'meetings'.")
+    kind: str | None = Field(None, description="Kind of memory (schedule, preference …).")
+    subject: str | None = Field(None, description="Subject IRI of a structured fact.")
+    predicate: str | None = Field(None, description="Predicate IRI of a structured fact.")
+    object: str | None = Field(
+        None, description="Object: an absolute IRI becomes an IRI, anything else a string."
+    )
+    literal: str | None = Field(None, description="Object as a literal, whatever it looks like.")
+    datatype: str | None = Field(None, description="Datatype of literal: xsd:NAME or an IRI.")
+    language: str | None = Field(None, description="Language tag of literal, e.g. 'en'.")
+    authority: str = Field("agent", description="owner, tool, agent or external.")
+    support: str | None = Field(None, description="stated, observed, inferred, quoted, absent.")
+    standpoint: str | None = Field(None, description="Whose perspective it holds in (IRI).")
+    sources: list[str] = Field(default_factory=list, description="Evidence IRIs.")
+    attributed_to: str | None = Field(None, description="Who said it (IRI).")
+    valid_from: str | None = Field(None, description="Start of valid time (ISO 8601).")
+    valid_until: str | None = Field(None, description="End of valid time (ISO 8601).")
+    confidence: float | str | None = Field(None, description="From 0 to 1; omit: not rated.")
+    query: str | None = Field(None, description="The search that found nothing (support absent).")
+    turn: str | None = Field(None, description="The conversation turn or tool call (IRI).")
+    rule: str | None = Field(None, description="requires or forbids: a standing rule.")
+
+
+class ApproveBody(_Body):
+    as_relation: str | None = Field(None, description="Apply this relation, not the judge's.")
+
+
+class ReasonBody(_Body):
+    reason: str = Field("", description="Why (kept in the receipt).")
+
+
+class RetractBody(_Body):
+    reason: str = Field(description="Why: the fact was never true, or what you checked.")
+
+
+def _object(body: RememberBody) -> object:
+    if body.literal is None:
+        if body.datatype is not None or body.language is not None:
+            raise InvalidInput("datatype and language type a literal; add 'literal'.")
+        return body.object
+    if body.object is not None:
+        raise InvalidInput("Give the object once: 'object' or 'literal', not both.")
+    if body.datatype is not None and body.language is not None:
+        raise InvalidInput("A literal has a datatype or a language, not both.")
+    if body.datatype is None:
+        return Literal(body.literal, lang=body.language)
+    if body.datatype.startswith("xsd:"):
+        return Literal(body.literal, datatype=XSD[body.datatype[4:]])
+    if ":" in body.datatype:
+        return Literal(body.literal, datatype=URIRef(body.datatype))
+    raise InvalidInput(
+        f"{body.datatype!r} is not a datatype; use xsd:NAME (such as xsd:gYear) or a full IRI."
+    )
+
+
+def _json(value: object) -> Any:
+    return _plain(value)
+
+
+@router.post("/remember", tags=["writes"])
+def remember(body: RememberBody, found: Caller) -> JSON:
+    """Write one fact through the gate; returns the receipt (a held write is a success too).
+
+    A write the shapes refuse gets 422 with each failed constraint listed (only a rejection
+    receipt is stored).
+    """
+    if body.authority == "owner" and not found.caller.is_owner:
+        raise Problem(
+            403,
+            "Forbidden",
+            "Only the owner key may write with authority 'owner'; an agent writes as 'agent', "
+            "'tool' or 'external'.",
+        )
+    receipt = found.memory.remember(body.text, **_fields(body), strict=True)
+    return _json(receipt)  # type: ignore[no-any-return]
+
+
+def _fields(body: RememberBody) -> dict[str, Any]:
+    """The keyword arguments of ``Memory.remember`` (and ``preview``) a body carries."""
+    return {
+        "topic": body.topic,
+        "kind": body.kind,
+        "subject": body.subject,
+        "predicate": body.predicate,
+        "object": _object(body),
+        "authority": body.authority,
+        "support": body.support,
+        "standpoint": body.standpoint,
+        "sources": body.sources,
+        "attributed_to": body.attributed_to,
+        "valid_from": body.valid_from,
+        "valid_until": body.valid_until,
+        "confidence": body.confidence,
+        "query": body.query,
+        "turn": body.turn,
+        "rule": body.rule,
+    }
+
+
+@router.post("/preview", tags=["reads"])
+def preview(body: RememberBody, found: Caller) -> JSON:
+    """What the judge would say about a write (its verdict), without writing anything."""
+    return _json(found.memory.preview(body.text, **_fields(body)))  # type: ignore[no-any-return]
+
+
+@router.get("/facts", tags=["reads"])
+def facts(
+    found: Caller,
+    valid_at: str | None = None,
+    as_of: str | None = None,
+    topic: str | None = None,
+    subject: str | None = None,
+    predicate: str | None = None,
+    include_ended: bool = False,
+    include_unchecked: bool = False,
+) -> list[JSON]:
+    """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now);
+    ``include_unchecked`` adds writes waiting for the judge, last and flagged."""
+    return _json(  # type: ignore[no-any-return]
+        found.memory.facts(
+            valid_at=valid_at,
+            as_of=as_of,
+            topic=topic,
+            subject=subject,
+            predicate=predicate,
+            include_ended=include_ended,
+            include_unchecked=include_unchecked,
+        )
+    )
+
+
+@router.get("/recall", tags=["reads"])
+def recall(
+    found: Caller,
+    q: Annotated[str, Query(description="Words to look for.")],
+    valid_at: str | None = None,
+    as_of: str | None = None,
+    topic: str | None = None,
+    include_ended: bool = False,
+    include_unchecked: bool = False,
+    limit: int = 10,
+) -> list[JSON]:
+    """Facts whose words match ``q``, best first, each with a score."""
+    return _json(  # type: ignore[no-any-return]
+        found.memory.recall(
+            q,
+            valid_at=valid_at,
+            as_of=as_of,
+            topic=topic,
+            include_ended=include_ended,
+            include_unchecked=include_unchecked,
+            limit=limit,
+        )
+    )
+
+
+@router.get("/facts/{fact}", tags=["reads"])
+def get(fact: str, found: Caller) -> JSON:
+    """One fact by id, with its status now."""
+    return _json(found.memory.get(fact))  # type: ignore[no-any-return]
+
+
+@router.get("/facts/{fact}/history", tags=["reads"])
+def history(fact: str, found: Caller, as_of: str | None = None) -> JSON:
+    """The fact and every event that refined, corroborated, superseded or retracted it."""
+    return _json(found.memory.history(fact, as_of=as_of))  # type: ignore[no-any-return]
+
+
+@router.get("/facts/{fact}/why", tags=["reads"])
+def why(fact: str, found: Caller) -> JSON:
+    """The fact's evidence, sources and the receipt that admitted it."""
+    return _json(found.memory.why(fact))  # type: ignore[no-any-return]
+
+
+@router.get("/held", tags=["reads"])
+def held(found: Caller) -> list[JSON]:
+    """Writes waiting for the owner (or for the judge), oldest first."""
+    return _json(found.memory.held())  # type: ignore[no-any-return]
+
+
+@router.get("/receipts", tags=["reads"])
+def receipts(found: Caller) -> list[JSON]:
+    """Every receipt of the scope, in chain order."""
+    return _json(found.memory.receipts())  # type: ignore[no-any-return]
+
+
+@router.get("/verify", tags=["reads"])
+def verify(found: Caller) -> JSON:
+    """Verify the scope's receipt hash chain (409 ChainBroken when it does not verify)."""
+    return {"verified": True, "receipts": found.memory.verify(), "scope": found.caller.scope}
+
+
+@router.get("/kinds/{kind}", tags=["reads"])
+def kind(kind: str, found: Caller) -> JSON:
+    """Whether the judge may close facts of ``kind`` on its own, and if not, why."""
+    return {
+        "kind": kind,
+        "closing_earned": found.memory.closing_earned(kind),
+        "refusal": found.memory.closing_refusal(kind),
+    }
+
+
+@router.get("/ledger", tags=["reads"])
+def ledger(found: Caller) -> list[JSON]:
+    """The judge's record with the owner per kind of memory (``Memory.ledger``)."""
+    return _json(found.memory.ledger())  # type: ignore[no-any-return]
+
+
+@router.get("/stats", tags=["reads"])
+def stats(found: Caller) -> JSON:
+    """Decisions per kind, the judge's ledger and the open alarms (``Memory.stats``)."""
+    return _json(found.memory.stats())  # type: ignore[no-any-return]
+
+
+@router.get("/alarms", tags=["reads"])
+def alarms(found: Caller, include_cleared: bool = False) -> list[JSON]:
+    """Alarms raised in the scope, oldest first; open ones only unless asked."""
+    return _json(found.memory.alarms(include_cleared=include_cleared))  # type: ignore[no-any-return]
+
+
+@router.post("/alarms/{alarm_id}/clear", tags=["owner"])
+def clear_alarm(alarm_id: str, body: RetractBody, found: Owner) -> JSON:
+    """Clear an alarm so automatic closing may resume (owner key only; reason required)."""
+    return _json(found.memory.clear_alarm(alarm_id, reason=body.reason))  # type: ignore[no-any-return]
+
+
+@router.get("/quarantine", tags=["owner"])
+def quarantine(found: Owner) -> list[JSON]:
+    """Writes judged outside text acting as an instruction (owner key only: no ordinary
+    reader sees them)."""
+    return _json(found.memory.quarantined())  # type: ignore[no-any-return]
+
+
+@router.post("/quarantine/{fact}/release", tags=["owner"])
+def release(fact: str, body: RetractBody, found: Owner) -> JSON:
+    """Release a quarantined write as a quotation (owner key only; reason required)."""
+    return _json(found.memory.release(fact, reason=body.reason))  # type: ignore[no-any-return]
+
+
+@router.post("/quarantine/{fact}/discard", tags=["owner"])
+def discard(fact: str, found: Owner, body: ReasonBody | None = None) -> JSON:
+    """Throw a quarantined write away; its receipt stays (owner key only)."""
+    reason = body.reason if body is not None else ""
+    return _json(found.memory.discard(fact, reason=reason))  # type: ignore[no-any-return]
+
+
+@router.post("/facts/{fact}/erase", tags=["owner"])
+def erase(fact: str, body: RetractBody, found: Owner) -> JSON:
+    """Erase a fact for good, leaving a tombstone (owner key only; reason required)."""
+    return _json(found.memory.erase(fact, reason=body.reason))  # type: ignore[no-any-return]
+
+
+@router.post("/rejudge", tags=["owner"])
+def rejudge(found: Owner) -> list[JSON]:
+    """Judge again every write held because the judge could not answer (owner key only)."""
+    return _json(found.memory.rejudge())  # type: ignore[no-any-return]
+
+
+@router.get(
+    "/export",
+    tags=["reads"],
+    response_class=PlainTextResponse,
+    responses={200: {"content": {NQUADS: {}}}},
+)
+def export(found: Caller, audit: bool = False) -> PlainTextResponse:
+    """The scope as sorted N-Quads (``Memory.export``); ``audit=true`` (owner key only) also
+    includes the quarantine."""
+    if audit and not found.caller.is_owner:
+        raise Problem(403, "Forbidden", "Only the owner key may take an audit export.")
+    out = io.StringIO()
+    found.memory.export(out, audit=audit)
+    return PlainTextResponse(out.getvalue(), media_type=NQUADS)
+
+
+@router.post("/held/{held_id}/approve", tags=["owner"])
+def approve(held_id: str, found: Owner, body: ApproveBody | None = None) -> JSON:
+    """Apply a held write's outcome (owner key only)."""
+    relation = body.as_relation if body is not None else None
+    return _json(found.memory.approve(held_id, as_relation=relation))  # type: ignore[no-any-return]
+
+
+@router.post("/held/{held_id}/reject", tags=["owner"])
+def reject(held_id: str, found: Owner, body: ReasonBody | None = None) -> JSON:
+    """Discard a held write (owner key only)."""
+    reason = body.reason if body is not None else ""
+    return _json(found.memory.reject(held_id, reason=reason))  # type: ignore[no-any-return]
+
+
+@router.post("/facts/{fact}/retract", tags=["owner"])
+def retract(fact: str, body: RetractBody, found: Owner) -> JSON:
+    """Say a fact was never true (owner key only); nothing is deleted."""
+    return _json(found.memory.retract(fact, reason=body.reason))  # type: ignore[no-any-return]
+
+
+@router.post("/kinds/{kind}/grant", tags=["owner"])
+def grant(kind: str, found: Owner, body: ReasonBody | None = None) -> JSON:
+    """Let the judge close facts of ``kind`` without asking (owner key only)."""
+    reason = body.reason if body is not None and body.reason else "granted by the owner"
+    return _json(found.memory.grant(kind, reason=reason))  # type: ignore[no-any-return]
+
+
+@router.post("/kinds/{kind}/revoke", tags=["owner"])
+def revoke(kind: str, found: Owner, body: ReasonBody | None = None) -> JSON:
+    """Take back a grant: closings of ``kind`` wait for the owner again (owner key only)."""
+    reason = body.reason if body is not None and body.reason else "revoked by the owner"
+    return _json(found.memory.revoke(kind, reason=reason))  # type: ignore[no-any-return]

@@ -1,0 +1,331 @@
+"""``/review``: the owner's page — held writes, alarms, quarantine, and each fact's history.
+
+Server-rendered HTML, no JavaScript. The owner signs in by typing the scope's owner key into
+the form at ``/review``; the server answers with a signed session cookie (HttpOnly,
+SameSite=Strict, path ``/review``, 12 hours) that names the scope, never the key. Agent keys
+are refused. Every form that acts carries a CSRF token bound to the session, and a POST from
+another origin is refused, so only the owner's own page can approve or reject.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from doxa.errors import DoxaError, NotFound
+from doxa.interfaces.http.auth import Memories
+from doxa.interfaces.http.config import ServerConfig
+from doxa.interfaces.http.errors import status_of
+from doxa.interfaces.http.timeline import timeline_svg
+from doxa.memory import Memory
+from doxa.model import Alarm, Fact, HeldWrite, Outcome, Receipt
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/review", include_in_schema=False)
+
+COOKIE = "doxa_review"
+SESSION_SECONDS = 12 * 3600
+
+_templates = Environment(
+    loader=PackageLoader("doxa.interfaces.http", "templates"),
+    autoescape=select_autoescape(["html"]),
+)
+
+
+# -- sessions ---------------------------------------------------------------------------
+
+
+def _sign(secret: bytes, text: str) -> str:
+    return hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _session(scope: str, secret: bytes) -> str:
+    payload = f"{scope}.{int(time.time()) + SESSION_SECONDS}"
+    return f"{payload}.{_sign(secret, payload)}"
+
+
+def _scope_of(token: str | None, secret: bytes) -> str | None:
+    if not token or token.count(".") < 2:
+        return None
+    payload, _, signature = token.rpartition(".")
+    if not hmac.compare_digest(signature, _sign(secret, payload)):
+        return None
+    scope, _, expiry = payload.rpartition(".")
+    if not expiry.isdigit() or int(expiry) < time.time():
+        return None
+    return scope
+
+
+def _csrf(token: str, secret: bytes) -> str:
+    return _sign(secret, f"csrf:{token}")
+
+
+@dataclass(frozen=True)
+class _Owner:
+    scope: str
+    memory: Memory
+    csrf: str
+
+
+def _signed_in(request: Request) -> _Owner | None:
+    secret: bytes = request.app.state.secret
+    token = request.cookies.get(COOKIE)
+    scope = _scope_of(token, secret)
+    config: ServerConfig = request.app.state.config
+    if token is None or scope is None or scope not in {k.scope for k in config.scopes}:
+        return None
+    memories: Memories = request.app.state.memories
+    return _Owner(scope, memories[scope], _csrf(token, secret))
+
+
+#: no scripts at all, forms only to this server, never inside another site's frame
+#: (a framed page could trick the owner into clicking Approve)
+_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",  # no-referrer would make the forms send Origin: null
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+def _page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    html = _templates.get_template(name).render(**context)
+    return HTMLResponse(html, status_code=status, headers=_HEADERS)
+
+
+def _message(title: str, message: str, status: int) -> HTMLResponse:
+    return _page("message.html", status, title=title, message=message)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    body = (await request.body()).decode("utf-8", errors="replace")
+    return {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+
+
+def _same_origin(request: Request) -> bool:
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return origin is None
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    return origin == own
+
+
+async def _acting(request: Request) -> tuple[_Owner | None, dict[str, str], Response | None]:
+    """The signed-in owner of a POST, its form, or the refusal to send instead."""
+    form = await _form(request)
+    owner = _signed_in(request)
+    if owner is None:
+        return None, form, _message("Sign in first", "Sign in with the owner key to act.", 401)
+    if not _same_origin(request) or not hmac.compare_digest(form.get("csrf", ""), owner.csrf):
+        refusal = _message(
+            "Refused",
+            "This form did not come from your review page (CSRF check failed); "
+            "reload the page and try again.",
+            403,
+        )
+        return None, form, refusal
+    return owner, form, None
+
+
+# -- what the page shows ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _HeldView:
+    item: HeldWrite
+    receipt: Receipt | None
+    targets: list[tuple[str, Fact | None]]
+    compared: list[tuple[str, Fact | None]]
+
+
+def _fact_or_none(memory: Memory, fact_id: str) -> Fact | None:
+    try:
+        return memory.get(fact_id)
+    except NotFound:
+        return None
+
+
+def _held_views(memory: Memory, receipts: list[Receipt]) -> list[_HeldView]:
+    by_held = {r.held: r for r in receipts if r.outcome is Outcome.HELD and r.held}
+    views = []
+    for item in memory.held():
+        receipt = by_held.get(item.id)
+        compared = [c for c in (receipt.consulted if receipt else ()) if c not in item.targets]
+        views.append(
+            _HeldView(
+                item=item,
+                receipt=receipt,
+                targets=[(t, _fact_or_none(memory, t)) for t in item.targets],
+                compared=[(c, _fact_or_none(memory, c)) for c in compared],
+            )
+        )
+    return views
+
+
+def quarantine_of(memory: Memory) -> list[Fact]:
+    """Writes in quarantine, oldest first: only the owner's page shows them."""
+    return memory.quarantined()
+
+
+def alarms_of(memory: Memory) -> list[Alarm]:
+    """The scope's alarms, open first: open ones stop automatic closing until cleared."""
+    found = memory.alarms(include_cleared=True)
+    return sorted(found, key=lambda a: (not a.open, a.raised_at))
+
+
+# -- routes -----------------------------------------------------------------------------
+
+
+@router.get("", response_class=HTMLResponse)
+def page(request: Request) -> Response:
+    owner = _signed_in(request)
+    if owner is None:
+        return _page("login.html")
+    memory = owner.memory
+    receipts = memory.receipts()
+    return _page(
+        "review.html",
+        scope=owner.scope,
+        csrf=owner.csrf,
+        held=_held_views(memory, receipts),
+        quarantine=quarantine_of(memory),
+        alarms=alarms_of(memory),
+        facts=memory.facts(include_ended=True),
+        notice=request.query_params.get("notice", ""),
+    )
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    form = await _form(request)
+    config: ServerConfig = request.app.state.config
+    caller = config.caller(form.get("key", "").strip())
+    if caller is None:
+        return _page("login.html", 401, error="That key is not known to this server.")
+    if not caller.is_owner:
+        return _page(
+            "login.html",
+            403,
+            error=f"That is an agent key of scope {caller.scope!r}; only the owner key may "
+            "open the review page.",
+        )
+    response = RedirectResponse("/review", status_code=303)
+    response.set_cookie(
+        COOKIE,
+        _session(caller.scope, request.app.state.secret),
+        max_age=SESSION_SECONDS,
+        path="/review",
+        httponly=True,
+        samesite="strict",
+    )
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request) -> Response:
+    _, _, refusal = await _acting(request)
+    if refusal is not None:
+        return refusal
+    response = RedirectResponse("/review", status_code=303)
+    response.delete_cookie(COOKIE, path="/review")
+    return response
+
+
+async def _decide(request: Request, held_id: str, verb: str) -> Response:
+    owner, form, refusal = await _acting(request)
+    if refusal is not None:
+        return refusal
+    assert owner is not None
+    try:
+        if verb == "approve":
+            receipt = owner.memory.approve(held_id)
+        else:
+            receipt = owner.memory.reject(held_id, reason=form.get("reason", ""))
+    except DoxaError as error:
+        return _message("Could not " + verb, str(error), status_of(error))
+    notice = f"{receipt.outcome.value}: {held_id} (receipt {receipt.id})"
+    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+
+
+@router.post("/alarms/{alarm_id}/clear")
+async def clear_alarm(request: Request, alarm_id: str) -> Response:
+    owner, form, refusal = await _acting(request)
+    if refusal is not None:
+        return refusal
+    assert owner is not None
+    try:
+        receipt = owner.memory.clear_alarm(alarm_id, reason=form.get("reason", ""))
+    except DoxaError as error:
+        return _message("Could not clear the alarm", str(error), status_of(error))
+    notice = f"cleared: alarm {alarm_id} (receipt {receipt.id})"
+    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+
+
+@router.post("/quarantine/{fact_id}/{verb}")
+async def quarantine_decision(request: Request, fact_id: str, verb: str) -> Response:
+    owner, form, refusal = await _acting(request)
+    if refusal is not None:
+        return refusal
+    assert owner is not None
+    if verb not in ("release", "discard"):
+        return _message("Unknown action", f"{verb!r} is neither release nor discard.", 404)
+    reason = form.get("reason", "")
+    try:
+        if verb == "release":
+            receipt = owner.memory.release(fact_id, reason=reason)
+        else:
+            receipt = owner.memory.discard(fact_id, reason=reason)
+    except DoxaError as error:
+        return _message(f"Could not {verb}", str(error), status_of(error))
+    notice = f"{receipt.outcome.value}: {fact_id} (receipt {receipt.id})"
+    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+
+
+@router.post("/held/{held_id}/approve")
+async def approve(request: Request, held_id: str) -> Response:
+    return await _decide(request, held_id, "approve")
+
+
+@router.post("/held/{held_id}/reject")
+async def reject(request: Request, held_id: str) -> Response:
+    return await _decide(request, held_id, "reject")
+
+
+@router.get("/facts/{fact_id}", response_class=HTMLResponse)
+def fact_page(request: Request, fact_id: str) -> Response:
+    owner = _signed_in(request)
+    if owner is None:
+        return _page("login.html", 401)
+    memory = owner.memory
+    try:
+        history = memory.history(fact_id)
+        why = memory.why(fact_id)
+    except DoxaError as error:
+        return _message("Not found", str(error), status_of(error))
+    versions = [history.fact]
+    for successor in history.successors:
+        found = _fact_or_none(memory, successor)
+        if found is not None:
+            versions.append(found)
+    return _page(
+        "fact.html",
+        scope=owner.scope,
+        csrf=owner.csrf,
+        history=history,
+        why=why,
+        svg=Markup(timeline_svg(history, versions, memory.clock.now())),  # built escaped
+    )
