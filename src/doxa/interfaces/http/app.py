@@ -6,7 +6,9 @@ here from the configuration and closed when the app shuts down if it opened the 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from doxa import __version__
 from doxa.clock import Clock
+from doxa.errors import DoxaError
 from doxa.interfaces.http import rest, review, sparql
 from doxa.interfaces.http.auth import Memories
 from doxa.interfaces.http.config import ServerConfig
@@ -91,6 +94,9 @@ class _BodyLimit:
         await send({"type": "http.response.body", "body": payload})
 
 
+logger = logging.getLogger("doxa.server")
+
+
 def create_app(
     store: Store,
     config: ServerConfig,
@@ -99,12 +105,15 @@ def create_app(
     judge: Judge | None = None,
     owns_store: bool = False,
     secret: bytes | None = None,
+    rejudge_every: float | None = 30.0,
 ) -> FastAPI:
     """A FastAPI app serving ``store`` to the keys in ``config``.
 
     ``judge`` judges every scope's writes (default: the rule judge); ``owns_store`` closes the
     store when the app shuts down; ``secret`` signs review-page sessions (random per app by
-    default, so a restart signs everyone out).
+    default, so a restart signs everyone out). Every ``rejudge_every`` seconds the server
+    judges again the writes a judge that was down left ``unchecked`` (recovery without the
+    owner having to ask; None turns it off).
     """
     memories = Memories(
         {
@@ -113,11 +122,24 @@ def create_app(
         }
     )
 
+    async def rejudge_loop(every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            for memory in memories.values():
+                if memory.gate.record.unchecked():
+                    try:
+                        await asyncio.to_thread(memory.rejudge)
+                    except DoxaError:
+                        logger.exception("judging unchecked writes again failed; will retry")
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(rejudge_loop(rejudge_every)) if rejudge_every else None
         try:
             yield
         finally:
+            if task is not None:
+                task.cancel()
             if owns_store:
                 store.close()
 

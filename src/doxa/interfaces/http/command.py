@@ -33,9 +33,11 @@ def _exit_code(error: DoxaError) -> int:
 @click.command()
 @click.option(
     "--path",
-    metavar="DIR",
+    "--store",
+    "path",
+    metavar="DIR|URL",
     help="Store directory or SPARQL server URL (default: the global --store); ':memory:' for "
-    "an in-memory store.",
+    "an in-memory store. `doxa serve --store http://host/sparql` serves a SPARQL server.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
