@@ -62,16 +62,21 @@ def start_server(
     config: str,
     env: dict[str, str] | None = None,
     remote: tuple[str, str] | None = None,
+    store: Path | None = None,
 ) -> Server:
     """Prepare a store (the example ontology loaded) and start ``doxa serve`` on it; with
-    ``remote`` (query and update URLs), serve that SPARQL server instead."""
-    store: Path | str = root / "memory"
+    ``remote`` (query and update URLs), serve that SPARQL server instead; with ``store``,
+    serve that existing store directory as it is."""
     global_options: list[str] = []
-    if remote is None:
+    if store is not None:
+        pass
+    elif remote is None:
+        store = root / "memory"
         with doxa.Memory.open(store, scope="alice") as memory:
             memory.add_ontology(DOMAIN)
     else:
-        store, update_url = remote
+        url, update_url = remote
+        store = url  # type: ignore[assignment]
         global_options = ["--update-url", update_url]
     (root / "server.toml").write_text(config, encoding="utf-8")
     port = _free_port()

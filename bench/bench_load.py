@@ -1,0 +1,197 @@
+"""A bounded load test of ``doxa serve`` on loopback: N clients × M mixed requests.
+
+    python bench/bench_load.py --clients 8 --requests 1000
+
+Starts a real ``doxa serve`` on an on-disk store (its fsynced journal on), then every client
+(a thread with its own HTTP connection) sends a mix of gated writes (40%), recalls (30%),
+fact listings (20%) and SPARQL SELECTs (10%). Prints errors, throughput, p50/p99 per kind and
+the server's resident memory at the start, the middle and the end (flat means no leak).
+``--check`` exits non-zero on any error: the test suite runs a short variant with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import click
+import httpx
+
+OWNER = "load-owner-key-0123456789"
+KINDS = ("remember", "recall", "facts", "sparql")
+WEIGHTS = (0.4, 0.3, 0.2, 0.1)
+WORDS = [
+    "tea",
+    "coffee",
+    "bakery",
+    "museum",
+    "train",
+    "station",
+    "garden",
+    "river",
+    "bridge",
+    "concert",
+    "library",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def start(root: Path) -> tuple[subprocess.Popen[bytes], str]:
+    config = root / "server.toml"
+    config.write_text(f'[scopes.load]\nowner_key = "{OWNER}"\n', encoding="utf-8")
+    port = free_port()
+    doxa = Path(sys.executable).with_name("doxa")
+    process = subprocess.Popen(
+        [
+            str(doxa),
+            "serve",
+            "--store",
+            str(root / "memory"),
+            "--port",
+            str(port),
+            "--config",
+            str(config),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={k: v for k, v in os.environ.items() if not k.startswith("DOXA_")},
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("doxa serve did not start")
+
+
+def client_run(
+    url: str,
+    index: int,
+    count: int,
+    timings: dict[str, list[float]],
+    errors: list[str],
+    lock: threading.Lock,
+) -> None:
+    rng = random.Random(index)
+    headers = {"Authorization": f"Bearer {OWNER}"}
+    with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
+        for i in range(count):
+            kind = rng.choices(KINDS, WEIGHTS)[0]
+            word = rng.choice(WORDS)
+            started = time.perf_counter()
+            if kind == "remember":
+                body = {
+                    "text": f"client {index} note {i} about the {word}",
+                    "topic": "load",
+                    "authority": "agent",
+                }
+                response = client.post("/remember", json=body)
+            elif kind == "recall":
+                response = client.get("/recall", params={"q": word})
+            elif kind == "facts":
+                response = client.get("/facts", params={"topic": "load"})
+            else:
+                response = client.get(
+                    "/sparql",
+                    params={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"},
+                    headers={"Accept": "application/sparql-results+json"},
+                )
+            elapsed = time.perf_counter() - started
+            with lock:
+                timings[kind].append(elapsed)
+                if response.status_code != 200:
+                    errors.append(f"{kind} {response.status_code}: {response.text[:200]}")
+
+
+@click.command()
+@click.option("--clients", default=8, show_default=True)
+@click.option("--requests", "per_client", default=1000, show_default=True)
+@click.option("--check", is_flag=True, help="Exit 1 on any error (for the test suite).")
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="Write JSON here.")
+def main(clients: int, per_client: int, check: bool, out: Path | None) -> None:
+    """Load a real doxa server and report throughput, latency and memory."""
+    root = Path(tempfile.mkdtemp(prefix="doxa-load-"))
+    process, url = start(root)
+    timings: dict[str, list[float]] = defaultdict(list)
+    errors: list[str] = []
+    lock = threading.Lock()
+    memory = {"start": rss_kib(process.pid)}
+    threads = [
+        threading.Thread(target=client_run, args=(url, i, per_client, timings, errors, lock))
+        for i in range(clients)
+    ]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    while any(t.is_alive() for t in threads):
+        time.sleep(0.5)
+        done = sum(len(v) for v in timings.values())
+        if "middle" not in memory and done >= clients * per_client // 2:
+            memory["middle"] = rss_kib(process.pid)
+    wall = time.perf_counter() - started
+    memory["end"] = rss_kib(process.pid)
+    process.terminate()
+    process.wait(timeout=30)
+    total = sum(len(v) for v in timings.values())
+    print(
+        f"{clients} clients x {per_client} requests: {total} requests in {wall:.1f} s, "
+        f"{total / wall:.0f} requests/s, {len(errors)} errors"
+    )
+    print(f"{'kind':<9} {'count':>6} {'p50 ms':>8} {'p99 ms':>8}")
+    report: dict[str, object] = {
+        "clients": clients,
+        "requests": total,
+        "seconds": wall,
+        "errors": errors[:20],
+        "memory_kib": memory,
+    }
+    for kind in KINDS:
+        values = sorted(timings[kind])
+        if not values:
+            continue
+        p50 = statistics.median(values) * 1000
+        p99 = values[min(len(values) - 1, int(len(values) * 0.99))] * 1000
+        report[kind] = {"count": len(values), "p50_ms": p50, "p99_ms": p99}
+        print(f"{kind:<9} {len(values):>6} {p50:>8.1f} {p99:>8.1f}")
+    middle = memory.get("middle", memory["end"])
+    print(
+        f"server memory (RSS): start {memory['start'] / 1024:.0f} MiB, middle "
+        f"{middle / 1024:.0f} MiB, end {memory['end'] / 1024:.0f} MiB "
+        f"(end / middle {memory['end'] / max(middle, 1):.2f})"
+    )
+    for line in errors[:5]:
+        print("error:", line)
+    if out is not None:
+        out.write_text(json.dumps(report, indent=2))
+    if check and errors:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
