@@ -95,3 +95,20 @@ def statement(
     """Remember a structured statement about example.org terms."""
     kwargs.setdefault("topic", "general")
     return mem.remember(text, subject=EX + subject, predicate=EX + predicate, object=obj, **kwargs)
+
+
+class FlakyJudge:
+    """The rule judge behind a switch: when down it raises JudgeUnavailable, as a timed-out
+    LLM endpoint would."""
+
+    name = "flaky"
+    version = "1"
+
+    def __init__(self) -> None:
+        self.up = False
+        self.rules = doxa.RuleJudge()
+
+    def judge(self, proposal: doxa.Proposal, evidence: doxa.Evidence) -> doxa.Verdict:
+        if not self.up:
+            raise doxa.JudgeUnavailable("the endpoint timed out")
+        return self.rules.judge(proposal, evidence)

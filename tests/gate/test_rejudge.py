@@ -2,26 +2,9 @@
 
 from __future__ import annotations
 
-from tests.conftest import DOMAIN, EX
+from tests.conftest import DOMAIN, EX, FlakyJudge
 
 import doxa
-from doxa.judges.base import Evidence
-
-
-class FlakyJudge:
-    """The rule judge behind a switch: down raises JudgeUnavailable, as a timed-out LLM."""
-
-    name = "flaky"
-    version = "1"
-
-    def __init__(self) -> None:
-        self.up = False
-        self.rules = doxa.RuleJudge()
-
-    def judge(self, proposal: doxa.Proposal, evidence: Evidence) -> doxa.Verdict:
-        if not self.up:
-            raise doxa.JudgeUnavailable("the endpoint timed out")
-        return self.rules.judge(proposal, evidence)
 
 
 def test_unchecked_writes_wait_and_are_judged_again(clock: doxa.FixedClock) -> None:

@@ -5,28 +5,13 @@ from __future__ import annotations
 import time
 
 from fastapi.testclient import TestClient
+from tests.conftest import FlakyJudge
 
-import doxa
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
-from doxa.judges.base import Evidence
 from doxa.store import EmbeddedStore
 
 OWNER = "owner-key-for-the-recovery-test"
-
-
-class FlakyJudge:
-    name = "flaky"
-    version = "1"
-
-    def __init__(self) -> None:
-        self.up = False
-        self.rules = doxa.RuleJudge()
-
-    def judge(self, proposal: doxa.Proposal, evidence: Evidence) -> doxa.Verdict:
-        if not self.up:
-            raise doxa.JudgeUnavailable("the endpoint timed out")
-        return self.rules.judge(proposal, evidence)
 
 
 def held_count(client: TestClient) -> int:
