@@ -863,3 +863,21 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None) -> None
             click.echo(f"Added {count} triple(s) from {file} to the ontology.")
 
     _run(settings, action)
+
+
+@main.command()
+@click.option("--path", metavar="DIR", help="Store directory (default: the global --store).")
+@click.option("--scope", "scope_name", metavar="NAME", help="Scope (default: the global --scope).")
+@click.pass_obj
+def mcp(settings: Settings, path: str | None, scope_name: str | None) -> None:
+    """Serve the agent's tools over MCP (stdio), bound to one scope."""
+    try:
+        from doxa.interfaces.mcp_server import serve_memory  # the SDK loads for this command only
+    except ImportError as error:
+        raise click.ClickException(
+            f"doxa mcp needs the MCP SDK ({error}); install it with: pip install 'doxa[mcp]'."
+        ) from None
+    bound = dataclasses.replace(
+        settings, store=path or settings.store, scope=scope_name or settings.scope
+    )
+    _run(bound, serve_memory)
