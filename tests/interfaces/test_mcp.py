@@ -82,7 +82,8 @@ def test_the_tool_table_is_pinned(store: Path) -> None:
     assert not OWNER_VERBS & set(table)
     for tool in seen["tools"]:
         assert tool.input_schema["type"] == "object"
-        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        assert tool.output_schema is not None
+        assert tool.output_schema["type"] == "object"
         assert tool.description
     remember = next(t for t in seen["tools"] if t.name == "remember")
     # the agent cannot speak as the owner, nor write a standing rule

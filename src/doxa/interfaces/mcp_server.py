@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -47,9 +47,11 @@ INSTRUCTIONS = (
     "A fact marked needs_rerun is an empty search result: run its query again before trusting it."
 )
 
-_READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+_READ = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 _WRITE = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
 )
 
 
@@ -224,8 +226,17 @@ def _guarded(call: Callable[[], T]) -> T:
         raise ToolError(str(error)) from error
 
 
+def _doc(description: str) -> Any:
+    """A parameter's description in the tool's input schema."""
+    return Field(description=description)
+
+
 AgentAuthority = Literal["agent", "tool", "external"]
 SupportName = Literal["stated", "observed", "inferred", "quoted", "absent"]
+ValidAt = Annotated[str | None, _doc("True at this time, ISO 8601 (default now).")]
+AsOf = Annotated[str | None, _doc("As believed at this time, ISO 8601 (default now).")]
+IncludeEnded = Annotated[bool, _doc("Also superseded and retracted facts.")]
+FactId = Annotated[str, _doc("The fact id, as remember, recall or facts returned it.")]
 
 
 def build_server(memory: Memory) -> MCPServer:
@@ -239,27 +250,29 @@ def build_server(memory: Memory) -> MCPServer:
 
     @server.tool(annotations=_WRITE, structured_output=True)
     def remember(
-        text: str = Field(description="The fact as a person would read it."),
-        topic: str = Field(description="Topic it belongs to, e.g. 'meetings'."),
-        kind: str | None = Field(None, description="Kind of memory: schedule, preference …"),
-        subject: str | None = Field(None, description="Subject IRI of a structured fact."),
-        predicate: str | None = Field(None, description="Predicate IRI of a structured fact."),
-        object: str | None = Field(
-            None, description="Object: an absolute IRI becomes an IRI, else a string literal."
-        ),
-        authority: AgentAuthority = Field(
-            "agent",
-            description="agent: your inference; tool: a tool's observation this turn; "
-            "external: a quotation from a document (name it in sources).",
-        ),
-        support: SupportName | None = Field(None, description="Default follows authority."),
-        standpoint: str | None = Field(None, description="Whose perspective (IRI)."),
-        sources: list[str] = Field(default_factory=list, description="Evidence IRIs."),
-        valid_from: str | None = Field(None, description="Start of valid time, ISO 8601."),
-        valid_until: str | None = Field(None, description="End of valid time, ISO 8601."),
-        confidence: float | None = Field(None, description="0 to 1; omit when not rated."),
-        query: str | None = Field(None, description="The search that found nothing (absent)."),
-        turn: str | None = Field(None, description="IRI of this turn or tool call."),
+        text: Annotated[str, _doc("The fact as a person would read it.")],
+        topic: Annotated[str, _doc("Topic it belongs to, e.g. 'meetings'.")],
+        kind: Annotated[str | None, _doc("Kind of memory: schedule, preference …")] = None,
+        subject: Annotated[str | None, _doc("Subject IRI of a structured fact.")] = None,
+        predicate: Annotated[str | None, _doc("Predicate IRI of a structured fact.")] = None,
+        object: Annotated[
+            str | None, _doc("Object: an absolute IRI becomes an IRI, else a string literal.")
+        ] = None,
+        authority: Annotated[
+            AgentAuthority,
+            _doc(
+                "agent: your inference; tool: a tool's observation this turn; "
+                "external: a quotation from a document (name it in sources)."
+            ),
+        ] = "agent",
+        support: Annotated[SupportName | None, _doc("Default follows authority.")] = None,
+        standpoint: Annotated[str | None, _doc("Whose perspective (IRI).")] = None,
+        sources: Annotated[list[str] | None, _doc("Evidence IRIs.")] = None,
+        valid_from: Annotated[str | None, _doc("Start of valid time, ISO 8601.")] = None,
+        valid_until: Annotated[str | None, _doc("End of valid time, ISO 8601.")] = None,
+        confidence: Annotated[float | None, _doc("0 to 1; omit when not rated.")] = None,
+        query: Annotated[str | None, _doc("The search that found nothing (absent).")] = None,
+        turn: Annotated[str | None, _doc("IRI of this turn or tool call.")] = None,
     ) -> ReceiptOut:
         """Write one fact through doxa's gate and get the receipt of the decision.
 
@@ -277,7 +290,7 @@ def build_server(memory: Memory) -> MCPServer:
                 authority=authority,
                 support=support,
                 standpoint=standpoint,
-                sources=sources,
+                sources=sources or (),
                 valid_from=valid_from,
                 valid_until=valid_until,
                 confidence=confidence,
@@ -290,12 +303,12 @@ def build_server(memory: Memory) -> MCPServer:
 
     @server.tool(annotations=_READ, structured_output=True)
     def recall(
-        text: str = Field(description="Words to look for."),
-        topic: str | None = Field(None, description="Only this topic."),
-        valid_at: str | None = Field(None, description="True at this time (default now)."),
-        as_of: str | None = Field(None, description="As believed at this time (default now)."),
-        include_ended: bool = Field(False, description="Also superseded and retracted facts."),
-        limit: int = Field(10, description="At most this many (1-500)."),
+        text: Annotated[str, _doc("Words to look for.")],
+        topic: Annotated[str | None, _doc("Only this topic.")] = None,
+        valid_at: ValidAt = None,
+        as_of: AsOf = None,
+        include_ended: IncludeEnded = False,
+        limit: Annotated[int, _doc("At most this many (1-500).")] = 10,
     ) -> FactList:
         """Find facts whose words match ``text``, best first."""
         found = _guarded(
@@ -312,12 +325,12 @@ def build_server(memory: Memory) -> MCPServer:
 
     @server.tool(annotations=_READ, structured_output=True)
     def facts(
-        valid_at: str | None = Field(None, description="True at this time (default now)."),
-        as_of: str | None = Field(None, description="As believed at this time (default now)."),
-        topic: str | None = Field(None, description="Only this topic."),
-        subject: str | None = Field(None, description="Only facts about this subject IRI."),
-        predicate: str | None = Field(None, description="Only facts with this predicate IRI."),
-        include_ended: bool = Field(False, description="Also superseded and retracted facts."),
+        valid_at: ValidAt = None,
+        as_of: AsOf = None,
+        topic: Annotated[str | None, _doc("Only this topic.")] = None,
+        subject: Annotated[str | None, _doc("Only facts about this subject IRI.")] = None,
+        predicate: Annotated[str | None, _doc("Only facts with this predicate IRI.")] = None,
+        include_ended: IncludeEnded = False,
     ) -> FactList:
         """List facts true at ``valid_at`` as believed at ``as_of``."""
         found = _guarded(
@@ -334,14 +347,14 @@ def build_server(memory: Memory) -> MCPServer:
 
     @server.tool(annotations=_READ, structured_output=True)
     def history(
-        fact: str = Field(description="The fact id."),
-        as_of: str | None = Field(None, description="As believed at this time (default now)."),
+        fact: FactId,
+        as_of: AsOf = None,
     ) -> HistoryOut:
         """A fact and every event that refined, corroborated, superseded or retracted it."""
         return history_out(_guarded(lambda: memory.history(fact, as_of=as_of)))
 
     @server.tool(annotations=_READ, structured_output=True)
-    def why(fact: str = Field(description="The fact id.")) -> WhyOut:
+    def why(fact: FactId) -> WhyOut:
         """A fact's evidence, sources and the receipt that admitted it."""
         return why_out(_guarded(lambda: memory.why(fact)))
 
