@@ -49,6 +49,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "Outcome",
         "RuleMode",
         "HoldStatus",
+        "AuditExport",
     ),
     "individual": (
         "Owner",

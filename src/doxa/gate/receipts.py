@@ -17,7 +17,7 @@ from pathlib import Path
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.errors import ChainBroken, NotFound, StoreError
+from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
 from doxa.model import Outcome, Relation
 from doxa.store.convert import ntriples, read_quads
 from doxa.terms import dt_literal
@@ -222,9 +222,11 @@ def _value(triples: list[Triple], predicate: URIRef) -> Node | None:
 
 
 def verify_export(path: str | Path) -> dict[str, int]:
-    """Verify the receipt chains in an N-Quads export file, from the file alone.
+    """Verify the receipt chains in an export file (N-Quads or TriG), from the file alone.
 
-    Returns the number of receipts verified per log graph; raises :class:`ChainBroken`.
+    The format comes from the suffix (``.trig``, ``.nq``); any other file is read as N-Quads,
+    then as TriG. Returns the number of receipts verified per log graph; raises
+    :class:`ChainBroken`.
     """
     file = Path(path)
     if not file.is_file():
@@ -233,10 +235,20 @@ def verify_export(path: str | Path) -> dict[str, int]:
         data = file.read_bytes()
     except OSError as error:
         raise StoreError(f"Cannot read {file}: {error.strerror}.") from None
-    form = "trig" if file.suffix == ".trig" else "nquads"
+    suffix = file.suffix.lower()
+    if suffix == ".trig":
+        forms = ["trig"]
+    elif suffix in (".nq", ".nquads"):
+        forms = ["nquads"]
+    else:
+        forms = ["nquads", "trig"]
+    for form in forms:
+        try:
+            quads = list(read_quads(data, format=form, source=str(file)))
+        except InvalidInput:
+            if form == forms[-1]:
+                raise
+            continue
+        break
     # receipts live in named graphs only: a triple in the default graph belongs to no log
-    return verify_chain(
-        (s, p, o, g)
-        for s, p, o, g in read_quads(data, format=form, source=str(file))
-        if g is not None
-    )
+    return verify_chain((s, p, o, g) for s, p, o, g in quads if g is not None)

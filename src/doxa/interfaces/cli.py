@@ -56,6 +56,7 @@ from doxa.errors import (
     StoreError,
 )
 from doxa.gate.receipts import verify_export
+from doxa.interfaces.progress import ProgressBar
 from doxa.memory import Memory
 from doxa.model import (
     Authority,
@@ -747,7 +748,7 @@ def receipts(settings: Settings) -> None:
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.pass_obj
 def verify(settings: Settings, file: Path | None) -> None:
-    """Verify the receipt hash chain: of the open store, or of an N-Quads export FILE."""
+    """Verify the receipt hash chain: of the open store, or of an export FILE (N-Quads, TriG)."""
 
     def report(logs: dict[str, int], where: str) -> None:
         total = sum(logs.values())
@@ -826,19 +827,54 @@ def sparql(settings: Settings, query: str) -> None:
     _run(settings, action)
 
 
+_format = click.option(
+    "--format",
+    "rdf_format",
+    type=click.Choice(["nquads", "trig"]),
+    help="N-Quads or TriG (default: from the file suffix, .trig, else N-Quads).",
+)
+_progress = click.option(
+    "--progress", is_flag=True, help="Draw a progress bar on stderr even when it is not a terminal."
+)
+
+
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--audit", is_flag=True, help="Include the quarantine (everything in the scope).")
+@_format
+@_progress
 @click.pass_obj
-def export(settings: Settings, file: Path, audit: bool) -> None:
-    """Write the scope as sorted N-Quads to FILE."""
+def export(
+    settings: Settings, file: Path, audit: bool, rdf_format: str | None, progress: bool
+) -> None:
+    """Write the scope as canonical N-Quads (RDFC-1.0) or TriG to FILE."""
+    bar = ProgressBar("Exporting", force=progress)
 
     def action(memory: Memory) -> None:
-        count = memory.export(file, audit=audit)
+        count = memory.export(file, audit=audit, format=rdf_format, progress=bar)
         if settings.json:
             _emit({"file": str(file), "quads": count, "audit": audit})
         else:
             click.echo(f"Wrote {count} quad(s) to {file}.")
+
+    _run(settings, action)
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_format
+@_progress
+@click.pass_obj
+def import_(settings: Settings, file: Path, rdf_format: str | None, progress: bool) -> None:
+    """Restore an export FILE of the scope into a store where the scope is empty."""
+    bar = ProgressBar("Importing", force=progress)
+
+    def action(memory: Memory) -> None:
+        count = memory.load_export(file, format=rdf_format, progress=bar)
+        if settings.json:
+            _emit({"file": str(file), "quads": count, "scope": memory.scope.name})
+        else:
+            click.echo(f"Restored {count} quad(s) from {file} into scope {memory.scope.name!r}.")
 
     _run(settings, action)
 
