@@ -18,6 +18,7 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
+from doxa.gate.index import TERM, index_terms
 from doxa.model import Outcome, Relation
 from doxa.store.convert import ntriples, read_quads
 from doxa.terms import dt_literal
@@ -140,8 +141,11 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
     receipts: dict[Node, set[Node]] = defaultdict(set)
     accountable: set[Node] = set()
     heads: dict[Node, Node] = {}
+    derived: list[tuple[Node, Node, Node, Node]] = []
     for s, p, o, g in quads:
         by_node[(g, s)].append((s, p, o))
+        if str(g).endswith(("/search", "/current")):
+            derived.append((s, p, o, g))
         if covered(g):
             content[s].append((s, p, o, g))
         if p == DOXA.head:
@@ -192,6 +196,7 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
         if heads.get(log) not in (None, previous):
             raise ChainBroken(f"The head of {log} is not its latest receipt: receipts were cut.")
         verified[str(log)] = len(chain)
+    _check_derived(derived, content)
     unaccounted = sorted(str(n) for n in accountable - produced_anywhere)
     if unaccounted:
         more = f" (and {len(unaccounted) - 1} more)" if len(unaccounted) > 1 else ""
@@ -200,6 +205,39 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
             "it was written past the gate."
         )
     return verified
+
+
+def _check_derived(
+    derived: list[tuple[Node, Node, Node, Node]],
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]],
+) -> None:
+    """Derived graphs must follow from the record: an index entry or a ``current`` triple
+    that no receipted claim accounts for was altered or written past the gate."""
+    statements: set[Triple] | None = None
+    terms: dict[Node, set[Node]] = {}
+    for s, p, o, g in derived:
+        if str(g).endswith("/current"):
+            if statements is None:
+                statements = set()
+                for claim, quads in content.items():
+                    values = {q[1]: q[2] for q in quads}
+                    parts = (values.get(RDF.subject), values.get(RDF.predicate))
+                    if parts[0] is not None and parts[1] is not None:
+                        statements.add((parts[0], parts[1], values.get(RDF.object, claim)))
+            ok = (s, p, o) in statements
+        elif p == TERM:
+            if s not in terms:
+                pairs = [(q[1], q[2]) for q in content.get(s, [])]
+                has_text = any(pair[0] == DOXA.text for pair in pairs)
+                terms[s] = set(index_terms(pairs)) if has_text else set()  # type: ignore[arg-type]
+            ok = o in terms[s]
+        else:
+            ok = any(q[:3] == (s, p, o) for q in content.get(s, []))
+        if not ok:
+            raise ChainBroken(
+                f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in {g} does not follow from any "
+                "receipted claim: a derived graph was altered."
+            )
 
 
 _ACCOUNTABLE = frozenset(
