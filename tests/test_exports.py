@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import BNode, Literal, URIRef
+from rdflib import Graph as RdfGraph
 from tests.conftest import DOMAIN, EX
 
 import doxa
@@ -124,6 +125,20 @@ def test_trig_and_nquads_hold_the_same_dataset(alice: doxa.Memory, tmp_path: Pat
     assert quads_of(changed, "trig") != nq
 
 
+def test_turtle_projection_for_protege(alice: doxa.Memory, tmp_path: Path) -> None:
+    """A .ttl export holds every triple once, without graphs; verify and import refuse it."""
+    alice.export(tmp_path / "x.nq")
+    assert alice.export(tmp_path / "x.ttl") == alice.export(tmp_path / "y.nq")
+    triples = RdfGraph().parse(tmp_path / "x.ttl", format="turtle")
+    assert {(s, p, o) for s, p, o, _ in quads_of(tmp_path / "x.nq", "nquads")} == set(triples)
+    with pytest.raises(doxa.InvalidInput, match="holds no named graphs"):
+        verify_export(tmp_path / "x.ttl")
+    with pytest.raises(
+        doxa.InvalidInput, match="A turtle file keeps no graph names, so it cannot be imported"
+    ):
+        new_memory(alice.clock).load_export(tmp_path / "x.ttl")  # type: ignore[arg-type]
+
+
 def test_blank_nodes_are_relabelled_canonically(clock: doxa.FixedClock, tmp_path: Path) -> None:
     """Blank nodes come out as _:c14n…, whatever the store called them; IRIs stay as they are."""
     mem = new_memory(clock)
@@ -195,7 +210,12 @@ def flip(path: Path, old: str, new: str) -> Path:
             "does not match its hash",
             id="receipt",
         ),
-        pytest.param("2020-01-01", "2019-01-01", "does not follow from any receipted claim", id="derived-search"),
+        pytest.param(
+            "2020-01-01",
+            "2019-01-01",
+            "does not follow from any receipted claim",
+            id="derived-search",
+        ),
     ],
 )
 def test_flipping_one_quad_breaks_verify(

@@ -25,12 +25,23 @@ from doxa.store.canon import ExportFormat, serialize
 from doxa.store.convert import read_quads
 from doxa.vocabulary import DOXA, OWL, PROV, RDF, RDFS, XSD
 
-__all__ = ["FORMATS", "Progress", "export_scope", "format_of", "import_scope", "marker"]
+__all__ = [
+    "FORMATS",
+    "Progress",
+    "export_scope",
+    "format_of",
+    "import_scope",
+    "marker",
+    "read_export",
+    "scope_quads",
+]
 
 #: called with (quads done so far, quads in all)
 Progress = Callable[[int, int], None]
 
-FORMATS: tuple[ExportFormat, ...] = ("nquads", "trig")
+FORMATS: tuple[ExportFormat, ...] = ("nquads", "trig", "turtle")
+#: the formats that keep graph names, so they can be verified and imported
+DATASET_FORMATS: tuple[ExportFormat, ...] = ("nquads", "trig")
 
 PREFIXES = {
     "doxa": str(DOXA),
@@ -44,13 +55,22 @@ PREFIXES = {
 _BATCH = 5000
 
 
-def format_of(path: Path, given: str | None) -> ExportFormat:
-    """The export format: as given, else from the file's suffix (``.trig``), else N-Quads."""
+def format_of(
+    path: Path, given: str | None, allowed: tuple[ExportFormat, ...] = FORMATS
+) -> ExportFormat:
+    """The format: as given, else from the file's suffix (``.trig``, ``.ttl``), else N-Quads."""
     if given is None:
-        return "trig" if path.suffix.lower() == ".trig" else "nquads"
-    if given not in FORMATS:
-        raise InvalidInput(f"{given!r} is not an export format; use one of: nquads, trig.")
-    return given
+        given = {".trig": "trig", ".ttl": "turtle"}.get(path.suffix.lower(), "nquads")
+    for known in allowed:
+        if given == known:
+            return known
+    names = ", ".join(allowed)
+    if given in FORMATS:
+        raise InvalidInput(
+            f"A {given} file keeps no graph names, so it cannot be imported or verified; "
+            f"use one of: {names}."
+        )
+    raise InvalidInput(f"{given!r} is not an export format; use one of: {names}.")
 
 
 def marker(scope: Scope) -> Quad:
@@ -115,7 +135,9 @@ def read_export(path: Path, format: str | None = None) -> list[tuple[Node, Node,
     except OSError as error:
         raise StoreError(f"Cannot read {path}: {error.strerror}.") from None
     quads: list[tuple[Node, Node, Node, Node]] = []
-    for s, p, o, g in read_quads(data, format=format_of(path, format), source=str(path)):
+    form = format_of(path, format, DATASET_FORMATS)
+    assert form != "turtle"
+    for s, p, o, g in read_quads(data, format=form, source=str(path)):
         if g is None:
             raise InvalidInput(
                 f"{path} has a triple outside any named graph ({s} {p} {o}); a doxa export "

@@ -363,7 +363,8 @@ class Memory:
 
         The ordinary export leaves out the quarantine; ``audit=True`` includes everything and
         adds one marker quad (``<scope>/export a doxa:AuditExport``). ``format`` is
-        ``"nquads"`` or ``"trig"`` (default: from the file suffix, else N-Quads). The same
+        ``"nquads"``, ``"trig"`` or ``"turtle"`` (graph names dropped, for Protégé; it cannot
+        be verified or imported), by default from the file suffix, else N-Quads. The same
         memory always gives the same bytes. ``progress(done, total)`` is called as it goes.
         """
         where = Path(target) if isinstance(target, str | Path) else Path("export.nq")

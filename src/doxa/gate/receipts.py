@@ -288,5 +288,10 @@ def verify_export(path: str | Path) -> dict[str, int]:
                 raise
             continue
         break
+    if quads and all(g is None for *_, g in quads):
+        raise InvalidInput(
+            f"{file} holds no named graphs (a Turtle projection?), so it has no receipt chain "
+            "to verify; verify the N-Quads or TriG export instead."
+        )
     # receipts live in named graphs only: a triple in the default graph belongs to no log
     return verify_chain((s, p, o, g) for s, p, o, g in quads if g is not None)

@@ -833,6 +833,12 @@ _format = click.option(
     type=click.Choice(["nquads", "trig"]),
     help="N-Quads or TriG (default: from the file suffix, .trig, else N-Quads).",
 )
+_export_format = click.option(
+    "--format",
+    "rdf_format",
+    type=click.Choice(["nquads", "trig", "turtle"]),
+    help="N-Quads, TriG, or Turtle for Protégé (default: from the suffix, else N-Quads).",
+)
 _progress = click.option(
     "--progress", is_flag=True, help="Draw a progress bar on stderr even when it is not a terminal."
 )
@@ -841,7 +847,7 @@ _progress = click.option(
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--audit", is_flag=True, help="Include the quarantine (everything in the scope).")
-@_format
+@_export_format
 @_progress
 @click.pass_obj
 def export(

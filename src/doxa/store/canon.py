@@ -5,7 +5,8 @@ https://www.w3.org/TR/rdf-canon/) relabels blank nodes ``_:c14n0``, ``_:c14n1`` 
 algorithm, writes every quad in canonical N-Quads form and sorts the lines by code point: the
 same dataset always gives the same bytes, whatever store or order it came from. TriG has no
 canonical form of its own; doxa writes the canonicalised quads sorted by graph, subject,
-predicate and object, so a TriG export is byte-stable too.
+predicate and object, so a TriG export is byte-stable too. Turtle is a projection for tools that
+read no named graphs (Protégé): the triples of every graph, once each, in the same order.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from doxa.store.convert import to_ox, to_ox_graph
 
 __all__ = ["ExportFormat", "serialize"]
 
-ExportFormat = Literal["nquads", "trig"]
+ExportFormat = Literal["nquads", "trig", "turtle"]
 
 _CHUNK = 5000
 
@@ -32,7 +33,7 @@ def serialize(
     prefixes: Mapping[str, str] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> bytes:
-    """The quads as canonical N-Quads (RDFC-1.0) or as TriG in canonical order.
+    """The quads as canonical N-Quads (RDFC-1.0), or as TriG (or Turtle) in canonical order.
 
     ``progress`` is called with the number of quads taken in, every few thousand quads.
 
@@ -54,9 +55,16 @@ def serialize(
     if format == "nquads":
         lines = sorted(f"{quad} .\n" for quad in dataset)
         return "".join(lines).encode("utf-8")
-    ordered = sorted(
-        dataset, key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object))
-    )
-    data = ox.serialize(ordered, format=ox.RdfFormat.TRIG, prefixes=dict(prefixes or {}))
+    if format == "turtle":
+        triples = {(str(q.subject), str(q.predicate), str(q.object)): q.triple for q in dataset}
+        ordered: list[ox.Quad] | list[ox.Triple] = [triples[key] for key in sorted(triples)]
+        rdf_format = ox.RdfFormat.TURTLE
+    else:
+        ordered = sorted(
+            dataset,
+            key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)),
+        )
+        rdf_format = ox.RdfFormat.TRIG
+    data = ox.serialize(ordered, format=rdf_format, prefixes=dict(prefixes or {}))
     assert data is not None  # no output file given: the bytes come back
     return data
