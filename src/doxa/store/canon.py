@@ -40,7 +40,7 @@ def serialize(
     >>> from rdflib import URIRef, BNode
     >>> p, g = URIRef("http://example.org/p"), URIRef("http://example.org/g")
     >>> serialize([(BNode("x"), p, BNode("y"), g)], format="nquads").decode()
-    '_:c14n0 <http://example.org/p> _:c14n1 <http://example.org/g> .\\n'
+    '_:c14n1 <http://example.org/p> _:c14n0 <http://example.org/g> .\\n'
     """
     dataset = ox.Dataset()
     taken = 0
