@@ -127,30 +127,34 @@ def test_broken_variants_are_reported(report: dict[str, list[str]], name: str) -
 
 
 def test_household_ontology_drives_the_judge() -> None:
-    """Loaded with add_ontology, ex:livesIn (functional) replaces; ex:likes (not) adds (control)."""
+    """Loaded with add_ontology, each kind of axiom changes the judge's relation as documented."""
     import doxa
 
     clock = doxa.FixedClock("2026-03-01")
     mem = doxa.Memory.open(None, scope="alice", clock=clock)
-    assert mem.add_ontology(HOUSEHOLD) > 20
+    assert mem.add_ontology(HOUSEHOLD) == 42
     ex = "http://example.org/"
 
-    def say(text: str, predicate: str, value: str, since: str) -> doxa.Receipt:
-        return mem.remember(
+    def say(text: str, s: str, p: str, o: str, since: str) -> str | None:
+        receipt = mem.remember(
             text,
             topic="home",
-            subject=ex + "alice",
-            predicate=ex + predicate,
-            object=ex + value,
+            subject=ex + s,
+            predicate=ex + p,
+            object=ex + o,
             authority="owner",
             valid_from=since,
         )
+        return None if receipt.relation is None else receipt.relation.value
 
-    assert (
-        say("Alice lives in Paris", "livesIn", "Paris", "2020-01-01").relation is doxa.Relation.NEW
-    )
+    assert say("Alice lives in France", "alice", "livesIn", "France", "2020-01-01") == "new"
+    # part-of: Lyon is part of France, so this is more detail, not a contradiction
+    assert say("Alice lives in Lyon", "alice", "livesIn", "Lyon", "2020-01-01") == "adds_detail"
+    # inverse: the same statement turned around
+    assert say("Lyon is home of Alice", "Lyon", "homeOf", "alice", "2020-01-01") == "same"
     clock.set("2026-03-09")
-    moved = say("Alice lives in Lyon", "livesIn", "Lyon", "2026-03-08")
-    assert moved.relation is doxa.Relation.REPLACES
-    assert say("Alice likes tea", "likes", "tea", "2020-01-01").relation is doxa.Relation.NEW
-    assert say("Alice likes jazz", "likes", "jazz", "2026-03-08").relation is doxa.Relation.NEW
+    # functional: a later value replaces (held until closing is earned)
+    assert say("Alice lives in Paris", "alice", "livesIn", "Paris", "2026-03-08") == "replaces"
+    # control: a many-valued property just adds
+    assert say("Alice likes tea", "alice", "likes", "tea", "2020-01-01") == "new"
+    assert say("Alice likes jazz", "alice", "likes", "jazz", "2026-03-08") == "new"

@@ -22,9 +22,13 @@ from doxa.errors import (
     StoreLocked,
 )
 from doxa.judges import Evidence, Judge, RuleJudge
+from doxa.judges.evaluation import Case, EvalReport
+from doxa.judges.llm import LLMConfig, LLMJudge
 from doxa.memory import Memory
 from doxa.model import (
+    Alarm,
     Authority,
+    ClosingPolicy,
     Fact,
     FactStatus,
     HeldWrite,
@@ -36,22 +40,28 @@ from doxa.model import (
     Receipt,
     Relation,
     RuleMode,
+    Standing,
     Support,
     Verdict,
     Why,
 )
+from doxa.reads.stats import KindStats, Stats
 from doxa.terms import IRI
 
 __version__ = "0.1.0"
 
 __all__ = [
     "IRI",
+    "Alarm",
     "Authority",
+    "Case",
     "ChainBroken",
     "Clock",
+    "ClosingPolicy",
     "ConstraintFailure",
     "DoxaError",
     "ErasedContent",
+    "EvalReport",
     "Evidence",
     "Fact",
     "FactStatus",
@@ -63,6 +73,9 @@ __all__ = [
     "InvalidInput",
     "Judge",
     "JudgeUnavailable",
+    "KindStats",
+    "LLMConfig",
+    "LLMJudge",
     "Literal",
     "Memory",
     "NotFound",
@@ -75,6 +88,8 @@ __all__ = [
     "ScopeViolation",
     "ShapeCheckFailed",
     "ShapeViolation",
+    "Standing",
+    "Stats",
     "StoreError",
     "StoreLocked",
     "Support",

@@ -7,10 +7,10 @@ read stays inside its scope.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from rdflib import URIRef
 
@@ -24,22 +24,39 @@ from doxa.exports import (
     read_export,
     scope_quads,
 )
+from doxa.gate.closure import close_ontology, next_digest, ontology_digest
 from doxa.gate.gate import Gate
+from doxa.gate.ledger import alarms, judge_key, standings
 from doxa.gate.proposal import build_proposal
 from doxa.gate.receipts import verify_chain
 from doxa.gate.shapes import ShapeCheck
 from doxa.judges.base import Judge
+from doxa.judges.evaluation import Case, EvalReport, evaluate, load_cases_with_digest
 from doxa.judges.rules import RuleJudge
-from doxa.model import Fact, HeldWrite, History, Receipt, Relation, Why
+from doxa.model import (
+    Alarm,
+    ClosingPolicy,
+    Fact,
+    HeldWrite,
+    History,
+    Receipt,
+    Relation,
+    Standing,
+    Verdict,
+    Why,
+)
 from doxa.reads import facts as fact_reads
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
 from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.sparql import run_sparql
+from doxa.reads.stats import Stats
+from doxa.reads.stats import stats as stats_read
 from doxa.resources import data_file
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
+from doxa.store.convert import ntriples
 from doxa.terms import as_iri, as_text
 from doxa.vocabulary import ONTOLOGY_GRAPH
 
@@ -65,6 +82,7 @@ class Memory:
         judge: Judge | None = None,
         clock: Clock | None = None,
         shapes: ShapeCheck | None = None,
+        policy: ClosingPolicy | None = None,
         owns_store: bool = False,
     ) -> None:
         self.store = store
@@ -79,6 +97,7 @@ class Memory:
             judge=self.judge,
             clock=self.clock,
             lock=store.lock,
+            policy=policy,
         )
         self._ensure_ontology()
 
@@ -90,12 +109,20 @@ class Memory:
         scope: str,
         judge: Judge | None = None,
         clock: Clock | None = None,
+        policy: ClosingPolicy | None = None,
     ) -> Memory:
         """Open (creating if needed) an embedded store at ``path``; ``None`` keeps it in memory.
 
         Raises :class:`~doxa.StoreLocked` when another process has the directory open.
         """
-        return cls(EmbeddedStore(path), scope=scope, judge=judge, clock=clock, owns_store=True)
+        return cls(
+            EmbeddedStore(path),
+            scope=scope,
+            judge=judge,
+            clock=clock,
+            policy=policy,
+            owns_store=True,
+        )
 
     def close(self) -> None:
         """Flush and close the store if this memory opened it."""
@@ -113,11 +140,15 @@ class Memory:
             "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1",
             dataset=_only(ONTOLOGY_GRAPH),
         ):
-            self.store.load(
-                data_file("ontology", "doxa.ttl").read_bytes(),
-                format="turtle",
-                graph=ONTOLOGY_GRAPH,
+            data = data_file("ontology", "doxa.ttl").read_bytes()
+            self.store.load(data, format="turtle", graph=ONTOLOGY_GRAPH)
+            close_ontology(self.store, next_digest(None, data))
+        elif ontology_digest(self.store) is None:  # a closing was interrupted: close again
+            lines = sorted(
+                f"{ntriples(s)} {ntriples(p)} {ntriples(o)}"
+                for s, p, o, _ in self.store.quads(ONTOLOGY_GRAPH)
             )
+            close_ontology(self.store, next_digest(None, "\n".join(lines).encode()))
 
     # -- writes ----------------------------------------------------------------------
 
@@ -173,6 +204,23 @@ class Memory:
         )
         return self.gate.remember(proposal, strict=strict)
 
+    def preview(self, text: str, **fields: Any) -> Verdict:
+        """What the judge would say about a write, without writing anything.
+
+        Takes the same arguments as :meth:`remember`. Raises :class:`~doxa.ShapeViolation`
+        when the write breaks the shapes and :class:`~doxa.JudgeUnavailable` when the judge
+        cannot answer.
+        """
+        fields.pop("strict", None)
+        return self.gate.preview(build_proposal(self.scope, text, **fields))
+
+    def rejudge(self) -> list[Receipt]:
+        """Judge again every write held because the judge could not answer.
+
+        Returns the new receipts; writes the judge still cannot answer for stay held.
+        """
+        return self.gate.rejudge()
+
     def approve(
         self, item: str | HeldWrite, *, as_relation: str | Relation | None = None
     ) -> Receipt:
@@ -200,13 +248,58 @@ class Memory:
         return self.gate.grant(check_name(kind, "kind"), granted=False, reason=reason)
 
     def closing_earned(self, kind: str) -> bool:
-        """Whether the judge may close facts of ``kind`` on its own."""
+        """Whether the judge may close facts of ``kind`` on its own right now."""
         return self.gate.closing_earned(check_name(kind, "kind"))
+
+    def closing_refusal(self, kind: str) -> str | None:
+        """Why the judge may not close facts of ``kind`` on its own, or None if it may."""
+        return self.gate.closing_refusal(check_name(kind, "kind"))
+
+    def calibrate(self, cases: str | Path | Sequence[Case], **options: Any) -> EvalReport:
+        """Score the judge on an owner-labelled set and record it in the ledger.
+
+        Each case runs in a scratch memory, never in this one. The scores count towards
+        earned closing, one receipt per kind; the same set is counted once per judge.
+        ``options`` go to :func:`doxa.judges.evaluation.evaluate` (e.g. ``ontology``).
+        """
+        loaded, digest = load_cases_with_digest(cases)
+        report = evaluate(loaded, judge=self.judge, policy=self.gate.policy, **options)
+        key = judge_key(self.judge.name, self.judge.version)
+        self.gate.calibrate(
+            key,
+            report.scores(),
+            digest=digest,
+            reason=f"calibrated on {len(loaded)} labelled cases",
+        )
+        return report
+
+    def ledger(self) -> list[Standing]:
+        """The judge's record with the owner per kind (see :class:`~doxa.Standing`)."""
+        return standings(self.store, self.scope, self.gate.policy)
+
+    def alarms(self, *, include_cleared: bool = False) -> list[Alarm]:
+        """Alarms raised in this scope, oldest first; open ones only unless asked."""
+        found = alarms(self.store, self.scope)
+        return found if include_cleared else [a for a in found if a.open]
+
+    def clear_alarm(self, alarm: str | Alarm, *, reason: str) -> Receipt:
+        """The owner clears an alarm so automatic closing may resume; leaves a receipt."""
+        if not reason:
+            raise InvalidInput("Clearing an alarm needs a reason; say what you checked.")
+        as_text(reason, "reason")
+        alarm_id = _checked_id(alarm.id if isinstance(alarm, Alarm) else alarm, "alarm")
+        return self.gate.clear_alarm(alarm_id, reason=reason)
+
+    def stats(self) -> Stats:
+        """Decisions per kind of memory: outcomes, needless holds and the judge's ledger."""
+        return stats_read(self.store, self.scope, self.gate.policy)
 
     def add_ontology(self, source: str | Path | bytes, *, format: str | None = None) -> int:
         """Load a domain ontology (e.g. functional properties) that the judge then uses.
 
-        Returns the number of triples added.
+        Returns the number of triples added. The ontology is closed with owlrl at once, so
+        equivalent and inverse properties, sub-properties and part-of hierarchies take effect
+        for the next write; facts written before keep the index keys they were written with.
         """
         if isinstance(source, bytes):
             data, fmt = source, format or "turtle"
@@ -215,7 +308,11 @@ class Memory:
             if not path.is_file():
                 raise NotFound(f"There is no ontology file at {path}; check the path.")
             data, fmt = path.read_bytes(), format or path.suffix or "turtle"
-        return self.store.load(data, format=fmt, graph=ONTOLOGY_GRAPH)
+        with self.store.lock:
+            previous = ontology_digest(self.store)
+            added = self.store.load(data, format=fmt, graph=ONTOLOGY_GRAPH)
+            close_ontology(self.store, next_digest(previous, fmt.encode() + b"\n" + data))
+        return added
 
     # -- reads -----------------------------------------------------------------------
 

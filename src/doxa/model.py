@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Self
 
@@ -124,6 +124,8 @@ class Outcome(_IriEnum):
     CLOSED = "closed"
     GRANTED = "granted"
     REVOKED = "revoked"
+    CALIBRATED = "calibrated"
+    CLEARED = "cleared"
 
 
 class RuleMode(_IriEnum):
@@ -226,6 +228,9 @@ class Verdict:
     relation: Relation
     targets: tuple[str, ...] = ()
     reason: str = ""
+    #: set when another judge answered on the first one's behalf (e.g. an LLM fallback)
+    judge: str = ""
+    judge_version: str = ""
 
 
 @dataclass(frozen=True)
@@ -252,6 +257,52 @@ class Receipt:
     @property
     def admitted(self) -> bool:
         return self.outcome in (Outcome.ADMITTED, Outcome.APPROVED)
+
+
+@dataclass(frozen=True)
+class ClosingPolicy:
+    """When the judge may close facts on its own, and what counts as a burst of closings.
+
+    Closing of a kind is earned with at least ``min_decisions`` labelled decisions of that
+    kind and an agreement with the owner of at least ``min_agreement``. ``burst_size``
+    automatic closings from one source or turn within ``burst_window`` raise an alarm.
+    """
+
+    min_decisions: int = 50
+    min_agreement: float = 0.98
+    burst_size: int = 3
+    burst_window: timedelta = timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A judge's record with the owner for one kind of memory."""
+
+    judge: str
+    kind: str
+    agreements: int
+    decisions: int
+    earned: bool
+
+    @property
+    def agreement(self) -> float | None:
+        return self.agreements / self.decisions if self.decisions else None
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """A suspicious closing the gate stopped; automatic closing waits until it is cleared."""
+
+    id: str
+    raised_at: datetime
+    reason: str
+    fact: str | None = None
+    cleared_at: datetime | None = None
+    cleared_reason: str | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.cleared_at is None
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,9 @@ class Scope:
     def held(self, held_id: str) -> URIRef:
         return self._graph(f"held/{held_id}")
 
+    def alarm(self, alarm_id: str) -> URIRef:
+        return self._graph(f"alarm/{alarm_id}")
+
     def standpoint(self, whose: str) -> URIRef:
         return self._graph(f"standpoint/{whose}")
 

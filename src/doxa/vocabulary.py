@@ -11,6 +11,7 @@ from rdflib import Namespace, URIRef
 from rdflib.namespace import OWL, PROV, RDF, RDFS, SKOS, XSD
 
 __all__ = [
+    "CLOSURE_GRAPH",
     "DOXA",
     "DOXA_TERMS",
     "ONTOLOGY_GRAPH",
@@ -27,6 +28,8 @@ DOXA = Namespace("https://w3id.org/doxa#")
 
 #: The graph holding the loaded TBox: doxa's ontology plus any domain ontology the user adds.
 ONTOLOGY_GRAPH = URIRef("urn:doxa:ontology")
+#: The ontology's owlrl closure, recomputed when the ontology changes; the judge reads it.
+CLOSURE_GRAPH = URIRef("urn:doxa:ontology:closure")
 #: The graph holding the loaded SHACL shapes.
 SHAPES_GRAPH = URIRef("urn:doxa:shapes")
 
@@ -50,6 +53,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "RuleMode",
         "HoldStatus",
         "AuditExport",
+        "Alarm",
     ),
     "individual": (
         "Owner",
@@ -79,6 +83,8 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "Closed",
         "Granted",
         "Revoked",
+        "Calibrated",
+        "Cleared",
         "Requires",
         "Forbids",
         "Anything",
@@ -105,6 +111,9 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "holdStatus",
         "head",
         "turn",
+        "origin",
+        "clears",
+        "concerns",
     ),
     "datatype_property": (
         "text",
@@ -128,5 +137,9 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "version",
         "heldAt",
         "contentHash",
+        "ontologyDigest",
+        "scoresJudge",
+        "agreements",
+        "decisions",
     ),
 }

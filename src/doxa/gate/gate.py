@@ -10,21 +10,32 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.clock import Clock
-from doxa.errors import JudgeUnavailable, NotFound, ShapeViolation
-from doxa.gate.gather import gather, is_functional, live_by_key
-from doxa.gate.index import statement_key
-from doxa.gate.proposal import claim_pairs, input_digest, write_graph
+from doxa.errors import InvalidInput, JudgeUnavailable, NotFound, ShapeViolation
+from doxa.gate.closure import broader_objects, property_table
+from doxa.gate.gather import gather, live_by_keys
+from doxa.gate.ledger import (
+    alarm_open,
+    alarms,
+    judge_key,
+    origins,
+    recent_closings,
+    standing,
+    suspicion,
+)
+from doxa.gate.proposal import claim_pairs, input_digest, proposal_from_pairs, write_graph
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision, Record
 from doxa.gate.shapes import ShapeCheck
 from doxa.judges.base import Evidence, Judge
-from doxa.judges.rules import overlaps, same_term
+from doxa.judges.rules import contradicts, overlaps
 from doxa.model import (
+    ClosingPolicy,
     HoldStatus,
     Outcome,
     Proposal,
@@ -56,7 +67,9 @@ class Gate:
         judge: Judge,
         clock: Clock,
         lock: threading.RLock,
+        policy: ClosingPolicy | None = None,
     ) -> None:
+        self.policy = policy or ClosingPolicy()
         self.store = store
         self.scope = scope
         self.shapes = shapes
@@ -79,6 +92,7 @@ class Gate:
                         judge="shapes",
                         judge_version="1",
                         input_digest=digest,
+                        kind=proposal.kind,
                     ),
                 )
             receipt = replace(receipt, failures=tuple(str(f) for f in failures))
@@ -92,7 +106,7 @@ class Gate:
             try:
                 # read the counter first: a change published during the reads looks stale
                 version = self.record.version()
-                evidence = gather(self.store, self.scope, proposal, self.record.claim_graphs())
+                evidence = self._gather(proposal)
                 verdict: Verdict | None
                 try:
                     verdict = self.judge.judge(proposal, evidence)
@@ -108,6 +122,26 @@ class Gate:
                     self.lock.release()
         raise AssertionError("unreachable: the last attempt holds the lock")
 
+    def _gather(self, proposal: Proposal) -> Evidence:
+        reads_text = getattr(self.judge, "fallback", None) is not None
+        return gather(
+            self.store,
+            self.scope,
+            proposal,
+            self.record.claim_graphs(),
+            similar=5 if reads_text else 0,
+            now=self.clock.now(),
+        )
+
+    def preview(self, proposal: Proposal) -> Verdict:
+        """The judge's verdict on a write, without writing anything (not even a receipt)."""
+        pairs = claim_pairs(proposal)
+        failures = self.shapes.check(write_graph(proposal.iri, pairs, self.clock.now()))
+        if failures:
+            raise ShapeViolation(failures)
+        evidence = self._gather(proposal)
+        return self.judge.judge(proposal, evidence)
+
     def _publish(
         self,
         proposal: Proposal,
@@ -116,28 +150,45 @@ class Gate:
         evidence: Evidence,
         verdict: Verdict | None,
         reason: str,
+        decision: Decision | None = None,
     ) -> Receipt:
         now = self.clock.now()
-        decision = Decision()
+        decision = decision or Decision()
         consulted = tuple(f.iri for f in evidence.consulted)
         targets = tuple(self.scope.fact(t) for t in (verdict.targets if verdict else ()))
+        judge = (verdict and verdict.judge) or self.judge.name
+        version = (verdict and verdict.judge_version) or self.judge.version
         draft = ReceiptDraft(
             outcome=Outcome.HELD,
             reason=reason,
-            judge=self.judge.name,
-            judge_version=self.judge.version,
+            judge=judge,
+            judge_version=version,
             relation=verdict.relation if verdict else None,
             decides=proposal.iri,
             targets=targets,
             consulted=consulted,
             input_digest=digest,
+            kind=proposal.kind,
+            origins=origins(proposal),
         )
         graph = self.scope.rules if proposal.is_rule else self.scope.topic(proposal.topic)
-        if verdict is None:
+
+        def hold(status: HoldStatus, why: str) -> Receipt:
             self.record.hold(
-                decision, proposal.iri, pairs, None, (), reason, HoldStatus.UNCHECKED, now
+                decision,
+                proposal.iri,
+                pairs,
+                verdict.relation if verdict else None,
+                targets,
+                why,
+                status,
+                now,
+                judge=judge_key(judge, version),
             )
-            return self.record.commit(decision, draft, now)
+            return self.record.commit(decision, replace(draft, reason=why), now)
+
+        if verdict is None:
+            return hold(HoldStatus.UNCHECKED, reason)
         relation = verdict.relation
         if relation is Relation.SAME:
             event = self.scope.event(new_id())
@@ -158,20 +209,29 @@ class Gate:
             quarantine = self.scope.quarantine
             decision.change.insert += [(proposal.iri, p, o, quarantine) for p, o in pairs]
             return self.record.commit(decision, replace(draft, outcome=Outcome.QUARANTINED), now)
-        if relation in (Relation.UNCLEAR, Relation.CLASHES_WITH_RULE) or (
-            relation.closes and not self.closing_earned(proposal.kind)
-        ):
-            self.record.hold(
-                decision,
-                proposal.iri,
-                pairs,
-                relation,
-                targets,
-                reason,
-                HoldStatus.AWAITING_OWNER,
-                now,
+        if relation in (Relation.UNCLEAR, Relation.CLASHES_WITH_RULE):
+            return hold(HoldStatus.AWAITING_OWNER, reason)
+        if relation.closes:
+            refusal = self.closing_refusal(proposal.kind, judge_key(judge, version))
+            if refusal is not None:
+                return hold(HoldStatus.AWAITING_OWNER, f"{reason}; held: {refusal}")
+            closing = [f for f in evidence.consulted if f.iri in targets]
+            since = now - self.policy.burst_window
+            alarm = suspicion(
+                proposal,
+                closing,
+                evidence.rules,
+                evidence.properties,
+                closed_recently=recent_closings(self.store, self.scope, origins(proposal), since),
+                policy=self.policy,
             )
-            return self.record.commit(decision, draft, now)
+            if alarm is not None:
+                self._raise_alarm(decision, proposal.iri, alarm, now)
+                return hold(
+                    HoldStatus.AWAITING_OWNER,
+                    f"{reason}; held: alarm raised, {alarm}; automatic closing is stopped in "
+                    "this scope until the owner clears the alarm",
+                )
         if relation is Relation.ADDS_DETAIL:
             pairs = [*pairs, *((DOXA.refines, t) for t in targets)]
         self.record.admit(decision, proposal.iri, pairs, graph, now)
@@ -180,6 +240,84 @@ class Gate:
                 decision, relation, targets, proposal.iri, proposal.valid_from, reason, now
             )
         return self.record.commit(decision, replace(draft, outcome=Outcome.ADMITTED), now)
+
+    def _raise_alarm(self, decision: Decision, claim: URIRef, reason: str, now: datetime) -> None:
+        alarm = self.scope.alarm(new_id())
+        log = self.scope.log
+        decision.change.insert += [
+            (alarm, RDF.type, DOXA.Alarm, log),
+            (alarm, DOXA.recordedAt, dt_literal(now), log),
+            (alarm, DOXA.reason, Literal(reason), log),
+            (alarm, DOXA.concerns, claim, log),
+        ]
+        decision.produced.append(alarm)
+
+    def closing_refusal(self, kind: str, judge: str | None = None) -> str | None:
+        """Why the judge may not close facts of ``kind`` on its own now, or None if it may.
+
+        An open alarm stops all closing; then the owner's latest grant or revocation for the
+        kind decides; otherwise the ledger must show the policy's minimum of decisions at
+        the policy's agreement.
+        """
+        if alarm_open(self.store, self.scope):
+            return "an alarm is open in this scope; the owner must clear it first"
+        rows = self.store.select(
+            query("kind_granted"),
+            dataset=Dataset(default=(self.scope.log,)),
+            bindings={"kind": Literal(kind)},
+        )
+        if rows:
+            if rows[0]["outcome"] == DOXA.Granted:
+                return None
+            return f"the owner revoked automatic closing for kind {kind!r}"
+        judge = judge or judge_key(self.judge.name, self.judge.version)
+        record = standing(self.store, self.scope, self.policy, judge, kind)
+        if record.earned:
+            return None
+        agreement = "" if record.agreement is None else f" at {record.agreement:.0%} agreement"
+        return (
+            f"closing of kind {kind!r} is not earned yet by judge {judge} "
+            f"({record.decisions} of {self.policy.min_decisions} labelled decisions{agreement}, "
+            f"{self.policy.min_agreement:.0%} needed)"
+        )
+
+    def closing_earned(self, kind: str) -> bool:
+        """Whether the judge may close facts of this kind without asking the owner."""
+        return self.closing_refusal(kind) is None
+
+    def rejudge(self) -> list[Receipt]:
+        """Judge every write held ``unchecked`` again; each leaves a new receipt.
+
+        A write whose judge still cannot answer stays held (and gets no new receipt).
+        """
+        receipts = []
+        for held_id in self.record.unchecked():
+            with self.lock:
+                try:
+                    held, claim = self.record.held(held_id)
+                except NotFound:
+                    continue  # decided meanwhile
+                pairs = [(p, o) for p, o in claim if p != DOXA.heldAt]
+                proposal = proposal_from_pairs(self.scope, self.scope.fact(held_id), pairs)
+                evidence = self._gather(proposal)
+                try:
+                    verdict = self.judge.judge(proposal, evidence)
+                except JudgeUnavailable:
+                    continue
+                decision = Decision()
+                self.record.unhold(decision, held_id, held, claim)
+                receipts.append(
+                    self._publish(
+                        proposal,
+                        pairs,
+                        input_digest(pairs),
+                        evidence,
+                        verdict,
+                        f"judged again: {verdict.reason}",
+                        decision,
+                    )
+                )
+        return receipts
 
     def approve(self, held_id: str, *, as_relation: Relation | None = None) -> Receipt:
         """Admit a held write as the owner decided, and leave a receipt.
@@ -222,6 +360,7 @@ class Gate:
                     relation=relation,
                     decides=iri,
                     targets=closed,
+                    **_scores(held, claim, agreed=relation is _held_relation(held)),
                 ),
                 now,
             )
@@ -233,17 +372,35 @@ class Gate:
         subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
         if subject is None or not isinstance(predicate, URIRef) or obj is None:
             return []
-        if not is_functional(self.store, predicate):
+        table = property_table(self.store)
+        new_subject, new_predicate, new_object = table.normalise(subject, predicate, obj)
+        if not table.is_functional(new_predicate):
             return []
         ends = values.get(DOXA.validUntil)
-        others = [
-            f
-            for f in live_by_key(self.store, self.scope, statement_key(subject, predicate))
-            if not same_term(f.object, obj)
-            and overlaps(
-                f.valid_from, f.valid_until, starts, None if ends is None else instant(ends)
+        live = live_by_keys(self.store, self.scope, table.keys(subject, predicate, obj))
+        broader = broader_objects(
+            self.store, [new_object, *(f.object for f in live if f.object is not None)]
+        )
+        others = []
+        for fact in live:
+            if fact.subject is None or fact.predicate is None or fact.object is None:
+                continue
+            old_subject, old_predicate, old_object = table.normalise(
+                fact.subject, fact.predicate, fact.object
             )
-        ]
+            if (
+                old_subject == new_subject
+                and contradicts(
+                    table, broader, (new_predicate, new_object), (old_predicate, old_object)
+                )
+                and overlaps(
+                    fact.valid_from,
+                    fact.valid_until,
+                    starts,
+                    None if ends is None else instant(ends),
+                )
+            ):
+                others.append(fact)
         grouped: dict[Relation, list[URIRef]] = {}
         for fact in others:
             if relation.closes:
@@ -270,6 +427,7 @@ class Gate:
                     judge_version="1",
                     relation=_held_relation(held),
                     decides=self.scope.fact(held_id),
+                    **_scores(held, claim, agreed=False),
                 ),
             )
 
@@ -299,6 +457,63 @@ class Gate:
                 now,
             )
 
+    def calibrate(
+        self, judge: str, scores: dict[str, tuple[int, int]], *, digest: str, reason: str
+    ) -> list[Receipt]:
+        """Record the judge's scores on an owner-labelled set: one receipt per kind.
+
+        ``scores`` maps kind to (agreements, decisions). A set is counted once per judge:
+        scoring the same file again is refused, so it cannot be replayed to earn closing.
+        """
+        with self.lock:
+            if self.store.ask(
+                query("calibrated_with"),
+                dataset=Dataset(default=(self.scope.log,)),
+                bindings={"judge": Literal(judge), "digest": Literal(digest)},
+            ):
+                raise InvalidInput(
+                    f"This labelled set (sha256 {digest[:12]}…) was already counted for judge "
+                    f"{judge}; label new decisions to calibrate again."
+                )
+            return [
+                self.record.commit(
+                    Decision(),
+                    ReceiptDraft(
+                        outcome=Outcome.CALIBRATED,
+                        reason=reason,
+                        judge="owner",
+                        judge_version="1",
+                        input_digest=digest,
+                        kind=kind,
+                        scores_judge=judge,
+                        agreements=agreements,
+                        decisions=decisions,
+                    ),
+                )
+                for kind, (agreements, decisions) in sorted(scores.items())
+            ]
+
+    def clear_alarm(self, alarm_id: str, *, reason: str) -> Receipt:
+        """The owner clears an alarm; automatic closing may resume. Leaves a receipt."""
+        with self.lock:
+            alarm = self.scope.alarm(alarm_id)
+            found = alarms(self.store, self.scope, alarm=alarm)
+            if not found or not found[0].open:
+                raise NotFound(
+                    f"There is no open alarm {alarm_id!r} in scope {self.scope.name!r}; list "
+                    "them with `doxa alarms`."
+                )
+            return self.record.commit(
+                Decision(),
+                ReceiptDraft(
+                    outcome=Outcome.CLEARED,
+                    reason=reason,
+                    judge="owner",
+                    judge_version="1",
+                    clears=alarm,
+                ),
+            )
+
     def grant(self, kind: str, *, granted: bool, reason: str) -> Receipt:
         """Record the owner's grant (or revocation) of automatic closing for a kind."""
         with self.lock:
@@ -313,16 +528,20 @@ class Gate:
                 ),
             )
 
-    def closing_earned(self, kind: str) -> bool:
-        """Whether the judge may close facts of this kind without asking the owner."""
-        rows = self.store.select(
-            query("kind_granted"),
-            dataset=Dataset(default=(self.scope.log,)),
-            bindings={"kind": Literal(kind)},
-        )
-        return bool(rows) and rows[0]["outcome"] == DOXA.Granted
-
     # -- pieces of a decision -------------------------------------------------------------
+
+
+def _scores(held: list[Pair], claim: list[Pair], *, agreed: bool) -> dict[str, Any]:
+    """Receipt fields for an owner decision on a held write: its kind, and for a closing the
+    judge held, the ledger's score (agreed when the owner approved it as judged)."""
+    values = dict(claim)
+    fields: dict[str, Any] = {}
+    if DOXA.kind in values:
+        fields["kind"] = str(values[DOXA.kind])
+    scored = dict(held).get(DOXA.scoresJudge)
+    if scored is not None and _held_relation(held).closes:
+        fields.update(scores_judge=str(scored), agreements=int(agreed), decisions=1)
+    return fields
 
 
 def _held_relation(held: list[Pair]) -> Relation:

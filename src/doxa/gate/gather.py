@@ -7,19 +7,22 @@ history.
 
 from __future__ import annotations
 
-from rdflib import Literal, URIRef
+from datetime import datetime
 
-from doxa.gate.index import statement_key
+from rdflib import Literal, URIRef
+from rdflib.term import Node
+
+from doxa.gate.closure import broader_objects, property_table
 from doxa.judges.base import Evidence
 from doxa.model import Fact, Proposal
 from doxa.reads.claims import load_facts
+from doxa.reads.facts import recall
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Row, Store
 from doxa.text import text_key
-from doxa.vocabulary import ONTOLOGY_GRAPH
 
-__all__ = ["gather", "is_functional", "live_by_key"]
+__all__ = ["gather", "live_by_key", "live_by_keys"]
 
 
 def live_by_key(store: Store, scope: Scope, key: Literal) -> list[Fact]:
@@ -37,30 +40,63 @@ def live_by_key(store: Store, scope: Scope, key: Literal) -> list[Fact]:
     return found
 
 
-def is_functional(store: Store, predicate: URIRef | None) -> bool:
-    """Whether the loaded ontology says ``predicate`` has one value at a time."""
-    return predicate is not None and store.ask(
-        query("is_functional"),
-        dataset=Dataset(default=(ONTOLOGY_GRAPH,)),
-        bindings={"predicate": predicate},
-    )
+def live_by_keys(store: Store, scope: Scope, keys: list[Literal]) -> list[Fact]:
+    """Live claims carrying any of the keys, each once."""
+    found: dict[str, Fact] = {}
+    for key in keys:
+        for fact in live_by_key(store, scope, key):
+            found.setdefault(fact.id, fact)
+    return list(found.values())
 
 
-def gather(store: Store, scope: Scope, proposal: Proposal, claim_graphs: list[URIRef]) -> Evidence:
+def gather(
+    store: Store,
+    scope: Scope,
+    proposal: Proposal,
+    claim_graphs: list[URIRef],
+    *,
+    similar: int = 0,
+    now: datetime | None = None,
+) -> Evidence:
     """Collect the live facts on the same statement (scope-wide) or with the same text (in the
-    topic), the rules and the turn's tool observations for a write."""
+    topic), the rules and the turn's tool observations for a write.
+
+    ``similar`` adds up to that many textually close live facts of the topic for a text-only
+    write (for a judge that reads text, such as the LLM judge); the rule judge needs none.
+    """
+    table = property_table(store)
+    rule_predicates: list[Node] | None = None
     if proposal.structured:
         assert proposal.subject is not None
         assert proposal.predicate is not None
-        key = statement_key(proposal.subject, proposal.predicate)
-        same = live_by_key(store, scope, key)
+        assert proposal.object is not None
+        same = live_by_keys(
+            store, scope, table.keys(proposal.subject, proposal.predicate, proposal.object)
+        )
+        canonical, _ = table.canonical(proposal.predicate)
+        rule_predicates = list(table.members(table.family(canonical)))
     else:
         key = Literal(text_key(proposal.text))
         same = [f for f in live_by_key(store, scope, key) if f.topic == proposal.topic]
+        if similar and now is not None:
+            close = recall(
+                store,
+                scope,
+                [scope.topic(proposal.topic)],
+                proposal.text,
+                valid_at=now,
+                as_of=now,
+                include_ended=False,
+                limit=similar,
+            )
+            known = {f.id for f in same}
+            same += [f for f in close if f.id not in known]
 
     rules_dataset = Dataset(default=(scope.rules, scope.log))
     rule_rows = store.select(
-        query("live_rules"), dataset=rules_dataset, bindings={"predicate": proposal.predicate}
+        query("live_rules"),
+        dataset=rules_dataset,
+        bindings={"predicate": rule_predicates},
     )
     rules = load_facts(store, scope, rules_dataset, _iris(rule_rows))
 
@@ -72,11 +108,15 @@ def gather(store: Store, scope: Scope, proposal: Proposal, claim_graphs: list[UR
         )
         observations = load_facts(store, scope, topic, _iris(obs_rows))
 
+    objects: list[Node] = [o for f in (*same, *rules, *observations) if (o := f.object) is not None]
+    if proposal.object is not None:
+        objects.append(proposal.object)
     return Evidence(
         same_topic=tuple(same),
         rules=tuple(rules),
         observations=tuple(observations),
-        functional=is_functional(store, proposal.predicate),
+        properties=table,
+        broader=broader_objects(store, objects) if proposal.structured else {},
     )
 
 

@@ -17,12 +17,10 @@ long a statement's history grows.
 
 from __future__ import annotations
 
-import hashlib
-
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.store.convert import ntriples
+from doxa.ontology import PropertyTable, statement_key
 from doxa.text import text_key, words
 from doxa.vocabulary import DOXA, RDF
 
@@ -31,33 +29,30 @@ __all__ = ["TERM", "index_entries", "index_terms", "live_keys", "statement_key"]
 TERM = DOXA["term"]
 
 
-def statement_key(subject: Node, predicate: Node) -> Literal:
-    """The key shared by every claim about one subject and predicate."""
-    text = f"{ntriples(subject)} {ntriples(predicate)}"
-    return Literal("@" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24])
-
-
-def live_keys(pairs: list[tuple[URIRef, Node]]) -> list[Literal]:
-    """The keys a live claim carries: statement key, or text key for a text-only claim."""
+def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Literal]:
+    """The keys a live claim carries: one statement key per property its canonical form
+    states (see :class:`~doxa.ontology.PropertyTable`), or the text key of a text-only claim."""
     values = dict(pairs)
     if (RDF.type, DOXA.Rule) in pairs:
         return []
-    subject, predicate = values.get(RDF.subject), values.get(RDF.predicate)
-    if subject is not None and predicate is not None:
-        return [statement_key(subject, predicate)]
+    subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
+    if subject is not None and isinstance(predicate, URIRef) and obj is not None:
+        return table.keys(subject, predicate, obj)
     return [Literal(text_key(str(values[DOXA.text])))]
 
 
-def index_terms(pairs: list[tuple[URIRef, Node]]) -> list[Literal]:
+def index_terms(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Literal]:
     """Every index literal of a newly admitted claim."""
     text = str(dict(pairs)[DOXA.text])
-    return [*live_keys(pairs), *(Literal(w) for w in words(text))]
+    return [*live_keys(pairs, table), *(Literal(w) for w in words(text))]
 
 
 _COPIED = (DOXA.topic, DOXA.recordedAt, DOXA.validFrom, DOXA.validUntil)
 
 
-def index_entries(pairs: list[tuple[URIRef, Node]]) -> list[tuple[URIRef, Node]]:
+def index_entries(
+    pairs: list[tuple[URIRef, Node]], table: PropertyTable
+) -> list[tuple[URIRef, Node]]:
     """The (predicate, object) pairs a newly admitted claim gets in the search graph."""
     copied = [(p, o) for p, o in pairs if p in _COPIED]
-    return [*((TERM, term) for term in index_terms(pairs)), *copied]
+    return [*((TERM, term) for term in index_terms(pairs, table)), *copied]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from decimal import Decimal
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.term import Node
@@ -14,10 +15,24 @@ from doxa.gate.receipts import content_digest
 from doxa.model import Authority, Proposal, RuleMode, Support
 from doxa.scope import Scope, check_name, new_id
 from doxa.store.convert import canonical
-from doxa.terms import as_confidence, as_iri, as_object, as_text, decimal_literal, dt_literal
+from doxa.terms import (
+    as_confidence,
+    as_iri,
+    as_object,
+    as_text,
+    decimal_literal,
+    dt_literal,
+    instant,
+)
 from doxa.vocabulary import DOXA, PROV, RDF
 
-__all__ = ["build_proposal", "claim_pairs", "input_digest", "write_graph"]
+__all__ = [
+    "build_proposal",
+    "claim_pairs",
+    "input_digest",
+    "proposal_from_pairs",
+    "write_graph",
+]
 
 _DEFAULT_SUPPORT = {
     Authority.OWNER: Support.STATED,
@@ -153,3 +168,44 @@ def input_digest(pairs: list[Pair]) -> str:
     """A digest of what was asked, independent of ids and times."""
     anonymous = URIRef("urn:doxa:input")
     return content_digest((anonymous, p, o) for p, o in pairs)
+
+
+def proposal_from_pairs(scope: Scope, iri: URIRef, pairs: list[Pair]) -> Proposal:
+    """Read a held claim back into the proposal it was, so a judge can look at it again."""
+    one: dict[URIRef, Node] = {}
+    many: dict[URIRef, list[Node]] = {}
+    for p, o in pairs:
+        one.setdefault(p, o)
+        many.setdefault(p, []).append(o)
+    mode = one.get(DOXA.ruleMode)
+
+    def iri_of(key: URIRef) -> URIRef | None:
+        value = one.get(key)
+        return URIRef(str(value)) if value is not None else None
+
+    def when(key: URIRef) -> datetime | None:
+        value = one.get(key)
+        return instant(value) if value is not None else None
+
+    confidence = one.get(DOXA.confidence)
+    return Proposal(
+        id=scope.local_id(iri),
+        iri=iri,
+        text=str(one[DOXA.text]),
+        topic=str(one[DOXA.topic]),
+        kind=str(one[DOXA.kind]),
+        authority=Authority.from_iri(one[DOXA.authority]),
+        standpoint=URIRef(str(one[DOXA.standpoint])),
+        support=Support.from_iri(one[DOXA.support]),
+        subject=iri_of(RDF.subject),
+        predicate=iri_of(RDF.predicate),
+        object=one.get(RDF.object),  # type: ignore[arg-type]
+        sources=tuple(URIRef(str(s)) for s in many.get(PROV.wasDerivedFrom, ())),
+        attributed_to=iri_of(PROV.wasAttributedTo),
+        valid_from=when(DOXA.validFrom),
+        valid_until=when(DOXA.validUntil),
+        confidence=Decimal(str(confidence)) if confidence is not None else None,
+        query=str(one[DOXA.query]) if DOXA.query in one else None,
+        turn=iri_of(DOXA.turn),
+        rule_mode=RuleMode.from_iri(mode) if mode is not None else None,
+    )

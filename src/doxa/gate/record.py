@@ -10,8 +10,9 @@ from rdflib.term import Node
 
 from doxa.clock import Clock
 from doxa.errors import NotFound
+from doxa.gate.closure import property_table
 from doxa.gate.gather import live_by_key
-from doxa.gate.index import TERM, index_entries, statement_key
+from doxa.gate.index import TERM, index_entries
 from doxa.gate.receipts import ChainHead, ReceiptDraft, covered, quad_digest, receipt_triples
 from doxa.model import (
     HoldStatus,
@@ -19,6 +20,7 @@ from doxa.model import (
     Receipt,
     Relation,
 )
+from doxa.ontology import statement_key
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, Store
@@ -101,7 +103,8 @@ class Record:
         change = decision.change
         change.insert += [(iri, p, o, graph) for p, o in stamped]
         search = self.scope.search
-        change.insert += [(iri, p, o, search) for p, o in index_entries(stamped)]
+        table = property_table(self.store)
+        change.insert += [(iri, p, o, search) for p, o in index_entries(stamped, table)]
         statement = statement_of(pairs)
         if statement is not None and graph != self.scope.rules:
             change.insert.append((*statement, self.scope.current))
@@ -157,8 +160,15 @@ class Record:
     def shared(self, statement: tuple[Node, Node, Node], leaving: set[URIRef | None]) -> bool:
         """Whether another live claim states the same triple (so ``current`` keeps it)."""
         subject, predicate, obj = statement
-        others = live_by_key(self.store, self.scope, statement_key(subject, predicate))
-        return any(f.iri not in leaving and f.object == obj for f in others)
+        if not isinstance(predicate, URIRef):
+            return False
+        canonical_subject, canonical, _ = property_table(self.store).normalise(
+            subject, predicate, obj
+        )
+        others = live_by_key(self.store, self.scope, statement_key(canonical_subject, canonical))
+        return any(
+            f.iri not in leaving and f.predicate == predicate and f.object == obj for f in others
+        )
 
     def hold(
         self,
@@ -170,6 +180,8 @@ class Record:
         reason: str,
         status: HoldStatus,
         now: datetime,
+        *,
+        judge: str | None = None,
     ) -> None:
         pending = self.scope.pending
         held = self.scope.held(self.scope.local_id(iri))
@@ -186,6 +198,8 @@ class Record:
         if relation is not None:
             change.insert.append((held, DOXA.relation, relation.iri, pending))
         change.insert += [(held, DOXA.target, t, pending) for t in targets]
+        if judge is not None:  # whose verdict the owner's decision will score
+            change.insert.append((held, DOXA.scoresJudge, Literal(judge), pending))
 
     def held(self, held_id: str) -> tuple[list[Pair], list[Pair]]:
         pending = Dataset(default=(self.scope.pending,))
@@ -203,6 +217,11 @@ class Record:
             [(URIRef(str(r["p"])), r["o"]) for r in rows],
             [(URIRef(str(r["p"])), r["o"]) for r in claim_rows],
         )
+
+    def unchecked(self) -> list[str]:
+        """Ids of the writes held because the judge could not answer, oldest first."""
+        rows = self.store.select(query("unchecked"), dataset=Dataset(default=(self.scope.pending,)))
+        return [self.scope.local_id(row["held"]) for row in rows]
 
     def unhold(self, decision: Decision, held_id: str, held: list[Pair], claim: list[Pair]) -> None:
         pending = self.scope.pending

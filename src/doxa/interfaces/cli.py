@@ -57,6 +57,7 @@ from doxa.errors import (
 )
 from doxa.gate.receipts import verify_export
 from doxa.interfaces.progress import ProgressBar
+from doxa.judges import configured_judge
 from doxa.memory import Memory
 from doxa.model import (
     Authority,
@@ -128,7 +129,10 @@ def _exit_code(error: DoxaError) -> int:
 def _within(settings: Settings, action: Callable[[Memory], None]) -> None:
     # The memory lives only in this frame, so nothing keeps the store open once the
     # command is over (an open store keeps its directory locked).
-    with Memory.open(settings.path, scope=settings.scope, clock=settings.clock) as memory:
+    judge = configured_judge()  # the rule judge, with an LLM fallback if DOXA_LLM_* is set
+    with Memory.open(
+        settings.path, scope=settings.scope, clock=settings.clock, judge=judge
+    ) as memory:
         action(memory)
 
 
@@ -923,3 +927,14 @@ def mcp(settings: Settings, path: str | None, scope_name: str | None) -> None:
         settings, store=path or settings.store, scope=scope_name or settings.scope
     )
     _run(bound, serve_memory)
+
+
+def _register() -> None:
+    # commands kept in their own modules; imported last, since they build on this one
+    from doxa.interfaces import cli_judge
+
+    for command in (cli_judge.judge, cli_judge.rejudge, cli_judge.stats, cli_judge.alarms):
+        main.add_command(command)
+
+
+_register()

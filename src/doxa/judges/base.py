@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
+from rdflib.term import Node
+
 from doxa.model import Fact, Proposal, Verdict
+from doxa.ontology import PropertyTable
 
 __all__ = ["Evidence", "Judge"]
 
@@ -15,13 +19,17 @@ class Evidence:
     """What the gate gathered for one write, through the SPARQL files in ``queries/``.
 
     ``same_topic`` holds the live facts on the write's subject and predicate (anywhere in the
-    scope) or, for a text-only write, with the same normalised text in its topic.
+    scope, whatever equivalent, inverse or super-property they were stated with) or, for a
+    text-only write, with the same normalised text in its topic. ``properties`` and
+    ``broader`` are what the domain ontology's closure says about the properties and objects
+    involved.
     """
 
     same_topic: tuple[Fact, ...]
     rules: tuple[Fact, ...]
     observations: tuple[Fact, ...]
-    functional: bool
+    properties: PropertyTable = field(default_factory=PropertyTable)
+    broader: Mapping[Node, frozenset[Node]] = field(default_factory=dict)
 
     @property
     def consulted(self) -> tuple[Fact, ...]:

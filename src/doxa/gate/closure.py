@@ -1,0 +1,114 @@
+"""The ontology's owlrl closure: computed when the ontology changes, read by the gate.
+
+The closure lives in its own graph beside the ontology, stamped with the digest of the
+ontology it came from, so every process (and a remote store) reads the same inferences
+through SPARQL. Closing is done once per distinct ontology; writes only read the result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import owlrl
+from rdflib import Graph, Literal, URIRef
+from rdflib.term import Node
+
+from doxa.ontology import PropertyTable
+from doxa.resources import query
+from doxa.store import Change, Dataset, Store
+from doxa.vocabulary import CLOSURE_GRAPH, DOXA, ONTOLOGY_GRAPH
+
+__all__ = [
+    "broader_objects",
+    "close_ontology",
+    "next_digest",
+    "ontology_digest",
+    "property_table",
+]
+
+_CLOSURE = Dataset(default=(CLOSURE_GRAPH,))
+
+
+def ontology_digest(store: Store) -> str | None:
+    """The digest of the ontology the stored closure was computed from (None: no closure)."""
+    rows = store.select(query("closure_digest"), dataset=_CLOSURE)
+    return str(rows[0]["digest"]) if rows else None
+
+
+def next_digest(previous: str | None, data: bytes) -> str:
+    """The ontology's digest after loading ``data``: a hash chain over what was loaded."""
+    return hashlib.sha256(f"{previous or ''}\n".encode() + data).hexdigest()
+
+
+def close_ontology(store: Store, digest: str) -> int:
+    """Recompute the closure graph from the ontology graph, stamped with ``digest``.
+
+    ``digest`` names the ontology's content (see :func:`next_digest`): a process that has
+    closed the same ontology before reuses its closure. Returns the closure's size.
+    """
+    closed = _CLOSURES.get(digest)
+    if closed is None:
+        graph = Graph()
+        for s, p, o, _ in store.quads(ONTOLOGY_GRAPH):
+            graph.add((s, p, o))
+        owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
+        # generalised RDF (literal subjects) is legal in the closure, not in a store
+        closed = [(s, p, o) for s, p, o in graph if _storable(s, p)]
+        if len(_CLOSURES) > 16:
+            _CLOSURES.clear()
+        _CLOSURES[digest] = closed
+    # derived data: cleared, then written with its digest in one step; a crash in between
+    # leaves no digest, so the next open closes the ontology again
+    store.clear_graph(CLOSURE_GRAPH)
+    change = Change(insert=[(s, p, o, CLOSURE_GRAPH) for s, p, o in closed])
+    change.insert.append((CLOSURE_GRAPH, DOXA.ontologyDigest, Literal(digest), CLOSURE_GRAPH))
+    store.apply(change)
+    if store.memo is not None:
+        store.memo.pop("doxa.properties", None)
+    return len(closed)
+
+
+_CLOSURES: dict[str, list[tuple[Node, Node, Node]]] = {}
+
+
+def _storable(subject: Node, predicate: Node) -> bool:
+    return not isinstance(subject, Literal) and isinstance(predicate, URIRef)
+
+
+_TABLES: dict[str, PropertyTable] = {}
+
+
+def property_table(store: Store) -> PropertyTable:
+    """The property axioms of the closure, read once per ontology digest."""
+    memo = store.memo
+    if memo is not None and isinstance(found := memo.get("doxa.properties"), PropertyTable):
+        return found
+    digest = ontology_digest(store) or ""
+    table = _TABLES.get(digest)
+    if table is None:
+        axioms: dict[str, list[tuple[URIRef, URIRef]]] = {}
+        for row in store.select(query("property_axioms"), dataset=_CLOSURE):
+            pair = (URIRef(str(row["a"])), URIRef(str(row["b"])))
+            axioms.setdefault(str(row["how"]), []).append(pair)
+        table = PropertyTable.build(
+            equivalent=axioms.get("equivalent", ()),
+            inverse=axioms.get("inverse", ()),
+            sub=axioms.get("sub", ()),
+            functional=[a for a, _ in axioms.get("functional", ())],
+        )
+        _TABLES[digest] = table
+    if memo is not None:
+        memo["doxa.properties"] = table
+    return table
+
+
+def broader_objects(store: Store, objects: list[Node]) -> dict[Node, frozenset[Node]]:
+    """For each IRI object, the objects it is a more specific case of."""
+    iris = sorted({o for o in objects if isinstance(o, URIRef)})
+    if not iris:
+        return {}
+    rows = store.select(query("broader_objects"), dataset=_CLOSURE, bindings={"object": iris})
+    found: dict[Node, set[Node]] = {}
+    for row in rows:
+        found.setdefault(URIRef(str(row["object"])), set()).add(URIRef(str(row["general"])))
+    return {k: frozenset(v) for k, v in found.items()}

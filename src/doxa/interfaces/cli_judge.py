@@ -1,0 +1,238 @@
+"""``doxa judge eval|calibrate``, ``doxa rejudge``, ``doxa stats`` and ``doxa alarms``.
+
+The commands about the judge's standing: how it scores on labelled cases, what it has earned,
+what it held, and the alarms that stopped it. Registered on the main ``doxa`` group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from doxa.errors import NotFound
+from doxa.interfaces.cli import (
+    Settings,
+    _emit,
+    _plain,
+    _receipt_text,
+    _run,
+    _show_list,
+    _show_receipt,
+    _table,
+    _when,
+)
+from doxa.judges.evaluation import CaseResult, EvalReport, evaluate, load_cases
+from doxa.memory import Memory
+from doxa.model import Alarm, Standing
+from doxa.reads.stats import Stats
+
+__all__ = ["alarms", "judge", "rejudge", "stats"]
+
+_CASES = click.Path(exists=False, dir_okay=False, path_type=Path)
+_ONTOLOGY = click.option(
+    "--ontology",
+    "ontologies",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Turtle domain ontology each case starts from (repeatable).",
+)
+
+
+@click.group()
+def judge() -> None:
+    """Score the judge on labelled cases, and record the owner's calibration."""
+
+
+def _report(settings: Settings, report: EvalReport) -> None:
+    if settings.json:
+        _emit(
+            {
+                "cases": len(report.results),
+                "accuracy": report.accuracy(),
+                "kinds": {k: report.accuracy(k) for k in report.kinds()},
+                "wrong_closings": [r.case.id for r in report.wrong_closings],
+                "mistakes": [
+                    {
+                        "id": r.case.id,
+                        "expected": r.case.expect.value,
+                        "judged": r.got.value if r.got else None,
+                        "reason": r.reason,
+                    }
+                    for r in report.mistakes
+                ],
+                "confusion": [
+                    {"expected": e, "judged": j, "count": n}
+                    for (e, j), n in sorted(report.confusion().items())
+                ],
+            }
+        )
+    else:
+        click.echo(report.render())
+
+
+def _scoring(memory: Memory, file: Path, ontologies: Sequence[Path], record: bool) -> EvalReport:
+    ontology = [path.read_bytes() for path in ontologies if _readable(path)]
+    cases = load_cases(file)
+    with click.progressbar(
+        length=len(cases), label="judging", file=click.get_text_stream("stderr")
+    ) as bar:
+
+        def advance(_: CaseResult) -> None:
+            bar.update(1)
+
+        if record:
+            return memory.calibrate(file, ontology=ontology, progress=advance)
+        return evaluate(
+            cases,
+            judge=memory.judge,
+            policy=memory.gate.policy,
+            ontology=ontology,
+            progress=advance,
+        )
+
+
+def _readable(path: Path) -> bool:
+    if not path.is_file():
+        raise NotFound(f"There is no ontology file at {path}; check the path.")
+    return True
+
+
+@judge.command("eval")
+@click.argument("file", type=_CASES)
+@_ONTOLOGY
+@click.pass_obj
+def judge_eval(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> None:
+    """Score the judge on the labelled cases in FILE (JSON Lines); nothing is recorded.
+
+    Prints per-kind accuracy, wrong closings and the confusion matrix.
+    """
+    _run(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=False)))
+
+
+@judge.command("calibrate")
+@click.argument("file", type=_CASES)
+@_ONTOLOGY
+@click.pass_obj
+def judge_calibrate(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> None:
+    """Score the judge on the owner's labelled FILE and count it towards earned closing."""
+    _run(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=True)))
+
+
+@click.command()
+@click.pass_obj
+def rejudge(settings: Settings) -> None:
+    """Judge again every write held because the judge could not answer."""
+
+    def action(memory: Memory) -> None:
+        receipts = memory.rejudge()
+        if settings.json:
+            _emit(receipts)
+        elif not receipts:
+            click.echo("Nothing was judged again.")
+        else:
+            for receipt in receipts:
+                click.echo(_receipt_text(receipt))
+
+    _run(settings, action)
+
+
+def _stats_text(stats: Stats) -> str:
+    rows = [
+        [
+            k.kind,
+            str(k.writes),
+            str(k.outcomes.get("admitted", 0)),
+            str(k.outcomes.get("merged", 0)),
+            str(k.held),
+            str(k.outcomes.get("quarantined", 0)),
+            str(k.outcomes.get("rejected", 0)),
+            str(k.needless_holds),
+        ]
+        for k in stats.kinds
+    ]
+    parts = [
+        _table(
+            ["kind", "writes", "admitted", "merged", "held", "quarantined", "rejected", "needless"],
+            rows,
+        )
+        if rows
+        else "No decisions yet."
+    ]
+    if stats.ledger:
+        parts += ["", _ledger_table(stats.ledger)]
+    parts += ["", f"open alarms: {stats.open_alarms}"]
+    return "\n".join(parts)
+
+
+def _ledger_table(ledger: Sequence[Standing]) -> str:
+    return _table(
+        ["judge", "kind", "agreed", "decisions", "agreement", "closing"],
+        [
+            [
+                s.judge,
+                s.kind,
+                str(s.agreements),
+                str(s.decisions),
+                "-" if s.agreement is None else f"{s.agreement:.1%}",
+                "earned" if s.earned else "not earned",
+            ]
+            for s in ledger
+        ],
+    )
+
+
+@click.command()
+@click.pass_obj
+def stats(settings: Settings) -> None:
+    """Decisions per kind of memory, needless holds, the judge's ledger and open alarms."""
+
+    def action(memory: Memory) -> None:
+        found = memory.stats()
+        if settings.json:
+            data = _plain(found)
+            assert isinstance(data, dict)
+            for kind, item in zip(found.kinds, data["kinds"], strict=True):
+                item.update(writes=kind.writes, held=kind.held)
+                item["needless_hold_rate"] = kind.needless_hold_rate
+            _emit(data)
+        else:
+            click.echo(_stats_text(found))
+
+    _run(settings, action)
+
+
+def _alarms_table(items: Sequence[Alarm]) -> str:
+    return _table(
+        ["alarm", "raised", "fact", "cleared", "reason"],
+        [[a.id, _when(a.raised_at), a.fact or "-", _when(a.cleared_at), a.reason] for a in items],
+    )
+
+
+@click.group(invoke_without_command=True)
+@click.option("--all", "include_cleared", is_flag=True, help="Include cleared alarms.")
+@click.pass_context
+def alarms(ctx: click.Context, include_cleared: bool) -> None:
+    """List open alarms (suspicious closings that stopped automatic closing)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    settings: Settings = ctx.obj
+    _run(
+        settings,
+        lambda m: _show_list(
+            settings,
+            m.alarms(include_cleared=include_cleared),
+            "No open alarms.",
+            _alarms_table,
+        ),
+    )
+
+
+@alarms.command("clear")
+@click.argument("alarm")
+@click.option("--reason", required=True, help="What the owner checked.")
+@click.pass_obj
+def alarms_clear(settings: Settings, alarm: str, reason: str) -> None:
+    """Clear ALARM so automatic closing may resume; leaves a receipt."""
+    _run(settings, lambda m: _show_receipt(settings, m.clear_alarm(alarm, reason=reason)))

@@ -1,0 +1,95 @@
+"""A judge that is down holds writes ``unchecked``; ``rejudge`` decides them when it is back."""
+
+from __future__ import annotations
+
+from tests.conftest import DOMAIN, EX
+
+import doxa
+from doxa.judges.base import Evidence
+
+
+class FlakyJudge:
+    """The rule judge behind a switch: down raises JudgeUnavailable, as a timed-out LLM."""
+
+    name = "flaky"
+    version = "1"
+
+    def __init__(self) -> None:
+        self.up = False
+        self.rules = doxa.RuleJudge()
+
+    def judge(self, proposal: doxa.Proposal, evidence: Evidence) -> doxa.Verdict:
+        if not self.up:
+            raise doxa.JudgeUnavailable("the endpoint timed out")
+        return self.rules.judge(proposal, evidence)
+
+
+def test_unchecked_writes_wait_and_are_judged_again(clock: doxa.FixedClock) -> None:
+    judge = FlakyJudge()
+    with doxa.Memory.open(None, scope="s", clock=clock, judge=judge) as mem:
+        mem.add_ontology(DOMAIN)
+        mem.grant("schedule")
+        judge.up = True
+        mem.remember(
+            "Wednesday",
+            topic="c",
+            kind="schedule",
+            subject=EX + "bob",
+            predicate=EX + "dayOfWeek",
+            object=EX + "Wednesday",
+            valid_from="2026-01-05",
+            authority="owner",
+        )
+        judge.up = False
+        waiting = mem.remember(
+            "Thursday",
+            topic="c",
+            kind="schedule",
+            subject=EX + "bob",
+            predicate=EX + "dayOfWeek",
+            object=EX + "Thursday",
+            valid_from="2026-02-01",
+            authority="owner",
+        )
+        note = mem.remember("bob likes tea", topic="c", authority="agent")
+        assert waiting.outcome is doxa.Outcome.HELD
+        assert waiting.relation is None
+        assert "timed out" in waiting.reason
+        # nothing was closed unchecked: Wednesday is still the live value
+        assert [str(f.object) for f in mem.facts(subject=EX + "bob")] == [EX + "Wednesday"]
+        assert {h.status for h in mem.held()} == {doxa.HoldStatus.UNCHECKED}
+        # still down: nothing changes, nothing is lost
+        assert mem.rejudge() == []
+        assert len(mem.held()) == 2
+        judge.up = True
+        receipts = mem.rejudge()
+        assert sorted((r.fact, r.outcome) for r in receipts) == sorted(
+            [(waiting.fact, doxa.Outcome.ADMITTED), (note.fact, doxa.Outcome.ADMITTED)]
+        )
+        assert {r.relation for r in receipts} == {doxa.Relation.REPLACES, doxa.Relation.NEW}
+        assert mem.held() == []
+        assert [str(f.object) for f in mem.facts(subject=EX + "bob")] == [EX + "Thursday"]
+        assert mem.verify() == len(mem.receipts())
+
+
+def test_rejudge_leaves_owner_holds_alone(memory: doxa.Memory) -> None:
+    """Writes held for the owner are the owner's to decide, not the judge's."""
+    memory.remember(
+        "born 1977",
+        topic="b",
+        subject=EX + "dan",
+        predicate=EX + "birthYear",
+        object=1977,
+        authority="owner",
+    )
+    held = memory.remember(
+        "born 1971",
+        topic="b",
+        subject=EX + "dan",
+        predicate=EX + "birthYear",
+        object=1971,
+        authority="agent",
+    )
+    assert held.outcome is doxa.Outcome.HELD
+    assert memory.rejudge() == []
+    assert [h.id for h in memory.held()] == [held.held]
