@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace as dataclass_replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
@@ -37,6 +38,7 @@ from doxa.model import (
     Alarm,
     ClosingPolicy,
     Fact,
+    FactStatus,
     HeldWrite,
     History,
     Receipt,
@@ -46,6 +48,7 @@ from doxa.model import (
     Why,
 )
 from doxa.reads import facts as fact_reads
+from doxa.reads.claims import load_facts
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
@@ -58,6 +61,7 @@ from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.convert import ntriples
 from doxa.terms import as_iri, as_text
+from doxa.text import words
 from doxa.vocabulary import ONTOLOGY_GRAPH
 
 __all__ = ["Memory"]
@@ -255,15 +259,37 @@ class Memory:
         """Why the judge may not close facts of ``kind`` on its own, or None if it may."""
         return self.gate.closing_refusal(check_name(kind, "kind"))
 
+    def evaluate(self, cases: str | Path | Sequence[Case], **options: Any) -> EvalReport:
+        """Score the judge on labelled cases without recording anything.
+
+        Each case runs in a scratch in-memory store that starts from this memory's ontology
+        (or from ``ontology=[...]`` Turtle documents). Other ``options`` go to
+        :func:`doxa.judges.evaluation.evaluate` (e.g. ``progress``).
+        """
+        loaded, _ = load_cases_with_digest(cases)
+        return self._evaluate(loaded, options)
+
+    def _evaluate(self, cases: Sequence[Case], options: dict[str, Any]) -> EvalReport:
+        if options.get("ontology") is None:
+            options["ontology"] = [self._ontology_ntriples()]
+            options.setdefault("ontology_format", "nt")
+        return evaluate(cases, judge=self.judge, policy=self.gate.policy, **options)
+
+    def _ontology_ntriples(self) -> bytes:
+        return "".join(
+            f"{ntriples(s)} {ntriples(p)} {ntriples(o)} .\n"
+            for s, p, o, _ in self.store.quads(ONTOLOGY_GRAPH)
+        ).encode("utf-8")
+
     def calibrate(self, cases: str | Path | Sequence[Case], **options: Any) -> EvalReport:
         """Score the judge on an owner-labelled set and record it in the ledger.
 
-        Each case runs in a scratch memory, never in this one. The scores count towards
-        earned closing, one receipt per kind; the same set is counted once per judge.
-        ``options`` go to :func:`doxa.judges.evaluation.evaluate` (e.g. ``ontology``).
+        Each case runs in a scratch memory, never in this one (see :meth:`evaluate`). The
+        scores count towards earned closing, one receipt per kind; the same set is counted
+        once per judge.
         """
         loaded, digest = load_cases_with_digest(cases)
-        report = evaluate(loaded, judge=self.judge, policy=self.gate.policy, **options)
+        report = self._evaluate(loaded, options)
         key = judge_key(self.judge.name, self.judge.version)
         self.gate.calibrate(
             key,
@@ -340,23 +366,47 @@ class Memory:
         subject: object = None,
         predicate: object = None,
         include_ended: bool = False,
+        include_unchecked: bool = False,
     ) -> list[Fact]:
         """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now).
 
         A bare date for ``as_of`` means "by the end of that day". With ``include_ended``
-        every fact recorded by ``as_of`` comes back, each with its status.
+        every fact recorded by ``as_of`` comes back, each with its status. With
+        ``include_unchecked``, writes waiting for a judge that could not answer come last,
+        flagged with status ``unchecked``.
         """
         valid, believed = self._times(valid_at, as_of)
-        return fact_reads.facts(
-            self.store,
-            self.scope,
-            self._topic_graphs(topic),
-            valid_at=valid,
-            as_of=believed,
-            subject=as_iri(subject, "subject") if subject is not None else None,
-            predicate=as_iri(predicate, "predicate") if predicate is not None else None,
-            include_ended=include_ended,
+        subject_iri = as_iri(subject, "subject") if subject is not None else None
+        predicate_iri = as_iri(predicate, "predicate") if predicate is not None else None
+        waiting = (
+            [
+                f
+                for f in self._unchecked()
+                if (topic is None or f.topic == topic)
+                and subject_iri in (None, f.subject)
+                and predicate_iri in (None, f.predicate)
+            ]
+            if include_unchecked
+            else []
         )
+        return [
+            *fact_reads.facts(
+                self.store,
+                self.scope,
+                self._topic_graphs(topic),
+                valid_at=valid,
+                as_of=believed,
+                subject=subject_iri,
+                predicate=predicate_iri,
+                include_ended=include_ended,
+            ),
+            *waiting,
+        ]
+
+    def _unchecked(self) -> list[Fact]:
+        iris = [self.scope.fact(held) for held in self.gate.record.unchecked()]
+        found = load_facts(self.store, self.scope, Dataset(default=(self.scope.pending,)), iris)
+        return [dataclass_replace(f, status=FactStatus.UNCHECKED) for f in found]
 
     def recall(
         self,
@@ -366,16 +416,20 @@ class Memory:
         as_of: datetime | str | None = None,
         topic: str | None = None,
         include_ended: bool = False,
+        include_unchecked: bool = False,
         limit: int = 10,
     ) -> list[Fact]:
-        """Facts whose words match ``text``, best first, each with a ``score``."""
+        """Facts whose words match ``text``, best first, each with a ``score``.
+
+        ``include_unchecked`` adds matching writes that wait for the judge, last and flagged.
+        """
         if not isinstance(limit, int) or not 1 <= limit <= 500:
             raise InvalidInput(
                 f"limit {limit!r} is out of range; use a whole number from 1 to 500."
             )
         as_text(text, "query text")
         valid, believed = self._times(valid_at, as_of)
-        return fact_reads.recall(
+        found = fact_reads.recall(
             self.store,
             self.scope,
             self._topic_graphs(topic),
@@ -385,6 +439,14 @@ class Memory:
             include_ended=include_ended,
             limit=limit,
         )
+        if include_unchecked:
+            asked = set(words(text))
+            found += [
+                f
+                for f in self._unchecked()
+                if (topic is None or f.topic == topic) and asked & set(words(f.text))
+            ]
+        return found[:limit]
 
     def get(self, fact: str | Fact) -> Fact:
         """One fact by id, with its status now. Raises :class:`~doxa.NotFound`."""

@@ -58,6 +58,13 @@ def test_unchecked_writes_wait_and_are_judged_again(clock: doxa.FixedClock) -> N
         # nothing was closed unchecked: Wednesday is still the live value
         assert [str(f.object) for f in mem.facts(subject=EX + "bob")] == [EX + "Wednesday"]
         assert {h.status for h in mem.held()} == {doxa.HoldStatus.UNCHECKED}
+        # readable on request, flagged; ordinary reads leave them out
+        assert "bob likes tea" not in {f.text for f in mem.facts()}
+        flagged = {f.text: f.status for f in mem.facts(include_unchecked=True)}
+        assert flagged["bob likes tea"] is doxa.FactStatus.UNCHECKED
+        assert flagged["Wednesday"] is doxa.FactStatus.LIVE
+        assert [f.text for f in mem.recall("tea")] == []
+        assert [f.text for f in mem.recall("tea", include_unchecked=True)] == ["bob likes tea"]
         # still down: nothing changes, nothing is lost
         assert mem.rejudge() == []
         assert len(mem.held()) == 2

@@ -615,7 +615,11 @@ def test_supplier_call_story(story: tuple[Path, FixedClock]) -> None:
     first, reason, hint = result.stdout.splitlines()
     assert first.startswith("held  fact ")
     assert f"  replaces {wednesday['fact']}  receipt " in first
-    assert reason == "  one value at a time, and the new value starts after the old one"
+    assert reason == (
+        "  one value at a time, and the new value starts after the old one; held: closing of "
+        "kind 'schedule' is not earned yet by judge rule/2 (0 of 50 labelled decisions, 98% "
+        "needed)"
+    )
     thursday = first.split()[2]
     assert hint == (
         f"  waiting for the owner: `doxa approve {thursday}` or "

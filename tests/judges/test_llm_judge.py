@@ -103,8 +103,8 @@ RULE = _fact(
 )
 OBSERVED = _fact("o-fare", "The fare search found 3 flights", authority=doxa.Authority.TOOL)
 OWNERS = _fact("f-owner", "Alice's home airport is LHR", authority=doxa.Authority.OWNER)
-EVIDENCE = Evidence(same_topic=(SEAT,), rules=(RULE,), observations=(OBSERVED,), functional=False)
-NOTHING = Evidence(same_topic=(), rules=(), observations=(), functional=False)
+EVIDENCE = Evidence(same_topic=(SEAT,), rules=(RULE,), observations=(OBSERVED,))
+NOTHING = Evidence(same_topic=(), rules=(), observations=())
 
 
 # -- the request ------------------------------------------------------------------------------
@@ -216,7 +216,7 @@ def test_repeated_targets_are_cited_once(fake: FakeOpenAI, judge: LLMJudge) -> N
 
 def test_a_weaker_write_never_closes_a_stronger_fact(fake: FakeOpenAI, judge: LLMJudge) -> None:
     """'replaces' of an owner's fact by an agent's write is held as unclear; an owner's is not."""
-    evidence = Evidence(same_topic=(OWNERS,), rules=(), observations=(), functional=True)
+    evidence = Evidence(same_topic=(OWNERS,), rules=(), observations=())
     fake.reply(answer("replaces", ["F1"], "moved"), answer("replaces", ["F1"], "moved"))
     weaker = judge.judge(_proposal("Alice's home airport is LGW"), evidence)
     assert (weaker.relation, weaker.targets) == (doxa.Relation.UNCLEAR, (OWNERS.id,))

@@ -23,7 +23,7 @@ from doxa.interfaces.cli import (
     _table,
     _when,
 )
-from doxa.judges.evaluation import CaseResult, EvalReport, evaluate, load_cases
+from doxa.judges.evaluation import CaseResult, EvalReport, load_cases
 from doxa.memory import Memory
 from doxa.model import Alarm, Standing
 from doxa.reads.stats import Stats
@@ -73,7 +73,7 @@ def _report(settings: Settings, report: EvalReport) -> None:
 
 
 def _scoring(memory: Memory, file: Path, ontologies: Sequence[Path], record: bool) -> EvalReport:
-    ontology = [path.read_bytes() for path in ontologies if _readable(path)]
+    ontology = [path.read_bytes() for path in ontologies if _readable(path)] or None
     cases = load_cases(file)
     with click.progressbar(
         length=len(cases), label="judging", file=click.get_text_stream("stderr")
@@ -84,13 +84,7 @@ def _scoring(memory: Memory, file: Path, ontologies: Sequence[Path], record: boo
 
         if record:
             return memory.calibrate(file, ontology=ontology, progress=advance)
-        return evaluate(
-            cases,
-            judge=memory.judge,
-            policy=memory.gate.policy,
-            ontology=ontology,
-            progress=advance,
-        )
+        return memory.evaluate(file, ontology=ontology, progress=advance)
 
 
 def _readable(path: Path) -> bool:

@@ -206,9 +206,14 @@ def evaluate(
     judge: Judge | None = None,
     policy: ClosingPolicy | None = None,
     ontology: Sequence[bytes] = (),
+    ontology_format: str = "turtle",
     progress: Callable[[CaseResult], None] | None = None,
 ) -> EvalReport:
-    """Run every case in its own scratch memory and compare the judge with the labels."""
+    """Run every case in its own scratch memory and compare the judge with the labels.
+
+    ``ontology`` documents (in ``ontology_format``) are loaded into every scratch memory
+    before the case's own ``ontology``.
+    """
     from doxa.memory import Memory  # the memory facade builds on the judges, not the reverse
 
     report = EvalReport()
@@ -217,7 +222,7 @@ def evaluate(
             None, scope="eval", judge=judge, clock=FixedClock(case.at or DEFAULT_AT), policy=policy
         ) as memory:
             for data in ontology:
-                memory.add_ontology(data)
+                memory.add_ontology(data, format=ontology_format)
             if case.ontology:
                 memory.add_ontology(case.ontology.encode("utf-8"))
             _store_given(memory, case)
