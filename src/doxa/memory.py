@@ -16,7 +16,7 @@ from typing import IO, Any
 from rdflib import URIRef
 
 from doxa.clock import Clock, SystemClock, parse_instant
-from doxa.errors import InvalidInput, NotFound
+from doxa.errors import InvalidInput, NotFound, StoreError
 from doxa.exports import (
     Progress,
     export_scope,
@@ -25,6 +25,7 @@ from doxa.exports import (
     read_export,
     scope_quads,
 )
+from doxa.gate.backups import backups_folder, purge_backup
 from doxa.gate.closure import close_ontology, next_digest, ontology_digest
 from doxa.gate.gate import Gate
 from doxa.gate.ledger import alarms, judge_key, standings
@@ -56,7 +57,7 @@ from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.sparql import run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
-from doxa.resources import data_file
+from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.convert import ntriples
@@ -242,6 +243,89 @@ class Memory:
             raise InvalidInput("A retraction needs a reason; say why the fact was never true.")
         as_text(reason, "reason")
         return self.gate.retract(_fact_id(fact), reason=reason)
+
+    def erase(self, target: str | Fact, *, reason: str) -> Receipt:
+        """Erase a fact (an id or a :class:`Fact`), or everything about a subject (an IRI).
+
+        The content leaves every graph, every read and export, the store's files and its
+        backups; a tombstone keeps the id, time, who, why and a salted hash, so the same
+        content written again raises :class:`~doxa.ErasedContent`. Erasure is final.
+        """
+        if not reason:
+            raise InvalidInput("An erasure needs a reason; say why the content must go.")
+        as_text(reason, "reason")
+        subject: URIRef | None = None
+        if isinstance(target, Fact) or (isinstance(target, str) and _ID.match(target)):
+            receipt = self.gate.erase(
+                fact_id=_fact_id(target), subject=None, reason=reason, actor=self._owner
+            )
+        else:
+            subject = as_iri(target, "subject")
+            receipt = self.gate.erase(
+                fact_id=None, subject=subject, reason=reason, actor=self._owner
+            )
+        self._purge([self.scope.fact(t) for t in receipt.targets], subject)
+        return receipt
+
+    @property
+    def _owner(self) -> URIRef:
+        return self.scope.standpoint("owner")
+
+    def _purge(self, claims: list[URIRef], subject: URIRef | None) -> None:
+        """Make the erasure real in the files: compact the store, then purge every backup."""
+        compact = getattr(self.store, "compact", None)
+        if compact is not None:
+            compact()
+        for backup in self.backups():
+            purge_backup(backup, self.scope, claims, subject)
+
+    def backup(self) -> Path:
+        """Back the store up into ``<store>.backups/<time>``; returns the backup's folder."""
+        folder = backups_folder(self.store)
+        target = folder / self.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
+        folder.mkdir(parents=True, exist_ok=True)
+        backup = getattr(self.store, "backup", None)
+        if backup is None:
+            raise StoreError("This store cannot be backed up by doxa; use the server's own tools.")
+        backup(target)
+        return target
+
+    def backups(self) -> list[Path]:
+        """The store's backups, oldest first."""
+        try:
+            folder = backups_folder(self.store)
+        except StoreError:
+            return []
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.iterdir() if p.is_dir())
+
+    def quarantined(self) -> list[Fact]:
+        """Writes judged to be outside text acting as an instruction, oldest first.
+
+        Only the owner's review sees them: no ordinary read, export or SPARQL query does.
+        """
+        rows = self.store.select(
+            query("quarantined"), dataset=Dataset(default=(self.scope.quarantine,))
+        )
+        iris = [URIRef(str(row["claim"])) for row in rows]
+        found = load_facts(self.store, self.scope, Dataset(default=(self.scope.quarantine,)), iris)
+        return [dataclass_replace(f, status=FactStatus.QUARANTINED) for f in found]
+
+    def release(self, fact: str | Fact, *, reason: str) -> Receipt:
+        """The owner says a quarantined write is no instruction: it is judged as a quotation.
+
+        It keeps its authority and source; the receipt records the owner's release.
+        """
+        if not reason:
+            raise InvalidInput("Releasing needs a reason; say why the text is harmless.")
+        as_text(reason, "reason")
+        return self.gate.release(_fact_id(fact), reason=reason)
+
+    def discard(self, fact: str | Fact, *, reason: str = "") -> Receipt:
+        """The owner throws a quarantined write away; its receipt stays."""
+        as_text(reason, "reason")
+        return self.gate.discard(_fact_id(fact), reason=reason)
 
     def grant(self, kind: str, *, reason: str = "granted by the owner") -> Receipt:
         """Let the judge close facts of ``kind`` without asking (recorded as a receipt)."""

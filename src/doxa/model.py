@@ -126,6 +126,7 @@ class Outcome(_IriEnum):
     REVOKED = "revoked"
     CALIBRATED = "calibrated"
     CLEARED = "cleared"
+    ERASED = "erased"
 
 
 class RuleMode(_IriEnum):
@@ -149,6 +150,7 @@ class FactStatus(enum.Enum):
     SUPERSEDED = "superseded"
     RETRACTED = "retracted"
     UNCHECKED = "unchecked"
+    QUARANTINED = "quarantined"
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "Revoked",
         "Calibrated",
         "Cleared",
+        "Erased",
         "Requires",
         "Forbids",
         "Anything",
@@ -141,5 +142,6 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "scoresJudge",
         "agreements",
         "decisions",
+        "salt",
     ),
 }

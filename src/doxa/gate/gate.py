@@ -16,8 +16,9 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.clock import Clock
-from doxa.errors import InvalidInput, JudgeUnavailable, NotFound, ShapeViolation
+from doxa.errors import ErasedContent, InvalidInput, JudgeUnavailable, NotFound, ShapeViolation
 from doxa.gate.closure import broader_objects, property_table
+from doxa.gate.erasure import claim_hashes, content_hashes, erasure_plan, salt, subject_hash
 from doxa.gate.gather import gather, live_by_keys
 from doxa.gate.ledger import (
     alarm_open,
@@ -99,6 +100,7 @@ class Gate:
             if strict:
                 raise ShapeViolation(failures, receipt.id)
             return receipt
+        self._refuse_erased(proposal)
         for attempt in range(MAX_ATTEMPTS):
             last = attempt == MAX_ATTEMPTS - 1
             if last:
@@ -132,6 +134,121 @@ class Gate:
             similar=5 if reads_text else 0,
             now=self.clock.now(),
         )
+
+    def _refuse_erased(self, proposal: Proposal) -> None:
+        """Raise ErasedContent when the write brings back content the owner erased."""
+        salt_value = salt(self.store, self.scope)
+        if salt_value is None:
+            return  # nothing was ever erased in this scope
+        hashes = content_hashes(
+            salt_value,
+            property_table(self.store),
+            text=proposal.text,
+            subject=proposal.subject,
+            predicate=proposal.predicate,
+            obj=proposal.object,
+        )
+        hashes += [
+            subject_hash(salt_value, iri)
+            for iri in (proposal.subject, proposal.object)
+            if isinstance(iri, URIRef)
+        ]
+        rows = self.store.select(
+            query("erased_hash"),
+            dataset=Dataset(default=(self.scope.log,)),
+            bindings={"hash": [Literal(h) for h in hashes]},
+        )
+        if rows:
+            raise ErasedContent(
+                f"This content was erased from scope {self.scope.name!r} on "
+                f"{instant(rows[0]['at']).date().isoformat()} (tombstone "
+                f"{self.scope.local_id(rows[0]['erasure'])}); erasure is final, so it cannot be "
+                "written again. Write different content, or ask the owner."
+            )
+
+    def erase(
+        self, *, fact_id: str | None, subject: URIRef | None, reason: str, actor: URIRef
+    ) -> Receipt:
+        """Erase a fact, or every claim about a subject: content out, tombstones in.
+
+        Deletes each claim with its index entries, its statement in ``current``, its events
+        and held writes, and writes one ``doxa:Erasure`` tombstone per erased node, all in one
+        receipt. The caller compacts the store afterwards so the files forget the strings.
+        """
+        with self.lock:
+            graphs = self.record.claim_graphs()
+            everywhere = Dataset(
+                default=(), named=(*graphs, self.scope.pending, self.scope.quarantine)
+            )
+            claims: list[URIRef] = []
+            if fact_id is not None:
+                iri = self.scope.fact(fact_id)
+                if self.store.select(
+                    query("node_quads"), dataset=everywhere, bindings={"node": [iri]}
+                ):
+                    claims.append(iri)
+            if subject is not None:
+                claims += [
+                    URIRef(str(row["claim"]))
+                    for row in self.store.select(
+                        query("claims_about"), dataset=everywhere, bindings={"iri": subject}
+                    )
+                ]
+            claims = list(dict.fromkeys(claims))
+            if not claims:
+                what = f"fact {fact_id!r}" if fact_id is not None else f"claim about {subject}"
+                raise NotFound(
+                    f"There is no {what} to erase in scope {self.scope.name!r}; list facts "
+                    "with `doxa facts --include-ended` (or `doxa held`, `doxa quarantine`)."
+                )
+            decision = Decision()
+            salt_value = salt(self.store, self.scope, create=decision.change)
+            assert salt_value is not None
+            plan = erasure_plan(self.store, self.scope, claims, graphs)
+            keep = set(plan.claims)
+            decision.change.delete += [
+                q
+                for q in plan.change.delete
+                if q[3] != self.scope.current
+                or not self.record.shared((q[0], q[1], q[2]), set(keep))
+            ]
+            now = self.clock.now()
+            log = self.scope.log
+            for position, node in enumerate(plan.nodes):
+                event = self.scope.event(new_id())
+                insert = decision.change.insert
+                insert += [
+                    (event, RDF.type, DOXA.Erasure, log),
+                    (event, DOXA.ends, node, log),
+                    (event, DOXA.recordedAt, dt_literal(now), log),
+                    (event, DOXA.reason, Literal(reason), log),
+                    (event, PROV.wasAttributedTo, actor, log),
+                ]
+                if node in plan.digests:
+                    insert.append((event, DOXA.contentDigest, Literal(plan.digests[node]), log))
+                hashes = (
+                    claim_hashes(self.store, salt_value, plan.values[node])
+                    if node in plan.values
+                    else []
+                )
+                if subject is not None and position == 0:
+                    hashes.append(subject_hash(salt_value, subject))
+                insert += [(event, DOXA.contentHash, Literal(h), log) for h in hashes]
+                decision.produced.append(event)
+            decision.bumped = True
+            return self.record.commit(
+                decision,
+                ReceiptDraft(
+                    outcome=Outcome.ERASED,
+                    reason=reason,
+                    judge="owner",
+                    judge_version="1",
+                    decides=plan.claims[0] if plan.claims else None,
+                    targets=tuple(plan.claims),
+                    actor=actor,
+                ),
+                now,
+            )
 
     def preview(self, proposal: Proposal) -> Verdict:
         """The judge's verdict on a write, without writing anything (not even a receipt)."""
@@ -208,6 +325,7 @@ class Gate:
         if relation is Relation.INSTRUCTION:
             quarantine = self.scope.quarantine
             decision.change.insert += [(proposal.iri, p, o, quarantine) for p, o in pairs]
+            decision.change.insert.append((proposal.iri, DOXA.heldAt, dt_literal(now), quarantine))
             return self.record.commit(decision, replace(draft, outcome=Outcome.QUARANTINED), now)
         if relation in (Relation.UNCLEAR, Relation.CLASHES_WITH_RULE):
             return hold(HoldStatus.AWAITING_OWNER, reason)
@@ -411,6 +529,72 @@ class Gate:
                 how = Relation.WAS_WRONG
             grouped.setdefault(how, []).append(fact.iri)
         return [(how, tuple(targets)) for how, targets in grouped.items()]
+
+    def _quarantined(self, fact_id: str) -> list[Pair]:
+        iri = self.scope.fact(fact_id)
+        rows = self.store.select(
+            query("claim"),
+            dataset=Dataset(default=(self.scope.quarantine,)),
+            bindings={"claim": [iri]},
+        )
+        if not rows:
+            raise NotFound(
+                f"There is no quarantined write {fact_id!r} in scope {self.scope.name!r}; list "
+                "them with `doxa quarantine`."
+            )
+        return [(URIRef(str(r["p"])), r["o"]) for r in rows]
+
+    def release(self, fact_id: str, *, reason: str) -> Receipt:
+        """The owner says a quarantined write is not an instruction: judge it as a quotation.
+
+        It keeps its authority, standpoint and sources; the judge decides it again, except
+        that it can no longer call it an instruction. One receipt records both.
+        """
+        with self.lock:
+            stored = self._quarantined(fact_id)
+            iri = self.scope.fact(fact_id)
+            decision = Decision()
+            decision.change.delete += [(iri, p, o, self.scope.quarantine) for p, o in stored]
+            pairs = [(p, o) for p, o in stored if p != DOXA.heldAt]
+            proposal = proposal_from_pairs(self.scope, iri, pairs)
+            evidence = self._gather(proposal)
+            try:
+                verdict: Verdict | None = self.judge.judge(proposal, evidence)
+            except JudgeUnavailable:
+                verdict = None
+            if verdict is not None and verdict.relation is Relation.INSTRUCTION:
+                verdict = Verdict(Relation.NEW, (), "nothing stored says otherwise")
+            said = verdict.reason if verdict is not None else "the judge could not answer"
+            return self._publish(
+                proposal,
+                pairs,
+                input_digest(pairs),
+                evidence,
+                verdict,
+                f"released from quarantine by the owner ({reason}); {said}",
+                decision,
+            )
+
+    def discard(self, fact_id: str, *, reason: str) -> Receipt:
+        """The owner throws a quarantined write away; only its receipt stays."""
+        with self.lock:
+            stored = self._quarantined(fact_id)
+            iri = self.scope.fact(fact_id)
+            decision = Decision()
+            decision.change.delete += [(iri, p, o, self.scope.quarantine) for p, o in stored]
+            kind = dict(stored).get(DOXA.kind)
+            return self.record.commit(
+                decision,
+                ReceiptDraft(
+                    outcome=Outcome.DISCARDED,
+                    reason=reason or "discarded by the owner",
+                    judge="owner",
+                    judge_version="1",
+                    relation=Relation.INSTRUCTION,
+                    decides=iri,
+                    kind=str(kind) if kind is not None else None,
+                ),
+            )
 
     def reject(self, held_id: str, *, reason: str) -> Receipt:
         """Discard a held write; its content leaves pending, the receipt stays."""

@@ -149,7 +149,7 @@ def suspicion(
     for fact in targets:
         rule = _backing_rule(fact, rules, table)
         if rule is not None:
-            return f"it would close fact {fact.id}, which the owner's rule {rule.text!r} requires"
+            return f"it would close fact {fact.id}, which the owner's rule {rule.id} requires"
     if closed_recently + len(targets) >= policy.burst_size:
         window = int(policy.burst_window.total_seconds() // 60)
         return (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +30,7 @@ __all__ = [
     "ReceiptDraft",
     "content_digest",
     "covered",
+    "produced_digest",
     "quad_digest",
     "receipt_triples",
     "verify_chain",
@@ -87,6 +88,15 @@ def quad_digest(quads: Iterable[tuple[Node, Node, Node, Node]]) -> str:
     return digest(
         f"{ntriples(s)} {ntriples(p)} {ntriples(o)} {ntriples(g)} ." for s, p, o, g in quads
     )
+
+
+def produced_digest(node_digests: Mapping[Node, str | None]) -> str:
+    """A receipt's content digest: over each produced node's own quad digest.
+
+    One digest per node lets an erased node be accounted for by the digest its tombstone
+    kept, while every other node of the receipt is still checked against its quads.
+    """
+    return digest(f"{ntriples(node)} {value}" for node, value in node_digests.items())
 
 
 def covered(graph: Node) -> bool:
@@ -160,18 +170,34 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
     accountable: set[Node] = set()
     heads: dict[Node, Node] = {}
     derived: list[tuple[Node, Node, Node, Node]] = []
+    erased: dict[Node, Node] = {}  # erasure event -> the node it erased
+    kept: dict[Node, str] = {}  # erasure event -> the digest it kept
     for s, p, o, g in quads:
         by_node[(g, s)].append((s, p, o))
         if str(g).endswith(("/search", "/current")):
             derived.append((s, p, o, g))
         if covered(g):
             content[s].append((s, p, o, g))
+            if p == DOXA.ends:
+                erased[s] = o
+            elif p == DOXA.contentDigest:
+                kept[s] = str(o)
         if p == DOXA.head:
             heads[g] = o
         elif p == RDF.type and o == DOXA.Receipt:
             receipts[g].add(s)
         elif p == RDF.type and o in _ACCOUNTABLE and covered(g):
             accountable.add(s)
+    erasures = {
+        q[0]
+        for found in content.values()
+        for q in found
+        if (q[1], q[2]) == (RDF.type, DOXA.Erasure)
+    }
+    # what each erased node's quads digested to, as its tombstone kept it
+    tombstones = {
+        node: kept[event] for event, node in erased.items() if event in kept and event in erasures
+    }
     verified: dict[str, int] = {}
     produced_anywhere: set[Node] = set()
     for log, members in receipts.items():
@@ -204,8 +230,13 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
             produced_anywhere.update(produced)
             expected = _value(triples, DOXA.contentDigest)
             if expected is not None:
-                found = [q for node in produced for q in content.get(node, [])]
-                if quad_digest(found) != str(expected):
+                digests = {
+                    node: quad_digest(content[node])
+                    if node in content
+                    else tombstones.get(node, "")
+                    for node in produced
+                }
+                if None in digests.values() or produced_digest(digests) != str(expected):
                     raise ChainBroken(
                         f"What receipt {name} admitted does not match the digest it recorded: "
                         "a claim or event was altered, moved or removed after it was written."

@@ -13,7 +13,14 @@ from doxa.errors import NotFound
 from doxa.gate.closure import property_table
 from doxa.gate.gather import live_by_key
 from doxa.gate.index import TERM, index_entries
-from doxa.gate.receipts import ChainHead, ReceiptDraft, covered, quad_digest, receipt_triples
+from doxa.gate.receipts import (
+    ChainHead,
+    ReceiptDraft,
+    covered,
+    produced_digest,
+    quad_digest,
+    receipt_triples,
+)
 from doxa.model import (
     HoldStatus,
     Outcome,
@@ -23,7 +30,7 @@ from doxa.model import (
 from doxa.ontology import statement_key
 from doxa.resources import query
 from doxa.scope import Scope, new_id
-from doxa.store import Change, Dataset, Store
+from doxa.store import Change, Dataset, Quad, Store
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA, RDF
 
@@ -269,9 +276,16 @@ class Record:
         head = self.head()
         if decision.produced:
             nodes = set(decision.produced)
-            written = [q for q in decision.change.insert if q[0] in nodes and covered(q[3])]
+            written: dict[Node, list[Quad]] = {node: [] for node in decision.produced}
+            for q in decision.change.insert:
+                if q[0] in nodes and covered(q[3]):
+                    written[q[0]].append(q)
             draft = replace(
-                draft, content_digest=quad_digest(written), produced=tuple(decision.produced)
+                draft,
+                content_digest=produced_digest(
+                    {node: quad_digest(found) for node, found in written.items()}
+                ),
+                produced=tuple(decision.produced),
             )
         receipt_id = new_id()
         iri = self.scope.receipt(receipt_id)

@@ -97,7 +97,7 @@ class RuleJudge:
                 return Verdict(
                     Relation.CLASHES_WITH_RULE,
                     (rule.id,),
-                    f"the owner's rule forbids this: {rule.text!r}",
+                    f"the owner's rule {rule.id} forbids this",
                 )
             if (
                 rule.rule_mode is RuleMode.REQUIRES
@@ -107,7 +107,7 @@ class RuleJudge:
                 return Verdict(
                     Relation.CLASHES_WITH_RULE,
                     (rule.id,),
-                    f"the owner's rule requires another value: {rule.text!r}",
+                    f"the owner's rule {rule.id} requires another value",
                 )
         return None
 

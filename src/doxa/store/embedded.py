@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import re
+import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -57,6 +58,7 @@ class EmbeddedStore:
             if self.path is None:
                 self._open: ox.Store | None = ox.Store()
             else:
+                _finish_compaction(self.path)
                 self.path.mkdir(parents=True, exist_ok=True)
                 self._open = ox.Store(str(self.path))
         except OSError as error:
@@ -208,6 +210,48 @@ class EmbeddedStore:
     def clear_graph(self, graph: URIRef) -> None:
         self._store.remove_graph(ox.NamedNode(str(graph)))
 
+    def compact(self) -> None:
+        """Rewrite the store from its current quads and swap the copy in.
+
+        Oxigraph's files keep every string ever stored (its dictionary is append-only), even
+        after ``remove`` and ``optimize``: only a store rebuilt from what is live forgets
+        erased content. The copy is built beside the store, flushed, then swapped in by two
+        renames; an interrupted swap is finished the next time the directory is opened.
+        """
+        with self.lock:
+            if self.path is None:
+                fresh = ox.Store()
+                fresh.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
+                self._open = fresh
+                gc.collect()
+                return
+            building = _sibling(self.path, "compacting")
+            if building.exists():
+                shutil.rmtree(building)
+            fresh = ox.Store(str(building))
+            fresh.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
+            fresh.flush()
+            del fresh
+            self._open = None
+            gc.collect()  # release RocksDB's lock on both directories
+            old = _sibling(self.path, "old")
+            self.path.rename(old)
+            building.rename(self.path)
+            shutil.rmtree(old)
+            self._open = ox.Store(str(self.path))
+
+    def backup(self, target: Path) -> None:
+        """Copy the store to a new directory ``target`` (Oxigraph's own consistent backup)."""
+        if self.path is None:
+            raise StoreError("An in-memory store cannot be backed up; open one on disk.")
+        if target.exists():
+            raise StoreError(f"The backup directory {target} exists already; choose a new one.")
+        self._store.flush()
+        try:
+            self._store.backup(str(target))
+        except OSError as error:
+            raise StoreError(f"Cannot back up the store to {target}: {error}.") from error
+
     def flush(self) -> None:
         if self.path is not None:
             self._store.flush()
@@ -225,6 +269,21 @@ class EmbeddedStore:
         if self._open is None:
             raise StoreError("The store is closed; open it again with Memory.open.")
         return self._open
+
+
+def _sibling(path: Path, what: str) -> Path:
+    return path.with_name(f"{path.name}.{what}")
+
+
+def _finish_compaction(path: Path) -> None:
+    """Finish a compaction a crash interrupted (see :meth:`EmbeddedStore.compact`)."""
+    old, building = _sibling(path, "old"), _sibling(path, "compacting")
+    if not path.exists() and old.exists() and building.exists():
+        building.rename(path)  # the copy was complete: it is renamed only after its flush
+    if path.exists() and old.exists():
+        shutil.rmtree(old)
+    if path.exists() and building.exists():
+        shutil.rmtree(building)  # a copy that never got swapped in
 
 
 def _clean(error: BaseException) -> str:

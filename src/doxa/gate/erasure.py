@@ -1,0 +1,157 @@
+"""Erasure: a fact (or everything about a subject) leaves every graph; a tombstone stays.
+
+The tombstone is one ``doxa:Erasure`` event per erased node. It keeps the node's IRI, when,
+by whom and why, the SHA-256 digest of the node's quads (so the receipt that admitted it
+still verifies without its content) and, for a claim, a *salted* hash of its content (so the
+same content written again is refused, while the hash alone reveals nothing to someone
+without the scope's salt). Removing triples is not enough for Oxigraph, whose files keep
+every string they ever held; the gate compacts the store afterwards (see
+``EmbeddedStore.compact``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from rdflib import Literal, URIRef
+from rdflib.term import Node
+
+from doxa.gate.closure import property_table
+from doxa.gate.receipts import quad_digest
+from doxa.ontology import PropertyTable
+from doxa.resources import query
+from doxa.scope import Scope
+from doxa.store import Change, Dataset, Quad, Store
+from doxa.store.convert import ntriples
+from doxa.text import text_key
+from doxa.vocabulary import DOXA, RDF
+
+__all__ = [
+    "ErasurePlan",
+    "claim_hashes",
+    "content_hashes",
+    "erasure_plan",
+    "salt",
+    "subject_hash",
+]
+
+
+def salt(store: Store, scope: Scope, *, create: Change | None = None) -> str | None:
+    """The scope's salt for content hashes; with ``create``, a new one is added to it."""
+    memo = store.memo
+    key = ("doxa.salt", scope.name)
+    if memo is not None and isinstance(found := memo.get(key), str):
+        return found
+    rows = store.select(query("scope_salt"), dataset=Dataset(default=(scope.log,)))
+    value = str(rows[0]["salt"]) if rows else None
+    if value is None and create is not None:
+        value = secrets.token_hex(32)
+        create.insert.append((scope.log, DOXA.salt, Literal(value), scope.log))
+    if memo is not None and value is not None:
+        memo[key] = value
+    return value
+
+
+def _hash(salt_value: str, content: str) -> str:
+    return hashlib.sha256(f"{salt_value}\n{content}".encode()).hexdigest()
+
+
+def subject_hash(salt_value: str, iri: Node) -> str:
+    return _hash(salt_value, f"subject {ntriples(iri)}")
+
+
+def content_hashes(
+    salt_value: str,
+    table: PropertyTable,
+    *,
+    text: str,
+    subject: Node | None,
+    predicate: Node | None,
+    obj: Node | None,
+) -> list[str]:
+    """The salted hashes a claim's content is known by: its normalised text and its statement
+    (in canonical form, so an equivalent or inverse phrasing is the same content)."""
+    found = [_hash(salt_value, f"text {text_key(text)}")]
+    if subject is not None and isinstance(predicate, URIRef) and obj is not None:
+        s, p, o = table.normalise(subject, predicate, obj)
+        found.append(_hash(salt_value, f"statement {ntriples(s)} {ntriples(p)} {ntriples(o)}"))
+    return found
+
+
+class ErasurePlan:
+    """What erasing some claims deletes, and what their tombstones keep."""
+
+    def __init__(self) -> None:
+        self.change = Change()
+        self.nodes: list[URIRef] = []  # every erased node: claims, events, held writes
+        self.claims: list[URIRef] = []
+        self.digests: dict[URIRef, str] = {}  # covered content of each node, before erasure
+        self.values: dict[URIRef, dict[URIRef, Node]] = {}  # claims' own values, for hashes
+
+
+def erasure_plan(
+    store: Store, scope: Scope, claims: Sequence[URIRef], claim_graphs: Iterable[URIRef]
+) -> ErasurePlan:
+    """The deletions that take ``claims`` (and their events and held writes) out of every graph
+    of the scope, with the digests their tombstones keep."""
+    plan = ErasurePlan()
+    if not claims:
+        return plan
+    log_pending = Dataset(default=(scope.log, scope.pending))
+    events = [
+        URIRef(str(row["node"]))
+        for row in store.select(
+            query("events_about"), dataset=log_pending, bindings={"claim": list(claims)}
+        )
+    ]
+    nodes = [*claims, *(e for e in events if e not in claims)]
+    graphs = (*claim_graphs, scope.pending, scope.quarantine, scope.search, scope.log)
+    rows = store.select(
+        query("node_quads"), dataset=Dataset(default=(), named=graphs), bindings={"node": nodes}
+    )
+    quads: dict[URIRef, list[Quad]] = defaultdict(list)
+    for row in rows:
+        node = URIRef(str(row["node"]))
+        quads[node].append((node, row["p"], row["o"], URIRef(str(row["g"]))))
+    for node in nodes:
+        found = quads.get(node, [])
+        if not found:
+            continue
+        plan.nodes.append(node)
+        plan.change.delete += found
+        covered = [q for q in found if q[3] != scope.search and _covered(scope, q[3])]
+        if covered:
+            plan.digests[node] = quad_digest(covered)
+        if node in claims:
+            plan.claims.append(node)
+            plan.values[node] = {URIRef(str(p)): o for _, p, o, g in found if g != scope.search}
+    # the statements the erased claims put in ``current``
+    for claim in plan.claims:
+        values = plan.values[claim]
+        statement = tuple(values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
+        if None not in statement:
+            s, p, o = statement
+            assert s is not None
+            assert p is not None
+            assert o is not None
+            plan.change.delete.append((s, p, o, scope.current))
+    return plan
+
+
+def _covered(scope: Scope, graph: URIRef) -> bool:
+    return graph not in (scope.pending, scope.quarantine, scope.current)
+
+
+def claim_hashes(store: Store, salt_value: str, values: dict[URIRef, Node]) -> list[str]:
+    """The salted content hashes of one stored claim's values."""
+    return content_hashes(
+        salt_value,
+        property_table(store),
+        text=str(values.get(DOXA.text, "")),
+        subject=values.get(RDF.subject),
+        predicate=values.get(RDF.predicate),
+        obj=values.get(RDF.object),
+    )
