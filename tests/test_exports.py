@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -337,7 +338,7 @@ WORDS = ["tea", "coffee", "Paris", "Lyon", "meeting", "Monday", "Bob", "call"]
 STEPS = st.lists(
     st.builds(
         Step,
-        kind=st.sampled_from(["remember", "statement", "approve", "retract"]),
+        kind=st.sampled_from(["remember", "statement", "approve", "retract", "erase"]),
         text=st.integers(0, len(WORDS) - 1),
         topic=st.integers(0, 2),
         value=st.integers(0, 3),
@@ -354,21 +355,25 @@ def replay(steps: list[Step]) -> doxa.Memory:
         clock.set(f"2026-03-{day:02d}")
         words = f"{WORDS[step.text]} {WORDS[(step.text + step.value) % len(WORDS)]}"
         if step.kind == "remember":
-            mem.remember(f"Note about {words}", topic=f"t{step.topic}", authority="owner")
+            with contextlib.suppress(doxa.ErasedContent):  # erased content may not come back
+                mem.remember(f"Note about {words}", topic=f"t{step.topic}", authority="owner")
         elif step.kind == "statement":
-            mem.remember(
-                f"Alice lives in {WORDS[step.value]}",
-                topic="home",
-                subject=EX + "alice",
-                predicate=EX + "livesIn",
-                object=EX + WORDS[step.value],
-                authority="owner",
-                valid_from=f"2026-03-{day:02d}",
-            )
+            with contextlib.suppress(doxa.ErasedContent):
+                mem.remember(
+                    f"Alice lives in {WORDS[step.value]}",
+                    topic="home",
+                    subject=EX + "alice",
+                    predicate=EX + "livesIn",
+                    object=EX + WORDS[step.value],
+                    authority="owner",
+                    valid_from=f"2026-03-{day:02d}",
+                )
         elif step.kind == "approve" and mem.held():
             mem.approve(mem.held()[0])
         elif step.kind == "retract" and mem.facts():
             mem.retract(mem.facts()[0], reason=f"wrong about {words}")
+        elif step.kind == "erase" and mem.facts():
+            mem.erase(mem.facts()[-1], reason="privacy")
     return mem
 
 
