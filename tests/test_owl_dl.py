@@ -16,6 +16,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from rdflib import Graph, URIRef
+from rdflib.collection import Collection
+from rdflib.namespace import OWL, RDF
 
 ROOT = Path(__file__).resolve().parents[1]
 ONTOLOGY = ROOT / "ontology" / "doxa.ttl"
@@ -158,3 +161,29 @@ def test_household_ontology_drives_the_judge() -> None:
     # control: a many-valued property just adds
     assert say("Alice likes tea", "alice", "likes", "tea", "2020-01-01") == "new"
     assert say("Alice likes jazz", "alice", "likes", "jazz", "2026-03-08") == "new"
+
+
+def enumeration_gaps(graph: Graph) -> dict[str, set[str]]:
+    """Individuals typed with an enumerated class (owl:oneOf) but missing from its list."""
+    gaps: dict[str, set[str]] = {}
+    for cls, enumeration in graph.subject_objects(OWL.equivalentClass):
+        listed = graph.value(enumeration, OWL.oneOf)
+        if listed is None:
+            continue
+        members = set(Collection(graph, listed))
+        typed = set(graph.subjects(RDF.type, cls))
+        if typed - members:
+            gaps[str(cls)] = {str(i) for i in typed - members}
+    return gaps
+
+
+def test_enumerated_classes_list_every_member() -> None:
+    """Each closed list (Outcome, Relation …) names every individual typed with it in its
+    owl:oneOf; an individual added to the class alone makes the ontology inconsistent with
+    owl:AllDifferent, which the reasoner reports only as "inconsistent". Control: a new
+    outcome typed but not listed is found."""
+    graph = Graph().parse(ONTOLOGY, format="turtle")
+    assert enumeration_gaps(graph) == {}
+    doxa_ns = "https://w3id.org/doxa#"
+    graph.add((URIRef(doxa_ns + "Forgotten"), RDF.type, URIRef(doxa_ns + "Outcome")))
+    assert enumeration_gaps(graph) == {doxa_ns + "Outcome": {doxa_ns + "Forgotten"}}
