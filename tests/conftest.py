@@ -1,12 +1,20 @@
-"""Shared fixtures: an in-memory store by default, a fixed clock, a small domain ontology."""
+"""Shared fixtures: an in-memory store by default, a fixed clock, a small domain ontology.
+
+The store tests (tests/store) and the scenarios (tests/scenarios) run on every backend: the
+embedded store, the Oxigraph server and Virtuoso 7 (started once per session, see
+tests/servers.py). Every other test runs on the embedded store only, to keep CI short.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from tests.servers import Server, oxigraph_server, virtuoso_server
 
 import doxa
+from doxa.store import EmbeddedStore, Store
 
 EX = "http://example.org/"
 
@@ -25,10 +33,57 @@ def clock() -> doxa.FixedClock:
     return doxa.FixedClock("2026-03-01T09:00:00Z")
 
 
+BACKENDS = ("embedded", "oxigraph", "virtuoso")
+ACROSS_BACKENDS = ("store", "scenarios")  # test folders that run on every backend
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    folder = Path(str(metafunc.definition.fspath)).parent.name
+    if "backend" in metafunc.fixturenames and folder in ACROSS_BACKENDS:
+        metafunc.parametrize("backend", BACKENDS, indirect=True)
+
+
 @pytest.fixture
-def memory(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
-    """An in-memory store, scope 'alice', with the example domain ontology loaded."""
-    mem = doxa.Memory.open(None, scope="alice", clock=clock)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Which store the test runs on: 'embedded' unless the test folder runs on every backend."""
+    return str(getattr(request, "param", "embedded"))
+
+
+@pytest.fixture(scope="session")
+def oxigraph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with oxigraph_server(tmp_path_factory.mktemp("oxigraph")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with virtuoso_server(tmp_path_factory.mktemp("virtuoso")) as server:
+        yield server
+
+
+@pytest.fixture
+def server(backend: str, request: pytest.FixtureRequest) -> Server | None:
+    """The running server behind ``backend``, emptied for this test (None when embedded)."""
+    if backend == "embedded":
+        return None
+    found = request.getfixturevalue(backend)
+    assert isinstance(found, Server)
+    found.clear()
+    return found
+
+
+@pytest.fixture
+def store(server: Server | None) -> Iterator[Store]:
+    """An empty store of the test's backend."""
+    opened: Store = EmbeddedStore() if server is None else server.store()
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def memory(store: Store, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
+    """An empty store, scope 'alice', with the example domain ontology loaded."""
+    mem = doxa.Memory(store, scope="alice", clock=clock)
     mem.add_ontology(DOMAIN)
     yield mem
     mem.close()

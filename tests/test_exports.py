@@ -459,3 +459,18 @@ def test_progress_flag_draws_a_bar_on_stderr(tmp_path: Path, command: str) -> No
     assert shown.stderr.endswith(f"\r{label} [{'#' * 30}] {total}/{total} quads\n")
     assert shown.stderr.startswith(f"\r{label} [{' ' * 30}] 0/{total} quads")
     assert label not in shown.stdout
+
+
+def test_import_on_disk_journals_the_restored_receipts(
+    alice: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path
+) -> None:
+    """After an import into a store on disk, its journal knows every restored receipt, so the
+    store reopens without a journal complaint; the scope's facts come back (control)."""
+    alice.export(tmp_path / "x.nq")
+    with doxa.Memory.open(tmp_path / "restored", scope="alice", clock=clock) as fresh:
+        fresh.load_export(tmp_path / "x.nq")
+        journal = fresh.store.journal  # type: ignore[attr-defined]
+        assert journal.heads["alice"].sequence == len(alice.receipts())
+    with doxa.Memory.open(tmp_path / "restored", scope="alice", clock=clock) as reopened:
+        assert reopened.facts() == alice.facts()
+        assert reopened.verify() == len(alice.receipts())

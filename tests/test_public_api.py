@@ -44,12 +44,14 @@ EXPECTED = [
     "ShapeViolation",
     "Standing",
     "Stats",
+    "StoreBehindJournal",
     "StoreError",
     "StoreLocked",
     "Support",
     "SystemClock",
     "Verdict",
     "Why",
+    "WriteConflict",
 ]
 
 

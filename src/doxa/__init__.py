@@ -18,8 +18,10 @@ from doxa.errors import (
     ScopeViolation,
     ShapeCheckFailed,
     ShapeViolation,
+    StoreBehindJournal,
     StoreError,
     StoreLocked,
+    WriteConflict,
 )
 from doxa.judges import Evidence, Judge, RuleJudge
 from doxa.judges.evaluation import Case, EvalReport
@@ -90,10 +92,12 @@ __all__ = [
     "ShapeViolation",
     "Standing",
     "Stats",
+    "StoreBehindJournal",
     "StoreError",
     "StoreLocked",
     "Support",
     "SystemClock",
     "Verdict",
     "Why",
+    "WriteConflict",
 ]

@@ -11,6 +11,8 @@ callers that only know Python's exceptions still catch it::
     │   └── ScopeViolation               a query tried to leave its scope
     ├── StoreError (OSError)             the store cannot be opened, read or written
     │   ├── StoreLocked                  another process holds the store directory
+    │   ├── StoreBehindJournal           the store lost decisions its journal acknowledged
+    │   ├── WriteConflict                another process kept writing the same scope first
     │   └── ChainBroken                  the receipt hash chain does not verify
     ├── ShapeCheckFailed (RuntimeError)  pySHACL itself failed: not a verdict on the write
     └── JudgeUnavailable (RuntimeError)  the judge could not answer; the write waits unchecked
@@ -31,8 +33,10 @@ __all__ = [
     "ScopeViolation",
     "ShapeCheckFailed",
     "ShapeViolation",
+    "StoreBehindJournal",
     "StoreError",
     "StoreLocked",
+    "WriteConflict",
 ]
 
 
@@ -92,6 +96,17 @@ class StoreError(DoxaError, OSError):
 
 class StoreLocked(StoreError):
     """Another process has the store directory open for writing."""
+
+
+class StoreBehindJournal(StoreError):
+    """The store ends before decisions doxa's journal acknowledged (a crash lost them)."""
+
+
+class WriteConflict(StoreError):
+    """Another process published to the same scope first, every time the gate tried.
+
+    Nothing of the write was stored; writing it again judges it against what is there now.
+    """
 
 
 class ChainBroken(StoreError):

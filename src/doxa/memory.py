@@ -13,10 +13,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+import httpx
 from rdflib import URIRef
 
 from doxa.clock import Clock, SystemClock, parse_instant
-from doxa.errors import InvalidInput, NotFound, StoreError
+from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
 from doxa.exports import (
     Progress,
     export_scope,
@@ -61,6 +62,8 @@ from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.convert import ntriples
+from doxa.store.journal import JournalEntry
+from doxa.store.remote import RemoteStore
 from doxa.terms import as_iri, as_text
 from doxa.text import words
 from doxa.vocabulary import ONTOLOGY_GRAPH
@@ -105,6 +108,7 @@ class Memory:
             policy=policy,
         )
         self._ensure_ontology()
+        self._check_journal()
 
     @classmethod
     def open(
@@ -120,14 +124,39 @@ class Memory:
 
         Raises :class:`~doxa.StoreLocked` when another process has the directory open.
         """
-        return cls(
-            EmbeddedStore(path),
-            scope=scope,
-            judge=judge,
-            clock=clock,
-            policy=policy,
-            owns_store=True,
-        )
+        store = EmbeddedStore(path)
+        try:
+            return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
+        except BaseException:
+            store.close()  # a bad scope or a refused journal check: release the directory
+            raise
+
+    @classmethod
+    def connect(
+        cls,
+        query_url: str,
+        update_url: str | None = None,
+        *,
+        scope: str,
+        auth: tuple[str, str] | httpx.Auth | None = None,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+        policy: ClosingPolicy | None = None,
+    ) -> Memory:
+        """Use a SPARQL 1.1 server (Oxigraph server, Virtuoso, Fuseki, GraphDB, Neptune).
+
+        ``update_url`` defaults to ``query_url`` (one endpoint for both, as on Virtuoso).
+        Several processes may write the same scope through one server: each decision is one
+        Update request that applies only if no other process published since the gate read,
+        else the judge runs again (docs/remote.md). Raises :class:`~doxa.StoreError` when the
+        server cannot be reached.
+        """
+        store = RemoteStore(query_url, update_url, auth=auth)
+        try:
+            return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
+        except BaseException:
+            store.close()
+            raise
 
     def close(self) -> None:
         """Flush and close the store if this memory opened it."""
@@ -154,6 +183,37 @@ class Memory:
                 for s, p, o, _ in self.store.quads(ONTOLOGY_GRAPH)
             )
             close_ontology(self.store, next_digest(None, "\n".join(lines).encode()))
+
+    def _check_journal(self) -> None:
+        """Compare the store's receipt chain with doxa's fsynced journal of decisions."""
+        journal = getattr(self.store, "journal", None)
+        if journal is None:
+            return
+        head = self.gate.record.head()
+        entry = journal.heads.get(self.scope.name)
+        known = entry.sequence if entry is not None else 0
+        if known > head.sequence:
+            lost = known - head.sequence
+            raise StoreBehindJournal(
+                f"The store at {getattr(self.store, 'path', '?')} is missing {lost} decision(s) "
+                f"of scope {self.scope.name!r} that were acknowledged (the journal has receipts "
+                f"up to #{known}, the store ends at #{head.sequence}): its write-ahead log lost "
+                "them in a crash. Restore the latest backup with `doxa restore`, or accept the "
+                "loss with `doxa recover --accept-loss`."
+            )
+        if entry is not None and known == head.sequence and entry.hash != head.receipt_hash:
+            raise ChainBroken(
+                f"The store's latest receipt #{known} of scope {self.scope.name!r} is not the "
+                "one the journal acknowledged: the store was replaced or altered. Restore a "
+                "backup with `doxa restore`."
+            )
+        if known < head.sequence:  # stored, then a crash before the journal line: repair
+            for receipt in self.receipts()[known:]:
+                journal.append(
+                    JournalEntry(
+                        self.scope.name, receipt.sequence, receipt.id, receipt.receipt_hash
+                    )
+                )
 
     # -- writes ----------------------------------------------------------------------
 
@@ -631,7 +691,9 @@ class Memory:
         """
         quads = read_export(Path(source), format)
         with self.store.lock:
-            return import_scope(self.store, self.scope, quads, progress=progress)
+            count = import_scope(self.store, self.scope, quads, progress=progress)
+            self._check_journal()  # journal the restored receipts, as after a crash
+        return count
 
 
 def _only(graph: URIRef) -> Dataset:

@@ -174,3 +174,44 @@ def test_axioms_added_later_apply_to_later_writes(clock: doxa.FixedClock) -> Non
             authority="owner",
         )
         assert after.relation is doxa.Relation.SAME
+
+
+def test_outside_detail_keeps_its_own_authority_and_standpoint(mem: doxa.Memory) -> None:
+    """Merging never raises authority: a web page's detail on an owner fact stays the page's."""
+    page = "https://people.example/gina"
+    owner = say(mem, "gina lives in Germany", "gina", "livesIn", "Germany", kind="location")
+    detail = say(
+        mem,
+        "Gina lives in Berlin, says her page",
+        "gina",
+        "livesIn",
+        "Berlin",
+        kind="location",
+        authority="external",
+        sources=[page],
+    )
+    assert detail.relation is doxa.Relation.ADDS_DETAIL
+    fact = mem.get(detail.fact or "")
+    assert (fact.authority, fact.support, str(fact.standpoint)) == (
+        doxa.Authority.EXTERNAL,
+        doxa.Support.QUOTED,
+        page,
+    )
+    assert fact.refines == (owner.fact,)
+    why = mem.why(detail.fact or "")
+    assert why.fact.authority is doxa.Authority.EXTERNAL
+    assert [str(s) for s in why.fact.sources] == [page]
+    # control: the owner's fact is still the owner's, and a page repeating it adds evidence
+    # without lending the page's words the owner's authority, or the owner's fact the page's
+    again = say(
+        mem,
+        "gina lives in germany",
+        "gina",
+        "livesIn",
+        "Germany",
+        kind="location",
+        authority="external",
+        sources=[page],
+    )
+    assert again.relation is doxa.Relation.SAME
+    assert mem.get(owner.fact or "").authority is doxa.Authority.OWNER

@@ -10,13 +10,13 @@ from __future__ import annotations
 import hashlib
 
 import owlrl
-from rdflib import Graph, Literal, URIRef
+from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from doxa.ontology import PropertyTable
 from doxa.resources import query
 from doxa.store import Change, Dataset, Store
-from doxa.vocabulary import CLOSURE_GRAPH, DOXA, ONTOLOGY_GRAPH
+from doxa.vocabulary import CLOSURE_GRAPH, DOXA, ONTOLOGY_GRAPH, OWL, RDF, RDFS, SKOS
 
 __all__ = [
     "broader_objects",
@@ -51,9 +51,14 @@ def close_ontology(store: Store, digest: str) -> int:
         graph = Graph()
         for s, p, o, _ in store.quads(ONTOLOGY_GRAPH):
             graph.add((s, p, o))
+        # SKOS: broader is a sub-property of the transitive broaderTransitive, so the
+        # closure holds every narrower-to-broader chain and no query needs a property path
+        graph.add((SKOS.broader, RDFS.subPropertyOf, SKOS.broaderTransitive))
+        graph.add((SKOS.broaderTransitive, RDF.type, OWL.TransitiveProperty))
         owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
-        # generalised RDF (literal subjects) is legal in the closure, not in a store
-        closed = [(s, p, o) for s, p, o in graph if _storable(s, p)]
+        # generalised RDF (literal subjects) is legal in the closure, not in a store; blank
+        # nodes become IRIs, since some servers (Virtuoso) refuse them in INSERT DATA
+        closed = [(_skolem(s), p, _skolem(o)) for s, p, o in graph if _storable(s, p)]
         if len(_CLOSURES) > 16:
             _CLOSURES.clear()
         _CLOSURES[digest] = closed
@@ -69,6 +74,12 @@ def close_ontology(store: Store, digest: str) -> int:
 
 
 _CLOSURES: dict[str, list[tuple[Node, Node, Node]]] = {}
+
+
+def _skolem(node: Node) -> Node:
+    if isinstance(node, BNode):
+        return URIRef(f"urn:doxa:closure:node:{node}")
+    return node
 
 
 def _storable(subject: Node, predicate: Node) -> bool:

@@ -7,16 +7,27 @@ runs outside it, and if a graph it read changed meanwhile, it runs again.
 
 from __future__ import annotations
 
+import random
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.clock import Clock
-from doxa.errors import ErasedContent, InvalidInput, JudgeUnavailable, NotFound, ShapeViolation
+from doxa.errors import (
+    ErasedContent,
+    InvalidInput,
+    JudgeUnavailable,
+    NotFound,
+    ShapeViolation,
+    WriteConflict,
+)
 from doxa.gate.closure import broader_objects, property_table
 from doxa.gate.erasure import claim_hashes, content_hashes, erasure_plan, salt, subject_hash
 from doxa.gate.gather import gather, live_by_keys
@@ -53,7 +64,9 @@ from doxa.vocabulary import DOXA, PROV, RDF
 __all__ = ["Gate"]
 
 Pair = tuple[URIRef, Node]
-MAX_ATTEMPTS = 4
+T = TypeVar("T")
+UNLOCKED_ATTEMPTS = 3  # then the gate judges under the store's lock: no thread can overtake
+MAX_ATTEMPTS = 40  # only other processes (a shared server) can make a locked attempt lose
 
 
 class Gate:
@@ -84,18 +97,23 @@ class Gate:
         digest = input_digest(pairs)
         failures = self.shapes.check(write_graph(proposal.iri, pairs, self.clock.now()))
         if failures:
-            with self.lock:
-                receipt = self.record.commit(
-                    Decision(),
-                    ReceiptDraft(
-                        outcome=Outcome.REJECTED,
-                        reason="; ".join(f.message for f in failures),
-                        judge="shapes",
-                        judge_version="1",
-                        input_digest=digest,
-                        kind=proposal.kind,
-                    ),
-                )
+            reason = "; ".join(f.message for f in failures)
+
+            def reject() -> Receipt:
+                with self.lock:
+                    return self.record.commit(
+                        Decision(after=self.record.mark()),
+                        ReceiptDraft(
+                            outcome=Outcome.REJECTED,
+                            reason=reason,
+                            judge="shapes",
+                            judge_version="1",
+                            input_digest=digest,
+                            kind=proposal.kind,
+                        ),
+                    )
+
+            receipt = self._settled(reject)
             receipt = replace(receipt, failures=tuple(str(f) for f in failures))
             if strict:
                 raise ShapeViolation(failures, receipt.id)
@@ -103,11 +121,15 @@ class Gate:
         self._refuse_erased(proposal)
         for attempt in range(MAX_ATTEMPTS):
             last = attempt == MAX_ATTEMPTS - 1
-            if last:
-                self.lock.acquire()  # the last attempt judges under the lock: it cannot lose
+            # later attempts judge under the lock: no other thread can win, so only another
+            # process writing the same server can still make them lose
+            locked = attempt >= UNLOCKED_ATTEMPTS
+            if locked:
+                self.lock.acquire()
             try:
                 # read the counter first: a change published during the reads looks stale
                 version = self.record.version()
+                after = self.record.mark()  # other processes: the publish is guarded by it
                 evidence = self._gather(proposal)
                 verdict: Verdict | None
                 try:
@@ -118,11 +140,35 @@ class Gate:
                 with self.lock:
                     if self.record.version() != version:
                         continue  # what the judge read changed meanwhile: judge again
-                    return self._publish(proposal, pairs, digest, evidence, verdict, reason)
+                    try:
+                        return self._publish(
+                            proposal,
+                            pairs,
+                            digest,
+                            evidence,
+                            verdict,
+                            reason,
+                            Decision(after=after),
+                        )
+                    except WriteConflict:
+                        if last:
+                            raise  # another process won every time: nothing was written
+                _pause(attempt)  # another process published first: judge again
             finally:
-                if last:
+                if locked:
                     self.lock.release()
-        raise AssertionError("unreachable: the last attempt holds the lock")
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _settled(self, decide: Callable[[], T]) -> T:
+        """Run an owner's decision, again (reading afresh) if another process published first."""
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                return decide()
+            except WriteConflict:
+                if attempt == MAX_ATTEMPTS - 1:
+                    raise
+                _pause(attempt)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _gather(self, proposal: Proposal) -> Evidence:
         reads_text = getattr(self.judge, "fallback", None) is not None
@@ -175,7 +221,15 @@ class Gate:
         and held writes, and writes one ``doxa:Erasure`` tombstone per erased node, all in one
         receipt. The caller compacts the store afterwards so the files forget the strings.
         """
+        return self._settled(
+            lambda: self._erase(fact_id=fact_id, subject=subject, reason=reason, actor=actor)
+        )
+
+    def _erase(
+        self, *, fact_id: str | None, subject: URIRef | None, reason: str, actor: URIRef
+    ) -> Receipt:
         with self.lock:
+            after = self.record.mark()  # guards the publish on a shared server
             graphs = self.record.claim_graphs()
             everywhere = Dataset(
                 default=(), named=(*graphs, self.scope.pending, self.scope.quarantine)
@@ -201,7 +255,7 @@ class Gate:
                     f"There is no {what} to erase in scope {self.scope.name!r}; list facts "
                     "with `doxa facts --include-ended` (or `doxa held`, `doxa quarantine`)."
                 )
-            decision = Decision()
+            decision = Decision(after=after)
             salt_value = salt(self.store, self.scope, create=decision.change)
             assert salt_value is not None
             plan = erasure_plan(self.store, self.scope, claims, graphs)
@@ -212,20 +266,8 @@ class Gate:
                 if q[3] != self.scope.current
                 or not self.record.shared((q[0], q[1], q[2]), set(keep))
             ]
-            now = self.clock.now()
-            log = self.scope.log
+            tombstones = []
             for position, node in enumerate(plan.nodes):
-                event = self.scope.event(new_id())
-                insert = decision.change.insert
-                insert += [
-                    (event, RDF.type, DOXA.Erasure, log),
-                    (event, DOXA.ends, node, log),
-                    (event, DOXA.recordedAt, dt_literal(now), log),
-                    (event, DOXA.reason, Literal(reason), log),
-                    (event, PROV.wasAttributedTo, actor, log),
-                ]
-                if node in plan.digests:
-                    insert.append((event, DOXA.contentDigest, Literal(plan.digests[node]), log))
                 hashes = (
                     claim_hashes(self.store, salt_value, plan.values[node])
                     if node in plan.values
@@ -233,21 +275,94 @@ class Gate:
                 )
                 if subject is not None and position == 0:
                     hashes.append(subject_hash(salt_value, subject))
-                insert += [(event, DOXA.contentHash, Literal(h), log) for h in hashes]
-                decision.produced.append(event)
-            decision.bumped = True
-            return self.record.commit(
+                tombstones.append((node, plan.digests.get(node), hashes))
+            return self._bury(decision, tombstones, plan.claims, reason, actor, salt_value)
+
+    def _bury(
+        self,
+        decision: Decision,
+        tombstones: list[tuple[URIRef, str | None, list[str]]],
+        claims: list[URIRef],
+        reason: str,
+        actor: URIRef,
+        salt_value: str,
+    ) -> Receipt:
+        """Write one erasure tombstone per node and commit them with one receipt.
+
+        The journal line carries the tombstones (never content), so a restored backup gets
+        them back (see :meth:`reapply_erasure`).
+        """
+        now = self.clock.now()
+        log = self.scope.log
+        for node, digest, hashes in tombstones:
+            event = self.scope.event(new_id())
+            insert = decision.change.insert
+            insert += [
+                (event, RDF.type, DOXA.Erasure, log),
+                (event, DOXA.ends, node, log),
+                (event, DOXA.recordedAt, dt_literal(now), log),
+                (event, DOXA.reason, Literal(reason), log),
+                (event, PROV.wasAttributedTo, actor, log),
+            ]
+            if digest is not None:
+                insert.append((event, DOXA.contentDigest, Literal(digest), log))
+            insert += [(event, DOXA.contentHash, Literal(h), log) for h in hashes]
+            decision.produced.append(event)
+        decision.bumped = True
+        decision.erasure = {
+            "salt": salt_value,
+            "reason": reason,
+            "actor": str(actor),
+            "claims": [str(c) for c in claims],
+            "nodes": [
+                {"node": str(node), "digest": digest, "hashes": hashes}
+                for node, digest, hashes in tombstones
+            ],
+        }
+        return self.record.commit(
+            decision,
+            ReceiptDraft(
+                outcome=Outcome.ERASED,
+                reason=reason,
+                judge="owner",
+                judge_version="1",
+                decides=claims[0] if claims else None,
+                targets=tuple(claims),
+                actor=actor,
+            ),
+            now,
+        )
+
+    def reapply_erasure(self, record: dict[str, Any]) -> Receipt:
+        """Apply a journaled erasure again (to a restored backup): delete whatever of its
+        nodes the backup still holds and write its tombstones, with a new receipt."""
+        return self._settled(lambda: self._reapply_erasure(record))
+
+    def _reapply_erasure(self, record: dict[str, Any]) -> Receipt:
+        with self.lock:
+            after = self.record.mark()
+            decision = Decision(after=after)
+            current = salt(self.store, self.scope)
+            if current is None:
+                decision.change.insert.append(
+                    (self.scope.log, DOXA.salt, Literal(record["salt"]), self.scope.log)
+                )
+                if self.store.memo is not None:
+                    self.store.memo[("doxa.salt", self.scope.name)] = record["salt"]
+            claims = [URIRef(c) for c in record["claims"]]
+            plan = erasure_plan(self.store, self.scope, claims, self.record.claim_graphs())
+            decision.change.delete += plan.change.delete
+            tombstones = [
+                (URIRef(n["node"]), n.get("digest"), list(n.get("hashes", [])))
+                for n in record["nodes"]
+            ]
+            return self._bury(
                 decision,
-                ReceiptDraft(
-                    outcome=Outcome.ERASED,
-                    reason=reason,
-                    judge="owner",
-                    judge_version="1",
-                    decides=plan.claims[0] if plan.claims else None,
-                    targets=tuple(plan.claims),
-                    actor=actor,
-                ),
-                now,
+                tombstones,
+                claims,
+                str(record["reason"]),
+                URIRef(record["actor"]),
+                current or str(record["salt"]),
             )
 
     def preview(self, proposal: Proposal) -> Verdict:
@@ -410,32 +525,36 @@ class Gate:
         """
         receipts = []
         for held_id in self.record.unchecked():
-            with self.lock:
-                try:
-                    held, claim = self.record.held(held_id)
-                except NotFound:
-                    continue  # decided meanwhile
-                pairs = [(p, o) for p, o in claim if p != DOXA.heldAt]
-                proposal = proposal_from_pairs(self.scope, self.scope.fact(held_id), pairs)
-                evidence = self._gather(proposal)
-                try:
-                    verdict = self.judge.judge(proposal, evidence)
-                except JudgeUnavailable:
-                    continue
-                decision = Decision()
-                self.record.unhold(decision, held_id, held, claim)
-                receipts.append(
-                    self._publish(
-                        proposal,
-                        pairs,
-                        input_digest(pairs),
-                        evidence,
-                        verdict,
-                        f"judged again: {verdict.reason}",
-                        decision,
-                    )
-                )
+            receipt = self._settled(partial(self._rejudge_one, held_id))
+            if receipt is not None:
+                receipts.append(receipt)
         return receipts
+
+    def _rejudge_one(self, held_id: str) -> Receipt | None:
+        with self.lock:
+            after = self.record.mark()  # guards the publish on a shared server
+            try:
+                held, claim = self.record.held(held_id)
+            except NotFound:
+                return None  # decided meanwhile
+            pairs = [(p, o) for p, o in claim if p != DOXA.heldAt]
+            proposal = proposal_from_pairs(self.scope, self.scope.fact(held_id), pairs)
+            evidence = self._gather(proposal)
+            try:
+                verdict = self.judge.judge(proposal, evidence)
+            except JudgeUnavailable:
+                return None  # still down: the write stays held, nothing is lost
+            decision = Decision(after=after)
+            self.record.unhold(decision, held_id, held, claim)
+            return self._publish(
+                proposal,
+                pairs,
+                input_digest(pairs),
+                evidence,
+                verdict,
+                f"judged again: {verdict.reason}",
+                decision,
+            )
 
     def approve(self, held_id: str, *, as_relation: Relation | None = None) -> Receipt:
         """Admit a held write as the owner decided, and leave a receipt.
@@ -445,12 +564,16 @@ class Gate:
         when the approved value starts later, else retracted), so approving never leaves two
         live values. ``as_relation`` (``replaces`` or ``was_wrong``) says how to end them.
         """
+        return self._settled(lambda: self._approve(held_id=held_id, as_relation=as_relation))
+
+    def _approve(self, held_id: str, *, as_relation: Relation | None = None) -> Receipt:
         with self.lock:
+            after = self.record.mark()  # guards the publish on a shared server
             held, claim = self.record.held(held_id)
             relation = as_relation or _held_relation(held)
             saved = tuple(URIRef(str(t)) for p, t in held if p == DOXA.target)
             now = self.clock.now()
-            decision = Decision()
+            decision = Decision(after=after)
             self.record.unhold(decision, held_id, held, claim)
             pairs = [(p, o) for p, o in claim if p != DOXA.heldAt]
             values = dict(pairs)
@@ -550,10 +673,14 @@ class Gate:
         It keeps its authority, standpoint and sources; the judge decides it again, except
         that it can no longer call it an instruction. One receipt records both.
         """
+        return self._settled(lambda: self._release(fact_id=fact_id, reason=reason))
+
+    def _release(self, fact_id: str, *, reason: str) -> Receipt:
         with self.lock:
+            after = self.record.mark()  # guards the publish on a shared server
             stored = self._quarantined(fact_id)
             iri = self.scope.fact(fact_id)
-            decision = Decision()
+            decision = Decision(after=after)
             decision.change.delete += [(iri, p, o, self.scope.quarantine) for p, o in stored]
             pairs = [(p, o) for p, o in stored if p != DOXA.heldAt]
             proposal = proposal_from_pairs(self.scope, iri, pairs)
@@ -577,10 +704,14 @@ class Gate:
 
     def discard(self, fact_id: str, *, reason: str) -> Receipt:
         """The owner throws a quarantined write away; only its receipt stays."""
+        return self._settled(lambda: self._discard(fact_id=fact_id, reason=reason))
+
+    def _discard(self, fact_id: str, *, reason: str) -> Receipt:
         with self.lock:
+            after = self.record.mark()  # guards the publish on a shared server
             stored = self._quarantined(fact_id)
             iri = self.scope.fact(fact_id)
-            decision = Decision()
+            decision = Decision(after=after)
             decision.change.delete += [(iri, p, o, self.scope.quarantine) for p, o in stored]
             kind = dict(stored).get(DOXA.kind)
             return self.record.commit(
@@ -598,9 +729,13 @@ class Gate:
 
     def reject(self, held_id: str, *, reason: str) -> Receipt:
         """Discard a held write; its content leaves pending, the receipt stays."""
+        return self._settled(lambda: self._reject(held_id=held_id, reason=reason))
+
+    def _reject(self, held_id: str, *, reason: str) -> Receipt:
         with self.lock:
+            after = self.record.mark()  # guards the publish on a shared server
             held, claim = self.record.held(held_id)
-            decision = Decision()
+            decision = Decision(after=after)
             self.record.unhold(decision, held_id, held, claim)
             return self.record.commit(
                 decision,
@@ -617,14 +752,18 @@ class Gate:
 
     def retract(self, fact_id: str, *, reason: str) -> Receipt:
         """The owner says a fact was never true: a retraction event ends belief in it."""
+        return self._settled(lambda: self._retract(fact_id=fact_id, reason=reason))
+
+    def _retract(self, fact_id: str, *, reason: str) -> Receipt:
         with self.lock:
+            after = self.record.mark()  # guards the publish on a shared server
             iri = self.scope.fact(fact_id)
             if not self.record.is_live(iri, sparql=query("retractable")):
                 raise NotFound(
                     f"There is no unretracted fact {fact_id!r} in scope {self.scope.name!r}; "
                     "check the id with `doxa facts --include-ended`."
                 )
-            decision = Decision()
+            decision = Decision(after=after)
             now = self.clock.now()
             self.record.close(decision, Relation.WAS_WRONG, (iri,), None, None, reason, now)
             return self.record.commit(
@@ -649,6 +788,11 @@ class Gate:
         ``scores`` maps kind to (agreements, decisions). A set is counted once per judge:
         scoring the same file again is refused, so it cannot be replayed to earn closing.
         """
+        return self._settled(lambda: self._calibrate(judge, scores, digest=digest, reason=reason))
+
+    def _calibrate(
+        self, judge: str, scores: dict[str, tuple[int, int]], *, digest: str, reason: str
+    ) -> list[Receipt]:
         with self.lock:
             if self.store.ask(
                 query("calibrated_with"),
@@ -661,7 +805,7 @@ class Gate:
                 )
             return [
                 self.record.commit(
-                    Decision(),
+                    Decision(after=self.record.mark()),
                     ReceiptDraft(
                         outcome=Outcome.CALIBRATED,
                         reason=reason,
@@ -679,7 +823,11 @@ class Gate:
 
     def clear_alarm(self, alarm_id: str, *, reason: str) -> Receipt:
         """The owner clears an alarm; automatic closing may resume. Leaves a receipt."""
+        return self._settled(lambda: self._clear_alarm(alarm_id=alarm_id, reason=reason))
+
+    def _clear_alarm(self, alarm_id: str, *, reason: str) -> Receipt:
         with self.lock:
+            after = self.record.mark()  # guards the publish on a shared server
             alarm = self.scope.alarm(alarm_id)
             found = alarms(self.store, self.scope, alarm=alarm)
             if not found or not found[0].open:
@@ -688,7 +836,7 @@ class Gate:
                     "them with `doxa alarms`."
                 )
             return self.record.commit(
-                Decision(),
+                Decision(after=after),
                 ReceiptDraft(
                     outcome=Outcome.CLEARED,
                     reason=reason,
@@ -700,9 +848,13 @@ class Gate:
 
     def grant(self, kind: str, *, granted: bool, reason: str) -> Receipt:
         """Record the owner's grant (or revocation) of automatic closing for a kind."""
+        return self._settled(lambda: self._grant(kind=kind, granted=granted, reason=reason))
+
+    def _grant(self, kind: str, *, granted: bool, reason: str) -> Receipt:
         with self.lock:
+            after = self.record.mark()  # guards the publish on a shared server
             return self.record.commit(
-                Decision(),
+                Decision(after=after),
                 ReceiptDraft(
                     outcome=Outcome.GRANTED if granted else Outcome.REVOKED,
                     reason=reason,
@@ -713,6 +865,11 @@ class Gate:
             )
 
     # -- pieces of a decision -------------------------------------------------------------
+
+
+def _pause(attempt: int) -> None:
+    """Back off a little, at random, so two processes that keep colliding drift apart."""
+    time.sleep(random.uniform(0, min(0.25, 0.005 * 2**attempt)))
 
 
 def _scores(held: list[Pair], claim: list[Pair], *, agreed: bool) -> dict[str, Any]:

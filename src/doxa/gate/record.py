@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
@@ -31,6 +32,7 @@ from doxa.ontology import statement_key
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, Quad, Store
+from doxa.store.journal import JournalEntry
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA, RDF
 
@@ -47,6 +49,10 @@ class Decision:
     bumped: bool = False  # whether live claims changed (admitted or ended)
     produced: list[URIRef] = field(default_factory=list)  # claims and events written
     topics: set[URIRef] = field(default_factory=set)
+    erasure: dict[str, Any] | None = None  # a tombstone's journal record (no content)
+    #: the chain head read before the decision's reads, on a store other processes write:
+    #: the publish then claims the next place in the chain and fails if another took it
+    after: ChainHead | None = None
 
 
 @dataclass
@@ -86,8 +92,20 @@ class Record:
         """The scope's topic graphs and its rules graph."""
         memo = self._memo()
         if memo.topics is None:
-            memo.topics = {g for g in self.store.graphs() if self.scope.topic_of(g) is not None}
+            # from the scope's own index: listing every graph of a shared server is slow
+            # (Virtuoso scans every quad of every graph to answer it)
+            rows = self.store.select(query("topics"), dataset=Dataset(default=(self.scope.search,)))
+            memo.topics = {self.scope.topic(str(row["topic"])) for row in rows}
         return [*sorted(memo.topics), self.scope.rules]
+
+    def mark(self) -> ChainHead | None:
+        """The chain head to guard a decision with, read before its reads; None when this
+        process is the store's only writer (the store's lock already serialises decisions)."""
+        return None if self.store.memo is not None else self.head()
+
+    def slot(self, sequence: int) -> URIRef:
+        """The slot a publish claims to become receipt number ``sequence`` of the scope."""
+        return URIRef(f"urn:doxa:slot:{self.scope.name}:{sequence}")
 
     def version(self) -> int:
         """The scope's change counter: bumped whenever a claim is admitted or ended."""
@@ -273,7 +291,7 @@ class Record:
         """Number, chain and publish one decision atomically; returns its receipt."""
         now = now or self.clock.now()
         log = self.scope.log
-        head = self.head()
+        head = decision.after or self.head()
         if decision.produced:
             nodes = set(decision.produced)
             written: dict[Node, list[Quad]] = {node: [] for node in decision.produced}
@@ -300,7 +318,16 @@ class Record:
             if version:
                 change.delete.append((log, DOXA.version, Literal(version), log))
             change.insert.append((log, DOXA.version, Literal(version + 1), log))
+        if decision.after is not None:  # raises WriteConflict if another process was first
+            change.slot = self.slot(head.sequence + 1)
         self.store.apply(change)
+        journal = getattr(self.store, "journal", None)
+        if journal is not None:  # fsynced: what is acknowledged survives a power loss
+            journal.append(
+                JournalEntry(
+                    self.scope.name, head.sequence + 1, receipt_id, receipt_hash, decision.erasure
+                )
+            )
         memo = self._memo()
         memo.head = ChainHead(receipt=iri, receipt_hash=receipt_hash, sequence=head.sequence + 1)
         if decision.bumped:

@@ -1,7 +1,9 @@
 """The ``doxa`` command: a thin skin over :class:`doxa.Memory`.
 
 Every command opens the store named by ``--store`` (default ``$DOXA_STORE``, else
-``./memory``; ``:memory:`` keeps it in memory for one command) in the scope named by ``--scope``
+``./memory``; ``:memory:`` keeps it in memory for one command; an ``http(s)://`` URL is a
+SPARQL 1.1 server, with ``--update-url`` for its update endpoint: docs/remote.md) in the
+scope named by ``--scope``
 (default ``$DOXA_SCOPE``, else ``default``), calls one method of :class:`~doxa.Memory`, prints
 the result and closes the store. ``--json`` prints one JSON document on stdout instead of
 tables. Errors print one line ``error: <message>`` on stderr.
@@ -56,8 +58,8 @@ from doxa.errors import (
     StoreError,
 )
 from doxa.gate.receipts import verify_export
+from doxa.interfaces.location import is_url, open_memory
 from doxa.interfaces.progress import ProgressBar
-from doxa.judges import configured_judge
 from doxa.memory import Memory
 from doxa.model import (
     Authority,
@@ -94,11 +96,12 @@ class Settings:
     scope: str
     json: bool
     clock: Clock | None = None
+    update_url: str | None = None
 
     @property
     def path(self) -> Path | None:
-        """The store directory, or ``None`` for an in-memory store."""
-        return None if self.store == MEMORY else Path(self.store)
+        """The store directory, or ``None`` for an in-memory store or a server."""
+        return None if self.store == MEMORY or is_url(self.store) else Path(self.store)
 
 
 class _Rejected(Exception):
@@ -129,9 +132,8 @@ def _exit_code(error: DoxaError) -> int:
 def _within(settings: Settings, action: Callable[[Memory], None]) -> None:
     # The memory lives only in this frame, so nothing keeps the store open once the
     # command is over (an open store keeps its directory locked).
-    judge = configured_judge()  # the rule judge, with an LLM fallback if DOXA_LLM_* is set
-    with Memory.open(
-        settings.path, scope=settings.scope, clock=settings.clock, judge=judge
+    with open_memory(
+        settings.store, settings.update_url, scope=settings.scope, clock=settings.clock
     ) as memory:
         action(memory)
 
@@ -438,8 +440,16 @@ def _literal(lexical: str, datatype: URIRef | None) -> Literal:
     envvar="DOXA_STORE",
     default="./memory",
     show_default=True,
-    metavar="PATH",
-    help="Store directory (env DOXA_STORE); ':memory:' keeps it in memory for one command.",
+    metavar="PATH|URL",
+    help="Store directory (env DOXA_STORE); ':memory:' keeps it in memory for one command; "
+    "an http(s) URL is a SPARQL 1.1 server's query endpoint.",
+)
+@click.option(
+    "--update-url",
+    envvar="DOXA_UPDATE_URL",
+    default=None,
+    metavar="URL",
+    help="The server's SPARQL update endpoint (env DOXA_UPDATE_URL); default: the --store URL.",
 )
 @click.option(
     "--scope",
@@ -451,7 +461,7 @@ def _literal(lexical: str, datatype: URIRef | None) -> Literal:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.pass_context
-def main(ctx: click.Context, store: str, scope: str, as_json: bool) -> None:
+def main(ctx: click.Context, store: str, update_url: str | None, scope: str, as_json: bool) -> None:
     """doxa: an agent memory with one gated way in.
 
     Exit codes: 0 success (a held write too), 1 rejected by the shapes, 2 usage error or
@@ -460,7 +470,7 @@ def main(ctx: click.Context, store: str, scope: str, as_json: bool) -> None:
     """
     given = ctx.obj
     clock = cast(Clock, given) if callable(getattr(given, "now", None)) else None
-    ctx.obj = Settings(store=store, scope=scope, json=as_json, clock=clock)
+    ctx.obj = Settings(store=store, scope=scope, json=as_json, clock=clock, update_url=update_url)
 
 
 @main.command()
@@ -468,10 +478,19 @@ def main(ctx: click.Context, store: str, scope: str, as_json: bool) -> None:
 def init(settings: Settings) -> None:
     """Create (or open) the store and say where it is."""
     where = MEMORY if settings.path is None else str(settings.path.resolve())
+    where = settings.store if is_url(settings.store) else where
 
     def action(memory: Memory) -> None:
         if settings.json:
-            _emit({"store": where, "scope": memory.scope.name, "in_memory": settings.path is None})
+            _emit(
+                {
+                    "store": where,
+                    "scope": memory.scope.name,
+                    "in_memory": settings.store == MEMORY,
+                }
+            )
+        elif is_url(settings.store):
+            click.echo(f"Connected to the SPARQL server at {where} (scope {memory.scope.name!r}).")
         elif settings.path is None:
             click.echo(
                 f"Opened an in-memory store (scope {memory.scope.name!r}); it is gone "
@@ -931,9 +950,18 @@ def mcp(settings: Settings, path: str | None, scope_name: str | None) -> None:
 
 def _register() -> None:
     # commands kept in their own modules; imported last, since they build on this one
-    from doxa.interfaces import cli_judge
+    from doxa.interfaces import cli_judge, cli_owner
 
     for command in (cli_judge.judge, cli_judge.rejudge, cli_judge.stats, cli_judge.alarms):
+        main.add_command(command)
+    for command in (
+        cli_owner.quarantine,
+        cli_owner.erase,
+        cli_owner.backup,
+        cli_owner.backups,
+        cli_owner.restore,
+        cli_owner.recover,
+    ):
         main.add_command(command)
 
 

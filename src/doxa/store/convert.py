@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 import pyoxigraph as ox
 from rdflib import BNode, Literal, URIRef
@@ -15,6 +16,7 @@ __all__ = [
     "from_ox",
     "ntriples",
     "read_quads",
+    "stored_literal",
     "to_ox",
     "to_ox_graph",
     "valid_iri",
@@ -132,3 +134,19 @@ def canonical(terms: list[Node]) -> list[Node]:
     }
     position = {id(term): i for i, term in enumerate(literals)}
     return [stored[position[id(t)]] if id(t) in position else t for t in terms]
+
+
+@lru_cache(maxsize=65536)
+def stored_literal(value: str, datatype: str) -> Literal:
+    """A typed literal read from a server, in the form the embedded store would return it.
+
+    Servers print some values in forms of their own (Virtuoso gives ``"1"`` for the boolean
+    true and ``"1.5"`` for the double ``1.5E0``); receipts hash literals as Oxigraph keeps
+    them, so every backend hands back that form.
+
+    >>> stored_literal("1", "http://www.w3.org/2001/XMLSchema#boolean")
+    rdflib.term.Literal('true', datatype=rdflib.term.URIRef('http://www.w3.org/2001/XMLSchema#boolean'))
+    """
+    (term,) = canonical([Literal(value, datatype=URIRef(datatype))])
+    assert isinstance(term, Literal)
+    return term

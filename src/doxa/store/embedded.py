@@ -9,17 +9,29 @@ from __future__ import annotations
 
 import gc
 import re
+import secrets
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pyoxigraph as ox
-from rdflib import URIRef
+from rdflib import Literal, URIRef
 
-from doxa.errors import InvalidInput, StoreError, StoreLocked
-from doxa.store.base import Binding, Change, Dataset, Quad, QueryResult, Row, bind_values
+from doxa.errors import InvalidInput, StoreError, StoreLocked, WriteConflict
+from doxa.store.base import (
+    SLOT_TOKEN,
+    SLOTS_GRAPH,
+    Binding,
+    Change,
+    Dataset,
+    Quad,
+    QueryResult,
+    Row,
+    bind_values,
+)
 from doxa.store.convert import from_ox, to_ox, to_ox_graph
+from doxa.store.journal import Journal
 
 __all__ = ["EmbeddedStore"]
 
@@ -50,8 +62,9 @@ def rdf_format(name: str) -> ox.RdfFormat:
 class EmbeddedStore:
     """An Oxigraph store in a directory on disk, or in memory when ``path`` is None."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, journal: bool = True) -> None:
         self.path = Path(path) if path is not None else None
+        self.journal: Journal | None = None
         self.lock = threading.RLock()
         self.memo: dict[object, object] | None = {}  # one writer per directory: caches hold
         try:
@@ -69,6 +82,8 @@ class EmbeddedStore:
                     "close that process (one writer per store directory) or open a copy."
                 ) from None
             raise StoreError(f"Cannot open the store at {self.path}: {message}.") from error
+        if self.path is not None and journal:
+            self.journal = Journal(self.path.with_name(f"{self.path.name}.journal"))
 
     # -- reads -------------------------------------------------------------------------
 
@@ -161,9 +176,12 @@ class EmbeddedStore:
     # -- writes ------------------------------------------------------------------------
 
     def apply(self, change: Change) -> None:
-        if not change.delete and not change.insert:
+        if not change.delete and not change.insert and change.slot is None:
             return
         try:
+            if change.slot is not None:
+                self._claim(change)
+                return
             self._apply(change)
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
@@ -178,6 +196,26 @@ class EmbeddedStore:
             return
         update = change.to_update()
         self._write(lambda: self._store.update(update))
+
+    def _claim(self, change: Change) -> None:
+        """Apply a change that claims a slot: this process is the directory's only writer, so
+        checking the slot under the store's lock and writing is atomic."""
+        assert change.slot is not None
+        with self.lock:
+            claims = self._store.quads_for_pattern(
+                ox.NamedNode(str(change.slot)),
+                ox.NamedNode(str(SLOT_TOKEN)),
+                None,
+                ox.NamedNode(str(SLOTS_GRAPH)),
+            )
+            if next(claims, None) is not None:
+                raise WriteConflict(
+                    "Another writer published to this scope first; the gate judges again."
+                )
+            marker = (change.slot, SLOT_TOKEN, Literal(secrets.token_hex(16)), SLOTS_GRAPH)
+            claim = Change(delete=change.delete, insert=[marker, *change.insert])
+            update = claim.to_update()
+            self._write(lambda: self._store.update(update))
 
     def _write(self, action: Callable[[], None]) -> None:
         try:
@@ -257,6 +295,8 @@ class EmbeddedStore:
             self._store.flush()
 
     def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
         if self._open is None:
             return
         if self.path is not None:

@@ -1,0 +1,172 @@
+"""The owner's commands on what is stored: quarantine review, erasure, backups, recovery.
+
+``doxa quarantine [release|discard]``, ``doxa erase``, ``doxa backup``, ``doxa backups``,
+``doxa restore`` and ``doxa recover``. Registered on the main ``doxa`` group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import click
+
+from doxa.errors import DoxaError, StoreError
+from doxa.gate.backups import accept_loss as give_up_lost
+from doxa.gate.backups import restore_backup
+from doxa.interfaces.cli import (
+    Settings,
+    _emit,
+    _exit_code,
+    _facts_table,
+    _print_error,
+    _run,
+    _show_list,
+    _show_receipt,
+)
+from doxa.memory import Memory
+from doxa.model import Fact
+
+__all__ = ["backup", "backups", "erase", "quarantine", "recover", "restore"]
+
+
+@click.group(invoke_without_command=True)
+@click.pass_context
+def quarantine(ctx: click.Context) -> None:
+    """List writes held in quarantine (outside text acting as an instruction)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    settings: Settings = ctx.obj
+
+    def table(items: Sequence[Fact]) -> str:
+        return _facts_table(items)
+
+    _run(
+        settings, lambda m: _show_list(settings, m.quarantined(), "Nothing is quarantined.", table)
+    )
+
+
+@quarantine.command("release")
+@click.argument("fact")
+@click.option("--reason", required=True, help="Why the text is harmless.")
+@click.pass_obj
+def quarantine_release(settings: Settings, fact: str, reason: str) -> None:
+    """Release FACT: it is judged again as the quotation it is (the owner vouches for it)."""
+    _run(settings, lambda m: _show_receipt(settings, m.release(fact, reason=reason)))
+
+
+@quarantine.command("discard")
+@click.argument("fact")
+@click.option("--reason", default="", help="Why it goes.")
+@click.pass_obj
+def quarantine_discard(settings: Settings, fact: str, reason: str) -> None:
+    """Discard FACT from quarantine; its receipt stays."""
+    _run(settings, lambda m: _show_receipt(settings, m.discard(fact, reason=reason)))
+
+
+@click.command()
+@click.argument("target")
+@click.option("--reason", required=True, help="Why the content must go (kept on the tombstone).")
+@click.pass_obj
+def erase(settings: Settings, target: str, reason: str) -> None:
+    """Erase a fact (its id) or everything about a subject (its IRI), from every file.
+
+    The store is rebuilt without the content and every backup is purged; a tombstone keeps
+    the id, time, who, why and a salted hash, so the same content cannot come back.
+    """
+    _run(settings, lambda m: _show_receipt(settings, m.erase(target, reason=reason)))
+
+
+@click.command()
+@click.pass_obj
+def backup(settings: Settings) -> None:
+    """Back the store up into <store>.backups/<time>."""
+
+    def action(memory: Memory) -> None:
+        where = memory.backup()
+        if settings.json:
+            _emit({"backup": str(where)})
+        else:
+            click.echo(f"Backed up to {where}.")
+
+    _run(settings, action)
+
+
+@click.command()
+@click.pass_obj
+def backups(settings: Settings) -> None:
+    """List the store's backups, oldest first."""
+
+    def action(memory: Memory) -> None:
+        found = memory.backups()
+        if settings.json:
+            _emit([str(p) for p in found])
+        elif not found:
+            click.echo("No backups.")
+        else:
+            for path in found:
+                click.echo(str(path))
+
+    _run(settings, action)
+
+
+def _offline(settings: Settings, action: str) -> Path:
+    if settings.path is None:
+        raise StoreError(f"`doxa {action}` works on a store directory, not {settings.store}.")
+    return settings.path
+
+
+@click.command()
+@click.argument("backup_dir", metavar="BACKUP", type=click.Path(path_type=Path))
+@click.pass_obj
+def restore(settings: Settings, backup_dir: Path) -> None:
+    """Put BACKUP in place of the store; erasures recorded since are applied again.
+
+    The replaced store is kept as a backup (<time>-replaced), so nothing is lost.
+    """
+    _offline_run(settings, "restore", lambda path: restore_backup(path, backup_dir), "restored")
+
+
+@click.command()
+@click.option(
+    "--accept-loss", "accept", is_flag=True, help="Say you accept losing those decisions."
+)
+@click.pass_obj
+def recover(settings: Settings, accept: bool) -> None:
+    """Accept that a crash lost acknowledged decisions, when no backup holds them.
+
+    Cuts doxa's journal back to what the store has; prefer `doxa restore` when a backup
+    holds the lost decisions.
+    """
+    if not accept:
+        _print_error(
+            settings,
+            "InvalidInput",
+            "Nothing was changed; run `doxa recover --accept-loss` to give up the lost "
+            "decisions, or `doxa restore BACKUP` to get them back.",
+            2,
+        )
+        raise SystemExit(2)
+    _offline_run(settings, "recover", give_up_lost, "gave up")
+
+
+def _offline_run(
+    settings: Settings, name: str, work: Callable[[Path], dict[str, int]], verb: str
+) -> None:
+    code, message, kind = 0, "", ""
+    result: dict[str, int] = {}
+    try:
+        result = work(_offline(settings, name))
+    except DoxaError as error:
+        code, message, kind = _exit_code(error), str(error), type(error).__name__
+    if code:
+        _print_error(settings, kind, message, code)
+        raise SystemExit(code)
+    if settings.json:
+        _emit({"scopes": result})
+    elif name == "restore":
+        again = sum(result.values())
+        click.echo(f"Restored; {again} erasure(s) recorded since the backup were applied again.")
+    else:
+        lost = ", ".join(f"{scope}: {n}" for scope, n in sorted(result.items())) or "nothing"
+        click.echo(f"The journal now matches the store ({verb} {lost}).")
