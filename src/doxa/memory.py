@@ -32,7 +32,7 @@ from doxa.gate.gate import Gate
 from doxa.gate.ledger import alarms, judge_key, standings
 from doxa.gate.proposal import build_proposal
 from doxa.gate.receipts import verify_chain
-from doxa.gate.shapes import ShapeCheck
+from doxa.gate.shapes import ShapeCheck, default_shape_check
 from doxa.judges.base import Judge
 from doxa.judges.evaluation import Case, EvalReport, evaluate, load_cases_with_digest
 from doxa.judges.rules import RuleJudge
@@ -101,7 +101,7 @@ class Memory:
         self.gate = Gate(
             store,
             self.scope,
-            shapes=shapes or ShapeCheck(),
+            shapes=shapes or default_shape_check(),
             judge=self.judge,
             clock=self.clock,
             lock=store.lock,

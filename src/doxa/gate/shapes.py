@@ -6,6 +6,7 @@ small validation whose size does not depend on how much the store holds.
 
 from __future__ import annotations
 
+import functools
 import threading
 from pathlib import Path
 from typing import Any, Literal
@@ -20,10 +21,16 @@ from doxa.gate.compiled import compile_shapes
 from doxa.resources import data_file
 from doxa.vocabulary import DOXA
 
-__all__ = ["ShapeCheck"]
+__all__ = ["ShapeCheck", "default_shape_check"]
 
 
 Engine = Literal["auto", "compiled", "pyshacl"]
+
+
+@functools.cache
+def default_shape_check() -> ShapeCheck:
+    """doxa's own shapes, parsed and compiled once per process (checks hold no state)."""
+    return ShapeCheck()
 
 
 class ShapeCheck:

@@ -215,27 +215,37 @@ def evaluate(
     before the case's own ``ontology``.
     """
     from doxa.memory import Memory  # the memory facade builds on the judges, not the reverse
+    from doxa.store import EmbeddedStore
 
     report = EvalReport()
-    for case in cases:
-        with Memory.open(
-            None, scope="eval", judge=judge, clock=FixedClock(case.at or DEFAULT_AT), policy=policy
-        ) as memory:
-            for data in ontology:
-                memory.add_ontology(data, format=ontology_format)
-            if case.ontology:
-                memory.add_ontology(case.ontology.encode("utf-8"))
-            _store_given(memory, case)
-            try:
-                verdict = memory.preview(**dict(case.write))
-                result = CaseResult(case, verdict.relation, verdict.reason)
-            except JudgeUnavailable as error:
-                result = CaseResult(case, None, str(error))
-            except (DoxaError, TypeError) as error:
-                raise InvalidInput(f"case {case.id}: the write is not valid: {error}") from None
-        report.results.append(result)
-        if progress is not None:
-            progress(result)
+    # every case starts from a copy of one prepared store: the ontology is loaded and closed
+    # once, not once per case
+    with Memory.open(None, scope="eval", judge=judge, policy=policy) as template:
+        for data in ontology:
+            template.add_ontology(data, format=ontology_format)
+        assert isinstance(template.store, EmbeddedStore)
+        for case in cases:
+            with Memory(
+                template.store.clone(),
+                scope="eval",
+                judge=judge,
+                clock=FixedClock(case.at or DEFAULT_AT),
+                policy=policy,
+                owns_store=True,
+            ) as memory:
+                if case.ontology:
+                    memory.add_ontology(case.ontology.encode("utf-8"))
+                _store_given(memory, case)
+                try:
+                    verdict = memory.preview(**dict(case.write))
+                    result = CaseResult(case, verdict.relation, verdict.reason)
+                except JudgeUnavailable as error:
+                    result = CaseResult(case, None, str(error))
+                except (DoxaError, TypeError) as error:
+                    raise InvalidInput(f"case {case.id}: the write is not valid: {error}") from None
+            report.results.append(result)
+            if progress is not None:
+                progress(result)
     return report
 
 

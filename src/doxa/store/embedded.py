@@ -278,6 +278,13 @@ class EmbeddedStore:
             shutil.rmtree(old)
             self._open = ox.Store(str(self.path))
 
+    def clone(self) -> EmbeddedStore:
+        """An in-memory copy of this store (for scratch work that must not touch it)."""
+        copy = EmbeddedStore(None)
+        assert copy._open is not None
+        copy._open.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
+        return copy
+
     def backup(self, target: Path) -> None:
         """Copy the store to a new directory ``target`` (Oxigraph's own consistent backup)."""
         if self.path is None:
@@ -299,8 +306,10 @@ class EmbeddedStore:
             self.journal.close()
         if self._open is None:
             return
-        if self.path is not None:
-            self._open.flush()
+        if self.path is None:
+            self._open = None
+            return
+        self._open.flush()
         self._open = None  # dropping the last reference releases RocksDB's directory lock
         gc.collect()
 
