@@ -18,6 +18,14 @@ from rdflib import URIRef
 
 from doxa.clock import Clock, SystemClock, parse_instant
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
+from doxa.exports import (
+    Progress,
+    export_scope,
+    format_of,
+    import_scope,
+    read_export,
+    scope_quads,
+)
 from doxa.gate.backups import backups_folder, purge_backup
 from doxa.gate.closure import close_ontology, next_digest, ontology_digest
 from doxa.gate.gate import Gate
@@ -667,34 +675,48 @@ class Memory:
     # -- export ----------------------------------------------------------------------
 
     def _export_quads(self, *, audit: bool) -> Iterable[Quad]:
-        for graph in self.store.graphs():
-            if not self.scope.owns(graph):
-                continue
-            if graph == self.scope.quarantine and not audit:
-                continue
-            yield from self.store.quads(graph)
+        return scope_quads(self.store, self.scope, audit=audit)
 
-    def export(self, target: str | Path | IO[str], *, audit: bool = False) -> int:
-        """Write this scope as sorted N-Quads; returns the number of quads written.
+    def export(
+        self,
+        target: str | Path | IO[str],
+        *,
+        audit: bool = False,
+        format: str | None = None,
+        progress: Progress | None = None,
+    ) -> int:
+        """Write this scope as canonical N-Quads (RDFC-1.0) or TriG; returns the quads written.
 
-        The ordinary export leaves out the quarantine; ``audit=True`` includes everything.
+        The ordinary export leaves out the quarantine; ``audit=True`` includes everything and
+        adds one marker quad (``<scope>/export a doxa:AuditExport``). ``format`` is
+        ``"nquads"``, ``"trig"`` or ``"turtle"`` (graph names dropped, for Protégé; it cannot
+        be verified or imported), by default from the file suffix, else N-Quads. The same
+        memory always gives the same bytes. ``progress(done, total)`` is called as it goes.
         """
-        lines = sorted(
-            f"{ntriples(s)} {ntriples(p)} {ntriples(o)} {ntriples(g)} ."
-            for s, p, o, g in self._export_quads(audit=audit)
+        where = Path(target) if isinstance(target, str | Path) else Path("export.nq")
+        return export_scope(
+            self.store,
+            self.scope,
+            target,
+            audit=audit,
+            format=format_of(where, format),
+            progress=progress,
         )
-        text = "".join(line + "\n" for line in lines)
-        try:
-            if isinstance(target, str | Path):
-                Path(target).write_text(text, encoding="utf-8")
-            else:
-                target.write(text)
-        except OSError as error:
-            raise StoreError(
-                f"Cannot write the export to {target}: {error.strerror}; "
-                "check that the folder exists and is writable."
-            ) from error
-        return len(lines)
+
+    def load_export(
+        self, source: str | Path, *, format: str | None = None, progress: Progress | None = None
+    ) -> int:
+        """Restore an export of this scope into a store where the scope is still empty.
+
+        The receipt chain is verified first: a broken chain raises :class:`~doxa.ChainBroken`
+        and nothing is written. Exporting again gives the same bytes, and every read the same
+        answers. Returns the number of quads restored.
+        """
+        quads = read_export(Path(source), format)
+        with self.store.lock:
+            count = import_scope(self.store, self.scope, quads, progress=progress)
+            self._check_journal()  # journal the restored receipts, as after a crash
+        return count
 
 
 def _only(graph: URIRef) -> Dataset:

@@ -52,6 +52,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "Outcome",
         "RuleMode",
         "HoldStatus",
+        "AuditExport",
         "Alarm",
     ),
     "individual": (

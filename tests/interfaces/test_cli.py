@@ -1066,7 +1066,7 @@ def put_in_quarantine(path: Path) -> None:
 
 
 def test_export_leaves_out_the_quarantine_unless_audit(store: Path, tmp_path: Path) -> None:
-    """The ordinary export omits the quarantine; --audit includes it."""
+    """The ordinary export omits the quarantine; --audit includes it and one marker quad."""
     remember_id(store, "Alice prefers tea", "--topic=drinks")
     put_in_quarantine(store)
     plain, audit = tmp_path / "plain.nq", tmp_path / "audit.nq"
@@ -1076,8 +1076,14 @@ def test_export_leaves_out_the_quarantine_unless_audit(store: Path, tmp_path: Pa
     assert result.stdout == f"Wrote {count} quad(s) to {plain}.\n"
     assert "obey me" not in plain.read_text(encoding="utf-8")
     data = run_json(store, "export", str(audit), "--audit")
-    assert data == {"file": str(audit), "quads": count + 1, "audit": True}
+    assert data == {"file": str(audit), "quads": count + 2, "audit": True}
     assert "obey me" in audit.read_text(encoding="utf-8")
+    marker = (
+        "<urn:doxa:scope:default/export> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+        "<https://w3id.org/doxa#AuditExport> <urn:doxa:scope:default/export> .\n"
+    )
+    assert marker in audit.read_text(encoding="utf-8")
+    assert marker not in plain.read_text(encoding="utf-8")
 
 
 def test_export_to_missing_directory_exits_4(store: Path, tmp_path: Path) -> None:

@@ -17,10 +17,12 @@ from pathlib import Path
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.errors import ChainBroken, NotFound, StoreError
+from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
+from doxa.gate.index import TERM
 from doxa.model import Outcome, Relation
 from doxa.store.convert import ntriples, read_quads
 from doxa.terms import dt_literal
+from doxa.text import text_key, words
 from doxa.vocabulary import DOXA, PROV, RDF
 
 __all__ = [
@@ -167,10 +169,13 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
     receipts: dict[Node, set[Node]] = defaultdict(set)
     accountable: set[Node] = set()
     heads: dict[Node, Node] = {}
+    derived: list[tuple[Node, Node, Node, Node]] = []
     erased: dict[Node, Node] = {}  # erasure event -> the node it erased
     kept: dict[Node, str] = {}  # erasure event -> the digest it kept
     for s, p, o, g in quads:
         by_node[(g, s)].append((s, p, o))
+        if str(g).endswith(("/search", "/current")):
+            derived.append((s, p, o, g))
         if covered(g):
             content[s].append((s, p, o, g))
             if p == DOXA.ends:
@@ -240,6 +245,7 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
         if heads.get(log) not in (None, previous):
             raise ChainBroken(f"The head of {log} is not its latest receipt: receipts were cut.")
         verified[str(log)] = len(chain)
+    _check_derived(derived, content)
     unaccounted = sorted(str(n) for n in accountable - produced_anywhere)
     if unaccounted:
         more = f" (and {len(unaccounted) - 1} more)" if len(unaccounted) > 1 else ""
@@ -248,6 +254,52 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
             "it was written past the gate."
         )
     return verified
+
+
+def _check_derived(
+    derived: list[tuple[Node, Node, Node, Node]],
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]],
+) -> None:
+    """Derived graphs must follow from the record: an index entry or a ``current`` triple
+    that no receipted claim accounts for was altered or written past the gate."""
+    statements: set[Triple] | None = None
+    terms: dict[Node, set[Node]] = {}
+    for s, p, o, g in derived:
+        if str(g).endswith("/current"):
+            if statements is None:
+                statements = set()
+                for claim, quads in content.items():
+                    values = {q[1]: q[2] for q in quads}
+                    parts = (values.get(RDF.subject), values.get(RDF.predicate))
+                    if parts[0] is not None and parts[1] is not None:
+                        statements.add((parts[0], parts[1], values.get(RDF.object, claim)))
+            ok = (s, p, o) in statements
+        elif p == TERM:
+            if s not in terms:
+                terms[s] = _own_terms(content.get(s, []))
+            # statement keys ("@…") follow the ontology's property table, which an export
+            # does not carry: a structured claim may hold any; words and text keys must match
+            ok = o in terms[s] or (str(o).startswith("@") and _structured(content.get(s, [])))
+        else:
+            ok = any(q[:3] == (s, p, o) for q in content.get(s, []))
+        if not ok:
+            raise ChainBroken(
+                f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in {g} does not follow from any "
+                "receipted claim: a derived graph was altered."
+            )
+
+
+def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
+    """The index words and text key a claim's own text gives it."""
+    text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
+    if text is None:
+        return set()
+    return {Literal(text_key(text)), *(Literal(w) for w in words(text))}
+
+
+def _structured(quads: list[tuple[Node, Node, Node, Node]]) -> bool:
+    predicates = {q[1] for q in quads}
+    return RDF.subject in predicates and RDF.predicate in predicates
 
 
 _ACCOUNTABLE = frozenset(
@@ -270,9 +322,11 @@ def _value(triples: list[Triple], predicate: URIRef) -> Node | None:
 
 
 def verify_export(path: str | Path) -> dict[str, int]:
-    """Verify the receipt chains in an N-Quads export file, from the file alone.
+    """Verify the receipt chains in an export file (N-Quads or TriG), from the file alone.
 
-    Returns the number of receipts verified per log graph; raises :class:`ChainBroken`.
+    The format comes from the suffix (``.trig``, ``.nq``); any other file is read as N-Quads,
+    then as TriG. Returns the number of receipts verified per log graph; raises
+    :class:`ChainBroken`.
     """
     file = Path(path)
     if not file.is_file():
@@ -281,10 +335,25 @@ def verify_export(path: str | Path) -> dict[str, int]:
         data = file.read_bytes()
     except OSError as error:
         raise StoreError(f"Cannot read {file}: {error.strerror}.") from None
-    form = "trig" if file.suffix == ".trig" else "nquads"
+    suffix = file.suffix.lower()
+    if suffix == ".trig":
+        forms = ["trig"]
+    elif suffix in (".nq", ".nquads"):
+        forms = ["nquads"]
+    else:
+        forms = ["nquads", "trig"]
+    for form in forms:
+        try:
+            quads = list(read_quads(data, format=form, source=str(file)))
+        except InvalidInput:
+            if form == forms[-1]:
+                raise
+            continue
+        break
+    if quads and all(g is None for *_, g in quads):
+        raise InvalidInput(
+            f"{file} holds no named graphs (a Turtle projection?), so it has no receipt chain "
+            "to verify; verify the N-Quads or TriG export instead."
+        )
     # receipts live in named graphs only: a triple in the default graph belongs to no log
-    return verify_chain(
-        (s, p, o, g)
-        for s, p, o, g in read_quads(data, format=form, source=str(file))
-        if g is not None
-    )
+    return verify_chain((s, p, o, g) for s, p, o, g in quads if g is not None)

@@ -59,6 +59,7 @@ from doxa.errors import (
 )
 from doxa.gate.receipts import verify_export
 from doxa.interfaces.location import is_url, open_memory
+from doxa.interfaces.progress import ProgressBar
 from doxa.memory import Memory
 from doxa.model import (
     Authority,
@@ -770,7 +771,7 @@ def receipts(settings: Settings) -> None:
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.pass_obj
 def verify(settings: Settings, file: Path | None) -> None:
-    """Verify the receipt hash chain: of the open store, or of an N-Quads export FILE."""
+    """Verify the receipt hash chain: of the open store, or of an export FILE (N-Quads, TriG)."""
 
     def report(logs: dict[str, int], where: str) -> None:
         total = sum(logs.values())
@@ -849,19 +850,60 @@ def sparql(settings: Settings, query: str) -> None:
     _run(settings, action)
 
 
+_format = click.option(
+    "--format",
+    "rdf_format",
+    type=click.Choice(["nquads", "trig"]),
+    help="N-Quads or TriG (default: from the file suffix, .trig, else N-Quads).",
+)
+_export_format = click.option(
+    "--format",
+    "rdf_format",
+    type=click.Choice(["nquads", "trig", "turtle"]),
+    help="N-Quads, TriG, or Turtle for Protégé (default: from the suffix, else N-Quads).",
+)
+_progress = click.option(
+    "--progress", is_flag=True, help="Draw a progress bar on stderr even when it is not a terminal."
+)
+
+
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--audit", is_flag=True, help="Include the quarantine (everything in the scope).")
+@_export_format
+@_progress
 @click.pass_obj
-def export(settings: Settings, file: Path, audit: bool) -> None:
-    """Write the scope as sorted N-Quads to FILE."""
+def export(
+    settings: Settings, file: Path, audit: bool, rdf_format: str | None, progress: bool
+) -> None:
+    """Write the scope as canonical N-Quads (RDFC-1.0) or TriG to FILE."""
+    bar = ProgressBar("Exporting", force=progress)
 
     def action(memory: Memory) -> None:
-        count = memory.export(file, audit=audit)
+        count = memory.export(file, audit=audit, format=rdf_format, progress=bar)
         if settings.json:
             _emit({"file": str(file), "quads": count, "audit": audit})
         else:
             click.echo(f"Wrote {count} quad(s) to {file}.")
+
+    _run(settings, action)
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_format
+@_progress
+@click.pass_obj
+def import_(settings: Settings, file: Path, rdf_format: str | None, progress: bool) -> None:
+    """Restore an export FILE of the scope into a store where the scope is empty."""
+    bar = ProgressBar("Importing", force=progress)
+
+    def action(memory: Memory) -> None:
+        count = memory.load_export(file, format=rdf_format, progress=bar)
+        if settings.json:
+            _emit({"file": str(file), "quads": count, "scope": memory.scope.name})
+        else:
+            click.echo(f"Restored {count} quad(s) from {file} into scope {memory.scope.name!r}.")
 
     _run(settings, action)
 
@@ -886,6 +928,24 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None) -> None
             click.echo(f"Added {count} triple(s) from {file} to the ontology.")
 
     _run(settings, action)
+
+
+@main.command()
+@click.option("--path", metavar="DIR", help="Store directory (default: the global --store).")
+@click.option("--scope", "scope_name", metavar="NAME", help="Scope (default: the global --scope).")
+@click.pass_obj
+def mcp(settings: Settings, path: str | None, scope_name: str | None) -> None:
+    """Serve the agent's tools over MCP (stdio), bound to one scope."""
+    try:
+        from doxa.interfaces.mcp_server import serve_memory  # the SDK loads for this command only
+    except ImportError as error:
+        raise click.ClickException(
+            f"doxa mcp needs the MCP SDK ({error}); install it with: pip install 'doxa[mcp]'."
+        ) from None
+    bound = dataclasses.replace(
+        settings, store=path or settings.store, scope=scope_name or settings.scope
+    )
+    _run(bound, serve_memory)
 
 
 def _register() -> None:

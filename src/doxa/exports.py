@@ -1,0 +1,200 @@
+"""Exports of one scope (canonical N-Quads or TriG) and their raw restore into a fresh store.
+
+An export holds every graph of the scope: topics, rules, the log (receipts and endings),
+pending and the derived graphs; the ordinary export leaves the quarantine out, the audit export
+keeps it and says so with one marker quad, ``<scope>/export a doxa:AuditExport`` in the graph
+``<scope>/export``. Exports are canonical (RDFC-1.0), so the same memory always gives the same
+bytes, and ``import`` after ``export`` gives back the same memory: the same bytes on the next
+export and the same answers to every read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import IO
+
+from rdflib import URIRef
+from rdflib.term import Node
+
+from doxa.errors import InvalidInput, NotFound, StoreError
+from doxa.gate.receipts import verify_chain
+from doxa.scope import Scope
+from doxa.store import Change, Quad, Store
+from doxa.store.canon import ExportFormat, serialize
+from doxa.store.convert import read_quads
+from doxa.vocabulary import DOXA, OWL, PROV, RDF, RDFS, XSD
+
+__all__ = [
+    "FORMATS",
+    "Progress",
+    "export_scope",
+    "format_of",
+    "import_scope",
+    "marker",
+    "read_export",
+    "scope_quads",
+]
+
+#: called with (quads done so far, quads in all)
+Progress = Callable[[int, int], None]
+
+FORMATS: tuple[ExportFormat, ...] = ("nquads", "trig", "turtle")
+#: the formats that keep graph names, so they can be verified and imported
+DATASET_FORMATS: tuple[ExportFormat, ...] = ("nquads", "trig")
+
+PREFIXES = {
+    "doxa": str(DOXA),
+    "prov": str(PROV),
+    "rdf": str(RDF),
+    "rdfs": str(RDFS),
+    "owl": str(OWL),
+    "xsd": str(XSD),
+}
+
+_BATCH = 5000
+
+
+def format_of(
+    path: Path, given: str | None, allowed: tuple[ExportFormat, ...] = FORMATS
+) -> ExportFormat:
+    """The format: as given, else from the file's suffix (``.trig``, ``.ttl``), else N-Quads."""
+    if given is None:
+        given = {".trig": "trig", ".ttl": "turtle"}.get(path.suffix.lower(), "nquads")
+    for known in allowed:
+        if given == known:
+            return known
+    names = ", ".join(allowed)
+    if given in FORMATS:
+        raise InvalidInput(
+            f"A {given} file keeps no graph names, so it cannot be imported or verified; "
+            f"use one of: {names}."
+        )
+    raise InvalidInput(f"{given!r} is not an export format; use one of: {names}.")
+
+
+def marker(scope: Scope) -> Quad:
+    """The quad that marks an audit export of ``scope``."""
+    node = URIRef(f"{scope.iri}/export")
+    return (node, RDF.type, DOXA.AuditExport, node)
+
+
+def scope_quads(store: Store, scope: Scope, *, audit: bool) -> list[Quad]:
+    """Every quad of the scope's graphs; the quarantine only when ``audit``."""
+    quads: list[Quad] = []
+    for graph in store.graphs():
+        if not scope.owns(graph) or (graph == scope.quarantine and not audit):
+            continue
+        quads.extend(store.quads(graph))
+    return quads
+
+
+def export_scope(
+    store: Store,
+    scope: Scope,
+    target: str | Path | IO[str],
+    *,
+    audit: bool,
+    format: ExportFormat,
+    progress: Progress | None = None,
+) -> int:
+    """Write the scope's export to ``target``; returns the number of quads written."""
+    quads = scope_quads(store, scope, audit=audit)
+    if audit:
+        quads.append(marker(scope))
+    total, done = len(quads), 0
+
+    def step(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(done, total)
+
+    if progress is not None:
+        progress(0, total)
+    data = serialize(quads, format=format, prefixes=PREFIXES, progress=step)
+    try:
+        if isinstance(target, str | Path):
+            Path(target).write_bytes(data)
+        else:
+            target.write(data.decode("utf-8"))
+    except OSError as error:
+        raise StoreError(
+            f"Cannot write the export to {target}: {error.strerror}; "
+            "check that the folder exists and is writable."
+        ) from error
+    return total
+
+
+def read_export(path: Path, format: str | None = None) -> list[tuple[Node, Node, Node, Node]]:
+    """Parse an export file (N-Quads or TriG) into quads; a default-graph quad is refused."""
+    if not path.is_file():
+        raise NotFound(f"There is no export file at {path}; check the path.")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise StoreError(f"Cannot read {path}: {error.strerror}.") from None
+    quads: list[tuple[Node, Node, Node, Node]] = []
+    form = format_of(path, format, DATASET_FORMATS)
+    assert form != "turtle"
+    for s, p, o, g in read_quads(data, format=form, source=str(path)):
+        if g is None:
+            raise InvalidInput(
+                f"{path} has a triple outside any named graph ({s} {p} {o}); a doxa export "
+                "names the graph of every quad."
+            )
+        quads.append((s, p, o, g))
+    return quads
+
+
+def import_scope(
+    store: Store,
+    scope: Scope,
+    quads: Iterable[tuple[Node, Node, Node, Node]],
+    *,
+    progress: Progress | None = None,
+) -> int:
+    """Restore an export of ``scope`` into a store where the scope is still empty.
+
+    The receipt chain is verified before anything is written (a broken chain raises
+    :class:`~doxa.ChainBroken` and writes nothing); a quad of another scope, or a scope that
+    already holds graphs, raises :class:`~doxa.InvalidInput`. The restore is raw: the quads go
+    in as they are, without passing the gate again, since their receipts already vouch for them.
+    Returns the number of quads restored (the audit marker is not restored).
+    """
+    stamp = marker(scope)
+    rows: list[Quad] = []
+    for s, p, o, g in quads:
+        if (s, p, o, g) == stamp:
+            continue
+        if not isinstance(g, URIRef) or not scope.owns(g):
+            raise InvalidInput(
+                f"The export holds graph {g}, which is not in scope {scope.name!r}; import it "
+                "with the scope it was exported from (--scope)."
+            )
+        rows.append((s, p, o, g))
+    occupied = [g for g in store.graphs() if scope.owns(g)]
+    if occupied:
+        raise InvalidInput(
+            f"Scope {scope.name!r} already holds {len(occupied)} graph(s) in this store; import "
+            "into a fresh store or an empty scope, so the receipt chain stays whole."
+        )
+    verify_chain(rows)
+    total = len(rows)
+    if progress is not None:
+        progress(0, total)
+    try:
+        for start in range(0, total, _BATCH):
+            store.apply(Change(insert=rows[start : start + _BATCH]))
+            if progress is not None:
+                progress(min(start + _BATCH, total), total)
+    except BaseException:
+        # leave no half-restored scope behind
+        for graph in {g for _, _, _, g in rows}:
+            store.clear_graph(graph)
+        raise
+    finally:
+        if store.memo is not None:
+            store.memo.clear()  # topic lists, chain head and version were read before
+    store.flush()
+    return total

@@ -1,0 +1,369 @@
+"""``doxa mcp``: the agent's memory over the Model Context Protocol (stdio, one scope).
+
+The only module that imports the ``mcp`` SDK (2.x renamed ``FastMCP`` to ``MCPServer``; keeping
+every import here makes the next rename a one-file change). The server is a thin skin over one
+:class:`~doxa.Memory` bound to one scope for the whole session: it holds no state of its own.
+
+The agent's table has five tools: ``remember`` (the gated write) and four reads marked
+read-only (``recall``, ``facts``, ``history``, ``why``). Every tool has an input and an output
+schema. Owner verbs (approve, reject, retract, erase, grant, revoke, clearing an alarm) are not
+on the table, and an agent cannot write as the owner or write a standing rule: those belong to
+the owner's interfaces (CLI, review page). A doxa error comes back as a tool error
+(``isError``) carrying doxa's message, so the model can read it and correct its call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from doxa import __version__
+from doxa.errors import DoxaError
+from doxa.memory import Memory
+from doxa.model import Fact, History, Receipt, Why
+
+__all__ = ["AGENT_TOOLS", "build_server", "serve_memory"]
+
+#: the agent's tool table: name -> read-only; a test pins it
+AGENT_TOOLS: dict[str, bool] = {
+    "remember": False,
+    "recall": True,
+    "facts": True,
+    "history": True,
+    "why": True,
+}
+
+INSTRUCTIONS = (
+    "doxa is your long-term memory for one scope. Write facts with `remember` (every write "
+    "passes a gate and returns a receipt: admitted, merged, held for the owner, rejected or "
+    "quarantined); find them with `recall` (words) or `facts` (filters, two clocks: valid_at "
+    "for the world, as_of for what was believed); follow a fact with `history` and `why`. "
+    "A fact marked needs_rerun is an empty search result: run its query again before trusting it."
+)
+
+_READ = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+_WRITE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
+
+
+# -- output schemas -------------------------------------------------------------------
+
+
+class FactOut(BaseModel):
+    """One fact as the agent reads it."""
+
+    id: str
+    text: str
+    topic: str
+    kind: str
+    status: str = Field(description="live, superseded, retracted or unchecked")
+    authority: str
+    support: str
+    standpoint: str
+    recorded_at: str = Field(description="belief time: when the store learned it (ISO 8601)")
+    valid_from: str | None = Field(description="start of valid time; null: as far back as known")
+    valid_until: str | None = Field(description="end of valid time; null: still true")
+    subject: str | None
+    predicate: str | None
+    object: str | None
+    sources: list[str]
+    confidence: float | None = Field(description="null means not rated, never 0")
+    rule: str | None = Field(description="requires or forbids for an owner's standing rule")
+    needs_rerun: bool = Field(description="an empty search result: re-run `query` first")
+    query: str | None
+    successor: str | None = Field(description="the fact that superseded this one")
+    score: float | None = Field(description="recall's match score; null for other reads")
+
+
+class FactList(BaseModel):
+    """Facts, best first for ``recall``."""
+
+    facts: list[FactOut]
+
+
+class ReceiptOut(BaseModel):
+    """The record of the gate's decision on a write."""
+
+    id: str
+    sequence: int
+    outcome: str = Field(description="admitted, merged, held, rejected or quarantined")
+    relation: str | None = Field(description="the judge's relation to what was stored")
+    fact: str | None = Field(description="the fact id the write became (or will become)")
+    held: str | None = Field(description="the held write's id when the owner must decide")
+    targets: list[str] = Field(description="facts this write ends or refines")
+    reason: str
+    judge: str
+    recorded_at: str
+    failures: list[str] = Field(description="failed constraints of a rejected write")
+
+
+class EventOut(BaseModel):
+    """One step in a fact's life."""
+
+    kind: str
+    at: str
+    fact: str
+    other: str | None
+    valid_until: str | None
+    reason: str
+
+
+class HistoryOut(BaseModel):
+    """A fact and the events that refined, corroborated, superseded or retracted it."""
+
+    fact: FactOut
+    events: list[EventOut]
+    successors: list[str]
+
+
+class WhyOut(BaseModel):
+    """Why a fact is believed: its evidence and the receipt that admitted it."""
+
+    fact: FactOut
+    sources: list[str]
+    attributed_to: str | None
+    corroborations: list[str]
+    receipt: ReceiptOut | None
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def fact_out(fact: Fact) -> FactOut:
+    return FactOut(
+        id=fact.id,
+        text=fact.text,
+        topic=fact.topic,
+        kind=fact.kind,
+        status=fact.status.value,
+        authority=fact.authority.value,
+        support=fact.support.value,
+        standpoint=str(fact.standpoint),
+        recorded_at=fact.recorded_at.isoformat(),
+        valid_from=_iso(fact.valid_from),
+        valid_until=_iso(fact.valid_until),
+        subject=_text(fact.subject),
+        predicate=_text(fact.predicate),
+        object=_text(fact.object),
+        sources=[str(s) for s in fact.sources],
+        confidence=None if fact.confidence is None else float(fact.confidence),
+        rule=None if fact.rule_mode is None else fact.rule_mode.value,
+        needs_rerun=fact.needs_rerun,
+        query=fact.query,
+        successor=fact.successor,
+        score=fact.score,
+    )
+
+
+def receipt_out(receipt: Receipt) -> ReceiptOut:
+    return ReceiptOut(
+        id=receipt.id,
+        sequence=receipt.sequence,
+        outcome=receipt.outcome.value,
+        relation=None if receipt.relation is None else receipt.relation.value,
+        fact=receipt.fact,
+        held=receipt.held,
+        targets=list(receipt.targets),
+        reason=receipt.reason,
+        judge=receipt.judge,
+        recorded_at=receipt.recorded_at.isoformat(),
+        failures=list(receipt.failures),
+    )
+
+
+def history_out(history: History) -> HistoryOut:
+    return HistoryOut(
+        fact=fact_out(history.fact),
+        events=[
+            EventOut(
+                kind=e.kind,
+                at=e.at.isoformat(),
+                fact=e.fact,
+                other=e.other,
+                valid_until=_iso(e.valid_until),
+                reason=e.reason,
+            )
+            for e in history.events
+        ],
+        successors=list(history.successors),
+    )
+
+
+def why_out(why: Why) -> WhyOut:
+    return WhyOut(
+        fact=fact_out(why.fact),
+        sources=[str(s) for s in why.sources],
+        attributed_to=_text(why.attributed_to),
+        corroborations=[str(c) for c in why.corroborations],
+        receipt=None if why.receipt is None else receipt_out(why.receipt),
+    )
+
+
+# -- the server -------------------------------------------------------------------------
+
+T = TypeVar("T")
+
+
+def _guarded(call: Callable[[], T]) -> T:
+    """Run one Memory call; a doxa error becomes a tool error carrying doxa's message."""
+    try:
+        return call()
+    except DoxaError as error:
+        raise ToolError(str(error)) from error
+
+
+def _doc(description: str) -> Any:
+    """A parameter's description in the tool's input schema."""
+    return Field(description=description)
+
+
+AgentAuthority = Literal["agent", "tool", "external"]
+SupportName = Literal["stated", "observed", "inferred", "quoted", "absent"]
+ValidAt = Annotated[str | None, _doc("True at this time, ISO 8601 (default now).")]
+AsOf = Annotated[str | None, _doc("As believed at this time, ISO 8601 (default now).")]
+IncludeEnded = Annotated[bool, _doc("Also superseded and retracted facts.")]
+FactId = Annotated[str, _doc("The fact id, as remember, recall or facts returned it.")]
+
+
+def build_server(memory: Memory) -> MCPServer:
+    """The MCP server over ``memory``: the agent's five tools, bound to its scope."""
+    server: MCPServer = MCPServer(
+        "doxa",
+        title=f"doxa memory (scope {memory.scope.name})",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+    )
+
+    @server.tool(annotations=_WRITE, structured_output=True)
+    def remember(
+        text: Annotated[str, _doc("The fact as a person would read it.")],
+        topic: Annotated[str, _doc("Topic it belongs to, e.g. 'meetings'.")],
+        kind: Annotated[str | None, _doc("Kind of memory: schedule, preference …")] = None,
+        subject: Annotated[str | None, _doc("Subject IRI of a structured fact.")] = None,
+        predicate: Annotated[str | None, _doc("Predicate IRI of a structured fact.")] = None,
+        object: Annotated[
+            str | None, _doc("Object: an absolute IRI becomes an IRI, else a string literal.")
+        ] = None,
+        authority: Annotated[
+            AgentAuthority,
+            _doc(
+                "agent: your inference; tool: a tool's observation this turn; "
+                "external: a quotation from a document (name it in sources)."
+            ),
+        ] = "agent",
+        support: Annotated[SupportName | None, _doc("Default follows authority.")] = None,
+        standpoint: Annotated[str | None, _doc("Whose perspective (IRI).")] = None,
+        sources: Annotated[list[str] | None, _doc("Evidence IRIs.")] = None,
+        valid_from: Annotated[str | None, _doc("Start of valid time, ISO 8601.")] = None,
+        valid_until: Annotated[str | None, _doc("End of valid time, ISO 8601.")] = None,
+        confidence: Annotated[float | None, _doc("0 to 1; omit when not rated.")] = None,
+        query: Annotated[str | None, _doc("The search that found nothing (absent).")] = None,
+        turn: Annotated[str | None, _doc("IRI of this turn or tool call.")] = None,
+    ) -> ReceiptOut:
+        """Write one fact through doxa's gate and get the receipt of the decision.
+
+        A write that breaks the shapes or has a value of the wrong type comes back as an
+        error listing what to fix; a rejected write stores no fact.
+        """
+        receipt = _guarded(
+            lambda: memory.remember(
+                text,
+                topic=topic,
+                kind=kind,
+                subject=subject,
+                predicate=predicate,
+                object=object,
+                authority=authority,
+                support=support,
+                standpoint=standpoint,
+                sources=sources or (),
+                valid_from=valid_from,
+                valid_until=valid_until,
+                confidence=confidence,
+                query=query,
+                turn=turn,
+                strict=True,
+            )
+        )
+        return receipt_out(receipt)
+
+    @server.tool(annotations=_READ, structured_output=True)
+    def recall(
+        text: Annotated[str, _doc("Words to look for.")],
+        topic: Annotated[str | None, _doc("Only this topic.")] = None,
+        valid_at: ValidAt = None,
+        as_of: AsOf = None,
+        include_ended: IncludeEnded = False,
+        limit: Annotated[int, _doc("At most this many (1-500).")] = 10,
+    ) -> FactList:
+        """Find facts whose words match ``text``, best first."""
+        found = _guarded(
+            lambda: memory.recall(
+                text,
+                topic=topic,
+                valid_at=valid_at,
+                as_of=as_of,
+                include_ended=include_ended,
+                limit=limit,
+            )
+        )
+        return FactList(facts=[fact_out(f) for f in found])
+
+    @server.tool(annotations=_READ, structured_output=True)
+    def facts(
+        valid_at: ValidAt = None,
+        as_of: AsOf = None,
+        topic: Annotated[str | None, _doc("Only this topic.")] = None,
+        subject: Annotated[str | None, _doc("Only facts about this subject IRI.")] = None,
+        predicate: Annotated[str | None, _doc("Only facts with this predicate IRI.")] = None,
+        include_ended: IncludeEnded = False,
+    ) -> FactList:
+        """List facts true at ``valid_at`` as believed at ``as_of``."""
+        found = _guarded(
+            lambda: memory.facts(
+                valid_at=valid_at,
+                as_of=as_of,
+                topic=topic,
+                subject=subject,
+                predicate=predicate,
+                include_ended=include_ended,
+            )
+        )
+        return FactList(facts=[fact_out(f) for f in found])
+
+    @server.tool(annotations=_READ, structured_output=True)
+    def history(
+        fact: FactId,
+        as_of: AsOf = None,
+    ) -> HistoryOut:
+        """A fact and every event that refined, corroborated, superseded or retracted it."""
+        return history_out(_guarded(lambda: memory.history(fact, as_of=as_of)))
+
+    @server.tool(annotations=_READ, structured_output=True)
+    def why(fact: FactId) -> WhyOut:
+        """A fact's evidence, sources and the receipt that admitted it."""
+        return why_out(_guarded(lambda: memory.why(fact)))
+
+    return server
+
+
+def serve_memory(memory: Memory) -> None:
+    """Serve MCP over stdio on ``memory`` until the client closes stdin.
+
+    The caller keeps the store open (and its directory locked) for the whole session.
+    """
+    build_server(memory).run("stdio")
