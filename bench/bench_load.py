@@ -58,9 +58,13 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-def start(root: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start(root: Path, clients: int) -> tuple[subprocess.Popen[bytes], str]:
     config = root / "server.toml"
-    config.write_text(f'[scopes.load]\nowner_key = "{OWNER}"\n', encoding="utf-8")
+    # as many SPARQL workers as clients: past that the server answers 503 Busy by design
+    config.write_text(
+        f'[sparql]\nmax_running = {max(4, clients)}\n[scopes.load]\nowner_key = "{OWNER}"\n',
+        encoding="utf-8",
+    )
     port = free_port()
     doxa = Path(sys.executable).with_name("doxa")
     process = subprocess.Popen(
@@ -97,12 +101,13 @@ def client_run(
     timings: dict[str, list[float]],
     errors: list[str],
     lock: threading.Lock,
+    reads_only: bool = False,
 ) -> None:
-    rng = random.Random(index)
+    rng = random.Random(index + (1000 if reads_only else 0))
     headers = {"Authorization": f"Bearer {OWNER}"}
     with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
         for i in range(count):
-            kind = rng.choices(KINDS, WEIGHTS)[0]
+            kind = rng.choices(KINDS, (0.0, 0.5, 0.3, 0.2) if reads_only else WEIGHTS)[0]
             word = rng.choice(WORDS)
             started = time.perf_counter()
             if kind == "remember":
@@ -115,7 +120,8 @@ def client_run(
             elif kind == "recall":
                 response = client.get("/recall", params={"q": word})
             elif kind == "facts":
-                response = client.get("/facts", params={"topic": "load"})
+                # a topic is a handful of facts (here: one client's last hundred requests)
+                response = client.get("/facts", params={"topic": f"load-{index}-{i // 100}"})
             else:
                 response = client.get(
                     "/sparql",
@@ -137,7 +143,7 @@ def client_run(
 def main(clients: int, per_client: int, check: bool, out: Path | None) -> None:
     """Load a real doxa server and report throughput, latency and memory."""
     root = Path(tempfile.mkdtemp(prefix="doxa-load-"))
-    process, url = start(root)
+    process, url = start(root, clients)
     timings: dict[str, list[float]] = defaultdict(list)
     errors: list[str] = []
     lock = threading.Lock()
@@ -156,6 +162,19 @@ def main(clients: int, per_client: int, check: bool, out: Path | None) -> None:
             memory["middle"] = rss_kib(process.pid)
     wall = time.perf_counter() - started
     memory["end"] = rss_kib(process.pid)
+    # steady state: the same clients read for a while; the server's memory should not grow
+    readers = [
+        threading.Thread(
+            target=client_run,
+            args=(url, i, per_client // 2, defaultdict(list), errors, lock, True),
+        )
+        for i in range(clients)
+    ]
+    for thread in readers:
+        thread.start()
+    for thread in readers:
+        thread.join()
+    memory["after_reads"] = rss_kib(process.pid)
     process.terminate()
     process.wait(timeout=30)
     total = sum(len(v) for v in timings.values())
@@ -182,8 +201,10 @@ def main(clients: int, per_client: int, check: bool, out: Path | None) -> None:
     middle = memory.get("middle", memory["end"])
     print(
         f"server memory (RSS): start {memory['start'] / 1024:.0f} MiB, middle "
-        f"{middle / 1024:.0f} MiB, end {memory['end'] / 1024:.0f} MiB "
-        f"(end / middle {memory['end'] / max(middle, 1):.2f})"
+        f"{middle / 1024:.0f} MiB, end of the mix {memory['end'] / 1024:.0f} MiB; after "
+        f"{clients * (per_client // 2)} more reads {memory['after_reads'] / 1024:.0f} MiB "
+        f"(after reads / end of mix {memory['after_reads'] / max(memory['end'], 1):.2f}; "
+        "flat is about 1.0)"
     )
     for line in errors[:5]:
         print("error:", line)

@@ -18,5 +18,6 @@ def test_a_short_load_run_has_no_errors() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "100 requests in" in done.stdout
+    assert "more reads" in done.stdout
     assert ", 0 errors" in done.stdout
     assert "server memory (RSS)" in done.stdout
