@@ -890,7 +890,7 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None) -> None
 
 def _register() -> None:
     # commands kept in their own modules; imported last, since they build on this one
-    from doxa.interfaces import cli_judge, cli_owner
+    from doxa.interfaces import cli_bulk, cli_judge, cli_owner
 
     for command in (cli_judge.judge, cli_judge.rejudge, cli_judge.stats, cli_judge.alarms):
         main.add_command(command)
@@ -901,6 +901,7 @@ def _register() -> None:
         cli_owner.backups,
         cli_owner.restore,
         cli_owner.recover,
+        cli_bulk.import_claims,
     ):
         main.add_command(command)
 

@@ -6,6 +6,7 @@ what it held, and the alarms that stopped it. Registered on the main ``doxa`` gr
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -75,9 +76,7 @@ def _report(settings: Settings, report: EvalReport) -> None:
 def _scoring(memory: Memory, file: Path, ontologies: Sequence[Path], record: bool) -> EvalReport:
     ontology = [path.read_bytes() for path in ontologies if _readable(path)] or None
     cases = load_cases(file)
-    with click.progressbar(
-        length=len(cases), label="judging", file=click.get_text_stream("stderr")
-    ) as bar:
+    with click.progressbar(length=len(cases), label="judging", file=sys.stderr) as bar:
 
         def advance(_: CaseResult) -> None:
             bar.update(1)

@@ -69,16 +69,23 @@ class Journal:
                 os.fsync(file.fileno())
 
     def append(self, entry: JournalEntry) -> None:
-        line = {
-            "scope": entry.scope,
-            "sequence": entry.sequence,
-            "receipt": entry.receipt,
-            "hash": entry.hash,
-        }
-        if entry.erasure is not None:
-            line["erasure"] = entry.erasure
+        self.append_all([entry])
+
+    def append_all(self, entries: list[JournalEntry]) -> None:
+        """Append decisions' lines with one fsync (a bulk import's batch)."""
+        lines = []
+        for entry in entries:
+            line = {
+                "scope": entry.scope,
+                "sequence": entry.sequence,
+                "receipt": entry.receipt,
+                "hash": entry.hash,
+            }
+            if entry.erasure is not None:
+                line["erasure"] = entry.erasure
+            lines.append(json.dumps(line, sort_keys=True) + "\n")
         try:
-            self._file.write(json.dumps(line, sort_keys=True) + "\n")
+            self._file.write("".join(lines))
             self._file.flush()
             os.fsync(self._file.fileno())
         except OSError as error:
@@ -87,8 +94,9 @@ class Journal:
                 f"{self.path}: {error.strerror}. Free disk space; the next open repairs the "
                 "journal from the store."
             ) from error
-        self.entries.append(entry)
-        self.heads[entry.scope] = entry
+        for entry in entries:
+            self.entries.append(entry)
+            self.heads[entry.scope] = entry
 
     def rewrite(self, entries: list[JournalEntry]) -> None:
         """Replace the journal (after a restore), atomically."""
