@@ -9,7 +9,11 @@ from tests.interfaces.test_cli import EX, run, run_json
 
 def quote(store: Path, text: str) -> dict[str, object]:
     return run_json(  # type: ignore[no-any-return]
-        store, "remember", text, "--topic=web", "--authority=external",
+        store,
+        "remember",
+        text,
+        "--topic=web",
+        "--authority=external",
         "--source=https://page.example/",
     )
 
@@ -34,8 +38,14 @@ def test_quarantine_list_release_discard(tmp_path: Path) -> None:
 def test_erase_backup_restore(tmp_path: Path) -> None:
     store = tmp_path / "memory"
     secret = run_json(
-        store, "remember", "Zeb's phone is 0142", "--topic=c", "--authority=owner",
-        f"--subject={EX}zeb", f"--predicate={EX}phone", "--literal=0142",
+        store,
+        "remember",
+        "Zeb's phone is 0142",
+        "--topic=c",
+        "--authority=owner",
+        f"--subject={EX}zeb",
+        f"--predicate={EX}phone",
+        "--literal=0142",
     )
     run_json(store, "remember", "Mara's phone is 0177", "--topic=c", "--authority=owner")
     made = run_json(store, "backup")

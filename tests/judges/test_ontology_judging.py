@@ -181,13 +181,21 @@ def test_outside_detail_keeps_its_own_authority_and_standpoint(mem: doxa.Memory)
     page = "https://people.example/gina"
     owner = say(mem, "gina lives in Germany", "gina", "livesIn", "Germany", kind="location")
     detail = say(
-        mem, "Gina lives in Berlin, says her page", "gina", "livesIn", "Berlin",
-        kind="location", authority="external", sources=[page],
+        mem,
+        "Gina lives in Berlin, says her page",
+        "gina",
+        "livesIn",
+        "Berlin",
+        kind="location",
+        authority="external",
+        sources=[page],
     )
     assert detail.relation is doxa.Relation.ADDS_DETAIL
     fact = mem.get(detail.fact or "")
     assert (fact.authority, fact.support, str(fact.standpoint)) == (
-        doxa.Authority.EXTERNAL, doxa.Support.QUOTED, page
+        doxa.Authority.EXTERNAL,
+        doxa.Support.QUOTED,
+        page,
     )
     assert fact.refines == (owner.fact,)
     why = mem.why(detail.fact or "")
@@ -195,7 +203,15 @@ def test_outside_detail_keeps_its_own_authority_and_standpoint(mem: doxa.Memory)
     assert [str(s) for s in why.fact.sources] == [page]
     # control: the owner's fact is still the owner's, and a page repeating it adds evidence
     # without lending the page's words the owner's authority, or the owner's fact the page's
-    again = say(mem, "gina lives in germany", "gina", "livesIn", "Germany", kind="location",
-                authority="external", sources=[page])
+    again = say(
+        mem,
+        "gina lives in germany",
+        "gina",
+        "livesIn",
+        "Germany",
+        kind="location",
+        authority="external",
+        sources=[page],
+    )
     assert again.relation is doxa.Relation.SAME
     assert mem.get(owner.fact or "").authority is doxa.Authority.OWNER

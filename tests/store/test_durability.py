@@ -68,7 +68,9 @@ def test_a_store_behind_its_journal_is_refused(tmp_path: Path, damage: str) -> N
         log.write_bytes(data[: len(data) * 2 // 3])
     else:
         cut = len(data) * 2 // 3
-        log.write_bytes(data[:cut] + bytes(b ^ 0x5A for b in data[cut : cut + 64]) + data[cut + 64 :])
+        log.write_bytes(
+            data[:cut] + bytes(b ^ 0x5A for b in data[cut : cut + 64]) + data[cut + 64 :]
+        )
     with pytest.raises(doxa.StoreBehindJournal, match="acknowledged") as error:
         doxa.Memory.open(path, scope="alice")
     assert "doxa restore" in str(error.value)
@@ -94,12 +96,22 @@ def test_a_journal_behind_the_store_is_repaired(tmp_path: Path) -> None:
 def test_restore_brings_a_backup_back_and_keeps_erasures(tmp_path: Path) -> None:
     path = tmp_path / "memory"
     with doxa.Memory.open(path, scope="alice") as mem:
-        secret = mem.remember("Zebulon Quaxford's phone is +1 555 0142", topic="c",
-                              subject=EX + "zebulon", predicate=EX + "phone",
-                              object="+1 555 0142", authority="owner")
-        kept = mem.remember("Maribel's phone is +1 555 0177", topic="c",
-                            subject=EX + "maribel", predicate=EX + "phone",
-                            object="+1 555 0177", authority="owner")
+        secret = mem.remember(
+            "Zebulon Quaxford's phone is +1 555 0142",
+            topic="c",
+            subject=EX + "zebulon",
+            predicate=EX + "phone",
+            object="+1 555 0142",
+            authority="owner",
+        )
+        kept = mem.remember(
+            "Maribel's phone is +1 555 0177",
+            topic="c",
+            subject=EX + "maribel",
+            predicate=EX + "phone",
+            object="+1 555 0177",
+            authority="owner",
+        )
         backup = mem.backup()
         mem.remember("written after the backup", topic="c", authority="owner")
         mem.erase(secret.fact or "", reason="asked to be forgotten")
@@ -110,8 +122,7 @@ def test_restore_brings_a_backup_back_and_keeps_erasures(tmp_path: Path) -> None
         assert texts == {"Maribel's phone is +1 555 0177"}  # the later write is gone by choice
         assert mem.get(kept.fact or "").status is doxa.FactStatus.LIVE
         with pytest.raises(doxa.ErasedContent):
-            mem.remember("Zebulon Quaxford's phone is +1 555 0142", topic="c",
-                         authority="agent")
+            mem.remember("Zebulon Quaxford's phone is +1 555 0142", topic="c", authority="agent")
         assert mem.verify() == len(mem.receipts())
         assert mem.receipts()[-1].outcome is doxa.Outcome.ERASED
     # the replaced store was kept as a backup, and it too no longer holds the erased phone

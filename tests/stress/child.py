@@ -27,8 +27,14 @@ class Child:
             text=True,
         )
         assert self.process.stdout is not None
-        self._reader = threading.Thread(target=self._read, args=(self.process.stdout,))
-        self._reader.start()
+        assert self.process.stderr is not None
+        self.errors: list[str] = []
+        self._readers = [
+            threading.Thread(target=self._read, args=(self.process.stdout,)),
+            threading.Thread(target=self.errors.extend, args=(self.process.stderr,)),
+        ]
+        for reader in self._readers:
+            reader.start()
 
     def _read(self, stream: IO[str]) -> None:
         for line in stream:
@@ -42,13 +48,17 @@ class Child:
     def finish(self, timeout: float = 120) -> tuple[int, str]:
         """Wait for the child to end; its exit code and its stderr."""
         try:
-            _, err = self.process.communicate(timeout=timeout)
+            self.process.wait(timeout=timeout)
         finally:
             if self.process.poll() is None:
                 self.process.kill()
                 self.process.wait()
-        self._reader.join()
-        return self.process.returncode, err
+            for reader in self._readers:
+                reader.join()
+            for stream in (self.process.stdout, self.process.stderr):
+                if stream is not None:
+                    stream.close()
+        return self.process.returncode, "".join(self.errors)
 
     @property
     def acknowledged(self) -> list[dict[str, Any]]:

@@ -65,7 +65,9 @@ def _check(mem: doxa.Memory, receipts: list[doxa.Receipt], expected: int) -> Non
     assert {f.id for f in mem.facts(include_ended=True)} == admitted  # counts match receipts
     for who in ("p0", "p1", "p2"):
         for day in range(1, 29):  # one live value of the functional predicate at any time
-            live = mem.facts(subject=EX + who, predicate=EX + "livesIn", valid_at=f"2026-01-{day:02d}")
+            live = mem.facts(
+                subject=EX + who, predicate=EX + "livesIn", valid_at=f"2026-01-{day:02d}"
+            )
             assert len(live) <= 1, [(f.object, f.valid_from) for f in live]
         assert mem.facts(subject=EX + who, predicate=EX + "livesIn"), who  # control: one exists
     assert mem.verify() == len(stored)

@@ -10,6 +10,7 @@ exception escapes with a traceback (exit 1): that is a crash the tests catch.
 from __future__ import annotations
 
 import json
+import os
 import random
 import resource
 import signal
@@ -48,11 +49,18 @@ def write(rng: random.Random, step: int) -> dict[str, object]:
     return {"text": f"note {rng.randrange(10**6)} for person {who}", "topic": "notes"}
 
 
+def say(line: str) -> None:
+    """One whole line on stdout, flushed: the parent reads it as acknowledged."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def limit(kind: str, value: int) -> None:
     if kind == "fsize":
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
         resource.setrlimit(resource.RLIMIT_FSIZE, (value, value))
-    elif kind == "nofile":
+    elif kind == "nofile":  # ``value`` more than are open now
+        value += len(os.listdir("/proc/self/fd"))
         resource.setrlimit(resource.RLIMIT_NOFILE, (value, value))
 
 
@@ -64,13 +72,18 @@ def main(argv: list[str]) -> int:
     admitted: list[str] = []
     try:
         with doxa.Memory.open(path, scope="s") as mem:
+            nofile = len(argv) > 2 and argv[2] == "nofile"
             if len(argv) > 2:
                 limit(argv[2], int(argv[3]))
-            print("ready", flush=True)
+            say("ready")
             step = 0
             while True:
                 step += 1
                 action = rng.random()
+                if nofile and step % 10 == 0:  # backups and exports open new files
+                    mem.backup()
+                    mem.export(f"{path}.export")
+                    continue
                 if action < 0.05 and admitted:
                     fact = admitted.pop(rng.randrange(len(admitted)))
                     try:
@@ -84,9 +97,9 @@ def main(argv: list[str]) -> int:
                     if receipt.outcome is doxa.Outcome.ADMITTED and receipt.fact:
                         admitted.append(receipt.fact)
                 line = {"id": receipt.id, "outcome": receipt.outcome.value, "fact": receipt.fact}
-                print(json.dumps(line), flush=True)
+                say(json.dumps(line))
     except doxa.DoxaError as error:
-        print(f"error {type(error).__name__}: {error}", flush=True)
+        say(f"error {type(error).__name__}: {error}")
         return 0
 
 
