@@ -12,8 +12,8 @@ import doxa
 
 LIMITS = [("fsize", 600_000), ("nofile", 8)]
 SLOW_LIMITS = [
-    *(("fsize", size) for size in (200_000, 400_000, 1_000_000, 2_000_000)),
-    *(("nofile", spare) for spare in (2, 4, 16, 32)),
+    *(("fsize", size) for size in (200_000, 400_000, 1_000_000)),
+    *(("nofile", spare) for spare in (2, 4, 6)),
 ]
 
 

@@ -305,7 +305,8 @@ class EmbeddedStore:
         except OSError as error:  # a full disk, a file-size limit: what was acknowledged is safe
             raise StoreError(
                 f"The store at {self.path} could not be flushed on closing: {error}. Every "
-                "acknowledged decision is in its log and journal; free disk space (or file handles) and reopen it."
+                "acknowledged decision is in its log and journal; free disk space (or file "
+                "handles) and reopen it."
             ) from error
         finally:
             self._open = None  # dropping the last reference releases RocksDB's directory lock

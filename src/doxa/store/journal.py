@@ -73,19 +73,8 @@ class Journal:
 
     def append_all(self, entries: list[JournalEntry]) -> None:
         """Append decisions' lines with one fsync (a bulk import's batch)."""
-        lines = []
-        for entry in entries:
-            line = {
-                "scope": entry.scope,
-                "sequence": entry.sequence,
-                "receipt": entry.receipt,
-                "hash": entry.hash,
-            }
-            if entry.erasure is not None:
-                line["erasure"] = entry.erasure
-            lines.append(json.dumps(line, sort_keys=True) + "\n")
         try:
-            self._file.write("".join(lines))
+            self._file.write("".join(_line(entry) for entry in entries))
             self._file.flush()
             os.fsync(self._file.fileno())
         except OSError as error:
@@ -103,16 +92,7 @@ class Journal:
         self._file.close()
         temporary = self.path.with_name(self.path.name + ".new")
         with open(temporary, "w", encoding="utf-8") as file:
-            for entry in entries:
-                line = {
-                    "scope": entry.scope,
-                    "sequence": entry.sequence,
-                    "receipt": entry.receipt,
-                    "hash": entry.hash,
-                }
-                if entry.erasure is not None:
-                    line["erasure"] = entry.erasure
-                file.write(json.dumps(line, sort_keys=True) + "\n")
+            file.write("".join(_line(entry) for entry in entries))
             file.flush()
             os.fsync(file.fileno())
         temporary.replace(self.path)
@@ -123,3 +103,16 @@ class Journal:
     def close(self) -> None:
         if not self._file.closed:
             self._file.close()
+
+
+def _line(entry: JournalEntry) -> str:
+    """One decision as its journal line."""
+    line: dict[str, Any] = {
+        "scope": entry.scope,
+        "sequence": entry.sequence,
+        "receipt": entry.receipt,
+        "hash": entry.hash,
+    }
+    if entry.erasure is not None:
+        line["erasure"] = entry.erasure
+    return json.dumps(line, sort_keys=True) + "\n"
