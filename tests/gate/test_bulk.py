@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -56,12 +57,16 @@ def rows(draw: st.DrawFn) -> dict[str, Any]:
 def _shape(receipts: list[doxa.Receipt]) -> list[tuple[Any, ...]]:
     """Each decision, with ids replaced by the position of the write that made them."""
     position = {r.fact: i for i, r in enumerate(receipts) if r.fact is not None}
+
+    def reason(text: str) -> str:
+        return re.sub(r"\b[0-9a-f]{20}\b", lambda m: f"#{position.get(m.group(), '?')}", text)
+
     return [
         (
             r.outcome,
             r.relation,
             tuple(position.get(t, "?") for t in r.targets),
-            r.reason.split(";")[0] if r.reason else "",
+            reason(r.reason.split(";")[0]) if r.reason else "",
         )
         for r in receipts
     ]
@@ -79,12 +84,28 @@ def _live(mem: doxa.Memory) -> list[str]:
     return sorted(f.text for f in mem.facts(include_ended=True) if f.status.value == "live")
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(rows(), min_size=1, max_size=40), st.booleans(), st.integers(1, 7))
+STREAMS = given(st.lists(rows(), min_size=1, max_size=40), st.booleans(), st.integers(1, 7))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@STREAMS
 def test_import_decides_as_remember_one_by_one(
     stream: list[dict[str, Any]], grant: bool, batch_size: int
 ) -> None:
     """Outcomes, relations, targets, live facts and the chain match sequential remember."""
+    _compare(stream, grant, batch_size)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@STREAMS
+def test_import_decides_as_remember_on_many_streams(
+    stream: list[dict[str, Any]], grant: bool, batch_size: int
+) -> None:
+    _compare(stream, grant, batch_size)
+
+
+def _compare(stream: list[dict[str, Any]], grant: bool, batch_size: int) -> None:
     one_by_one = _memory(None, grant)
     sequential = []
     for row in stream:
