@@ -223,7 +223,10 @@ class MemoryMachine(RuleBasedStateMachine):
                 found = self.mem.facts(
                     subject=EX + who, predicate=LIVES, valid_at=f"2026-{month:02d}-15"
                 )
-                assert len(found) <= 1, [(f.object, f.valid_from) for f in found]
+                # the same value may stand twice (two sources); two values never
+                assert len({f.object for f in found}) <= 1, [
+                    (f.object, f.valid_from) for f in found
+                ]
 
 
 def _settings(examples: int, steps: int) -> settings:
