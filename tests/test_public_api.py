@@ -24,6 +24,7 @@ EXPECTED = [
     "History",
     "HistoryEvent",
     "HoldStatus",
+    "ImportReport",
     "InvalidInput",
     "Judge",
     "JudgeUnavailable",

@@ -23,6 +23,7 @@ from doxa.errors import (
     StoreLocked,
     WriteConflict,
 )
+from doxa.gate.bulk import ImportReport
 from doxa.judges import Evidence, Judge, RuleJudge
 from doxa.judges.evaluation import Case, EvalReport
 from doxa.judges.llm import LLMConfig, LLMJudge
@@ -72,6 +73,7 @@ __all__ = [
     "History",
     "HistoryEvent",
     "HoldStatus",
+    "ImportReport",
     "InvalidInput",
     "Judge",
     "JudgeUnavailable",

@@ -27,6 +27,7 @@ from doxa.exports import (
     scope_quads,
 )
 from doxa.gate.backups import backups_folder, purge_backup
+from doxa.gate.bulk import ImportReport, import_claims, read_claims
 from doxa.gate.closure import close_ontology, next_digest, ontology_digest
 from doxa.gate.gate import Gate
 from doxa.gate.ledger import alarms, judge_key, standings
@@ -273,6 +274,24 @@ class Memory:
             rule=rule,
         )
         return self.gate.remember(proposal, strict=strict)
+
+    def import_claims(
+        self,
+        source: str | Path | IO[str] | list[dict[str, Any]],
+        *,
+        format: str = "jsonl",
+        batch_size: int = 2000,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        """Write many claims through the gate: the same decisions as ``remember`` one by one.
+
+        ``source`` is a JSON Lines file (one object of :meth:`remember`'s arguments per line)
+        or a list of such dicts. Decisions are published in atomic batches of up to
+        ``batch_size``; ``progress`` is called with 1 after each claim. See
+        :mod:`doxa.gate.bulk`.
+        """
+        rows = source if isinstance(source, list) else read_claims(source, format=format)
+        return import_claims(self.gate, rows, batch_size=batch_size, progress=progress)
 
     def preview(self, text: str, **fields: Any) -> Verdict:
         """What the judge would say about a write, without writing anything.

@@ -21,6 +21,7 @@ from rdflib.term import Node
 
 from doxa.clock import Clock
 from doxa.errors import (
+    ConstraintFailure,
     ErasedContent,
     InvalidInput,
     JudgeUnavailable,
@@ -92,10 +93,18 @@ class Gate:
         self.lock = lock
         self.record = Record(store, scope, clock)
 
-    def remember(self, proposal: Proposal, *, strict: bool = False) -> Receipt:
+    def remember(
+        self,
+        proposal: Proposal,
+        *,
+        strict: bool = False,
+        failures: tuple[ConstraintFailure, ...] | None = None,
+    ) -> Receipt:
+        """Decide one write; ``failures`` are its shape check's, when already run (in bulk)."""
         pairs = claim_pairs(proposal)
         digest = input_digest(pairs)
-        failures = self.shapes.check(write_graph(proposal.iri, pairs, self.clock.now()))
+        if failures is None:
+            failures = self.shapes.check(write_graph(proposal.iri, pairs, self.clock.now()))
         if failures:
             reason = "; ".join(f.message for f in failures)
 

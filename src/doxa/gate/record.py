@@ -79,6 +79,9 @@ class Record:
         self.store = store
         self.scope = scope
         self.clock = clock
+        #: while set (a bulk import), commits gather here instead of being published one by
+        #: one; :meth:`publish_batch` publishes them as one change
+        self.batch: Batch | None = None
 
     def _memo(self) -> _Memo:
         memo = self.store.memo
@@ -320,14 +323,16 @@ class Record:
             change.insert.append((log, DOXA.version, Literal(version + 1), log))
         if decision.after is not None:  # raises WriteConflict if another process was first
             change.slot = self.slot(head.sequence + 1)
-        self.store.apply(change)
-        journal = getattr(self.store, "journal", None)
-        if journal is not None:  # fsynced: what is acknowledged survives a power loss
-            journal.append(
-                JournalEntry(
-                    self.scope.name, head.sequence + 1, receipt_id, receipt_hash, decision.erasure
-                )
-            )
+        entry = JournalEntry(
+            self.scope.name, head.sequence + 1, receipt_id, receipt_hash, decision.erasure
+        )
+        if self.batch is not None and decision.after is None:
+            self.batch.add(change, entry)
+        else:
+            self.store.apply(change)
+            journal = getattr(self.store, "journal", None)
+            if journal is not None:  # fsynced: what is acknowledged survives a power loss
+                journal.append(entry)
         memo = self._memo()
         memo.head = ChainHead(receipt=iri, receipt_hash=receipt_hash, sequence=head.sequence + 1)
         if decision.bumped:
@@ -356,6 +361,31 @@ class Record:
             previous_hash=head.receipt_hash,
         )
 
+    def publish_batch(self) -> int:
+        """Publish the gathered commits as one change and journal them with one fsync.
+
+        Returns how many decisions were published. If publishing fails, nothing of the batch
+        is stored and the remembered chain head is read again from the store.
+        """
+        batch = self.batch
+        if batch is None or not batch.entries:
+            return 0
+        self.batch = Batch()
+        try:
+            self.store.apply(batch.change())
+        except BaseException:
+            self.forget()
+            raise
+        journal = getattr(self.store, "journal", None)
+        if journal is not None:
+            journal.append_all(batch.entries)
+        return len(batch.entries)
+
+    def forget(self) -> None:
+        """Drop what the gate remembers of the chain; it is read from the store again."""
+        memo = self._memo()
+        memo.head, memo.version, memo.topics = None, None, None
+
     def head(self) -> ChainHead:
         memo = self._memo()
         if memo.head is not None:
@@ -375,6 +405,36 @@ class Record:
                 sequence=int(str(row["sequence"])),
             )
         return memo.head
+
+
+_CLOSINGS = frozenset({DOXA.Supersession, DOXA.Retraction, DOXA.Alarm})
+
+
+class Batch:
+    """Decisions committed but not yet published: their changes composed in order."""
+
+    def __init__(self) -> None:
+        self.insert: dict[Quad, None] = {}
+        self.delete: dict[Quad, None] = {}
+        self.entries: list[JournalEntry] = []
+        #: whether a decision in it ended a fact or raised an alarm (what later closings read)
+        self.closing = False
+
+    def add(self, change: Change, entry: JournalEntry) -> None:
+        for quad in change.delete:  # a quad the batch wrote itself is simply not written
+            if quad in self.insert:
+                del self.insert[quad]
+            else:
+                self.delete[quad] = None
+        for quad in change.insert:
+            self.delete.pop(quad, None)
+            self.insert[quad] = None
+            if quad[1] == RDF.type and quad[2] in _CLOSINGS:
+                self.closing = True
+        self.entries.append(entry)
+
+    def change(self) -> Change:
+        return Change(delete=list(self.delete), insert=list(self.insert))
 
 
 def statement_of(pairs: list[Pair]) -> tuple[Node, Node, Node] | None:

@@ -950,7 +950,7 @@ def mcp(settings: Settings, path: str | None, scope_name: str | None) -> None:
 
 def _register() -> None:
     # commands kept in their own modules; imported last, since they build on this one
-    from doxa.interfaces import cli_judge, cli_owner
+    from doxa.interfaces import cli_bulk, cli_judge, cli_owner
     from doxa.interfaces.http.command import serve
 
     for command in (cli_judge.judge, cli_judge.rejudge, cli_judge.stats, cli_judge.alarms):
@@ -962,6 +962,7 @@ def _register() -> None:
         cli_owner.backups,
         cli_owner.restore,
         cli_owner.recover,
+        cli_bulk.import_claims,
     ):
         main.add_command(command)
     main.add_command(serve)

@@ -322,11 +322,19 @@ class EmbeddedStore:
         if self._open is None:
             return
         if self.path is None:
-            self._open = None
+            self._open = None  # in memory: nothing to flush, no directory lock to release
             return
-        self._open.flush()
-        self._open = None  # dropping the last reference releases RocksDB's directory lock
-        gc.collect()
+        try:
+            self._open.flush()
+        except OSError as error:  # a full disk, a file-size limit: what was acknowledged is safe
+            raise StoreError(
+                f"The store at {self.path} could not be flushed on closing: {error}. Every "
+                "acknowledged decision is in its log and journal; free disk space (or file "
+                "handles) and reopen it."
+            ) from error
+        finally:
+            self._open = None  # dropping the last reference releases RocksDB's directory lock
+            gc.collect()
 
     @property
     def _store(self) -> ox.Store:

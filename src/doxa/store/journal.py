@@ -70,16 +70,12 @@ class Journal:
                 os.fsync(file.fileno())
 
     def append(self, entry: JournalEntry) -> None:
-        line = {
-            "scope": entry.scope,
-            "sequence": entry.sequence,
-            "receipt": entry.receipt,
-            "hash": entry.hash,
-        }
-        if entry.erasure is not None:
-            line["erasure"] = entry.erasure
+        self.append_all([entry])
+
+    def append_all(self, entries: list[JournalEntry]) -> None:
+        """Append decisions' lines with one fsync (a bulk import's batch)."""
         try:
-            self._file.write(json.dumps(line, sort_keys=True) + "\n")
+            self._file.write("".join(_line(entry) for entry in entries))
             self._file.flush()
             if self.fsync:
                 os.fsync(self._file.fileno())
@@ -89,24 +85,16 @@ class Journal:
                 f"{self.path}: {error.strerror}. Free disk space; the next open repairs the "
                 "journal from the store."
             ) from error
-        self.entries.append(entry)
-        self.heads[entry.scope] = entry
+        for entry in entries:
+            self.entries.append(entry)
+            self.heads[entry.scope] = entry
 
     def rewrite(self, entries: list[JournalEntry]) -> None:
         """Replace the journal (after a restore), atomically."""
         self._file.close()
         temporary = self.path.with_name(self.path.name + ".new")
         with open(temporary, "w", encoding="utf-8") as file:
-            for entry in entries:
-                line = {
-                    "scope": entry.scope,
-                    "sequence": entry.sequence,
-                    "receipt": entry.receipt,
-                    "hash": entry.hash,
-                }
-                if entry.erasure is not None:
-                    line["erasure"] = entry.erasure
-                file.write(json.dumps(line, sort_keys=True) + "\n")
+            file.write("".join(_line(entry) for entry in entries))
             file.flush()
             os.fsync(file.fileno())
         temporary.replace(self.path)
@@ -117,3 +105,16 @@ class Journal:
     def close(self) -> None:
         if not self._file.closed:
             self._file.close()
+
+
+def _line(entry: JournalEntry) -> str:
+    """One decision as its journal line."""
+    line: dict[str, Any] = {
+        "scope": entry.scope,
+        "sequence": entry.sequence,
+        "receipt": entry.receipt,
+        "hash": entry.hash,
+    }
+    if entry.erasure is not None:
+        line["erasure"] = entry.erasure
+    return json.dumps(line, sort_keys=True) + "\n"

@@ -1,0 +1,57 @@
+"""``doxa import-claims FILE``: a gated bulk import of JSON Lines claims, with a progress bar.
+
+Registered on the main ``doxa`` group. Each line is one object of ``remember``'s arguments;
+the decisions are the same as writing the lines one by one (see :mod:`doxa.gate.bulk`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from doxa.gate.bulk import read_claims
+from doxa.interfaces.cli import Settings, _emit, _run
+from doxa.memory import Memory
+
+__all__ = ["import_claims"]
+
+
+@click.command("import-claims")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", default="jsonl", show_default=True, help="Input format.")
+@click.option(
+    "--batch-size",
+    default=2000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Decisions published per atomic change.",
+)
+@click.pass_obj
+def import_claims(settings: Settings, file: Path, fmt: str, batch_size: int) -> None:
+    """Write every claim in FILE (JSON Lines) through the gate, in large batches."""
+
+    def action(memory: Memory) -> None:
+        rows = read_claims(file, format=fmt)
+        with click.progressbar(length=len(rows), label="importing", file=sys.stderr) as bar:
+            report = memory.import_claims(rows, batch_size=batch_size, progress=bar.update)
+        if settings.json:
+            _emit(
+                {
+                    "claims": len(rows),
+                    "counts": report.counts,
+                    "batches": report.batches,
+                    "refused": [{"line": n, "error": m} for n, m in report.refused],
+                    "receipts": [r.id for r in report.receipts],
+                }
+            )
+            return
+        counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(report.counts.items()))
+        click.echo(
+            f"Imported {len(rows)} claim(s) in {report.batches} batch(es): {counts or 'none'}."
+        )
+        for number, message in report.refused:
+            click.echo(f"line {number} refused: {message}", err=True)
+
+    _run(settings, action)

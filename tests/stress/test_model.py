@@ -1,0 +1,254 @@
+"""Model-based fuzzing: a hypothesis state machine drives remember / approve / reject /
+retract / erase / backup / reopen on an on-disk memory and checks it after every step against
+a plain Python model of which facts are live, ended, held and erased."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+from tests.stress.writer import EX, ONTOLOGY
+
+import doxa
+
+PEOPLE = ("ann", "bob")
+CITIES = ("Lyon", "Paris", "Rome")
+LIVES = EX + "livesIn"
+SECOND = timedelta(seconds=1)
+
+
+@dataclass
+class Model:
+    """What the memory should hold, by fact id."""
+
+    live: set[str] = field(default_factory=set)
+    ended: set[str] = field(default_factory=set)
+    held: set[str] = field(default_factory=set)
+    erased: set[str] = field(default_factory=set)
+    notes: dict[str, str] = field(default_factory=dict)  # live note text -> fact id
+    statements: dict[tuple[str, str, str], str] = field(default_factory=dict)  # live, by id
+    gone_texts: set[str] = field(default_factory=set)  # erased content: refused from now on
+    gone_statements: set[tuple[str, str]] = field(default_factory=set)
+    receipts: int = 0
+    backups: int = 0
+
+
+class MemoryMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.folder = Path(tempfile.mkdtemp(prefix="doxa-model-"))
+        self.path = self.folder / "store"
+        self.clock = doxa.FixedClock("2027-01-01T09:00:00Z")
+        self.model = Model()
+        self.mem = doxa.Memory.open(self.path, scope="s", clock=self.clock)
+        self.mem.add_ontology(ONTOLOGY)
+        self.mem.grant("general")
+        self.model.receipts = 1
+        self.texts: dict[str, str] = {}  # fact id -> its text
+        self.statements: dict[str, tuple[str, str]] = {}  # fact id -> (who, city)
+
+    def teardown(self) -> None:
+        self.mem.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    # -- steps ----------------------------------------------------------------------
+
+    def _record(self, receipt: doxa.Receipt, text: str) -> None:
+        self.model.receipts += 1
+        model = self.model
+        if receipt.outcome in (doxa.Outcome.ADMITTED, doxa.Outcome.APPROVED):
+            assert receipt.fact is not None
+            model.held.discard(receipt.fact)
+            model.live.add(receipt.fact)
+            self.texts[receipt.fact] = text
+            for target in receipt.targets:
+                assert target in model.live, "a decision ended a fact that was not live"
+                model.live.discard(target)
+                model.ended.add(target)
+        elif receipt.outcome is doxa.Outcome.HELD:
+            assert receipt.fact is not None
+            model.held.add(receipt.fact)
+            self.texts[receipt.fact] = text
+
+    @rule(
+        who=st.sampled_from(PEOPLE),
+        city=st.sampled_from(CITIES),
+        month=st.integers(1, 12),
+        authority=st.sampled_from(["owner", "agent"]),
+    )
+    def remember_statement(self, who: str, city: str, month: int, authority: str) -> None:
+        text = f"{who} lives in {city} since month {month}"
+        self.clock.advance(SECOND)
+        if text in self.model.gone_texts or (who, city) in self.model.gone_statements:
+            with pytest.raises(doxa.ErasedContent):
+                self._statement(text, who, city, month, authority)
+            return
+        receipt = self._statement(text, who, city, month, authority)
+        if receipt.fact is not None:
+            self.statements[receipt.fact] = (who, city)
+        live_same = [
+            f for f in self.model.live if self.texts.get(f) == text and f in self.model.live
+        ]
+        if live_same:  # the very same statement, from the same start: one fact, corroborated
+            assert receipt.relation is doxa.Relation.SAME, receipt
+        self._record(receipt, text)
+
+    def _statement(
+        self, text: str, who: str, city: str, month: int, authority: str
+    ) -> doxa.Receipt:
+        return self.mem.remember(
+            text,
+            topic="people",
+            subject=EX + who,
+            predicate=LIVES,
+            object=EX + city,
+            authority=authority,
+            valid_from=f"2026-{month:02d}-01",
+        )
+
+    @rule(number=st.integers(0, 4), topic=st.sampled_from(["notes", "misc"]))
+    def remember_note(self, number: int, topic: str) -> None:
+        text = f"note number {number}"
+        self.clock.advance(SECOND)
+        if text in self.model.gone_texts:
+            with pytest.raises(doxa.ErasedContent):
+                self.mem.remember(text, topic=topic)
+            return
+        receipt = self.mem.remember(text, topic=topic)
+        same_topic = [
+            f
+            for f in self.model.live
+            if self.texts.get(f) == text and self.mem.get(f).topic == topic
+        ]
+        if same_topic:
+            assert receipt.outcome is doxa.Outcome.MERGED
+            assert receipt.targets == (same_topic[0],)
+        else:
+            assert receipt.outcome is doxa.Outcome.ADMITTED
+        self._record(receipt, text)
+
+    @precondition(lambda self: self.model.held)
+    @rule(data=st.data())
+    def approve(self, data: st.DataObject) -> None:
+        item = data.draw(st.sampled_from(sorted(self.model.held)))
+        self.clock.advance(SECOND)
+        receipt = self.mem.approve(item)
+        assert receipt.fact == item
+        self._record(receipt, self.texts[item])
+
+    @precondition(lambda self: self.model.held)
+    @rule(data=st.data())
+    def reject(self, data: st.DataObject) -> None:
+        item = data.draw(st.sampled_from(sorted(self.model.held)))
+        self.mem.reject(item, reason="not so")
+        self.model.receipts += 1
+        self.model.held.discard(item)
+
+    @precondition(lambda self: self.model.live)
+    @rule(data=st.data())
+    def retract(self, data: st.DataObject) -> None:
+        item = data.draw(st.sampled_from(sorted(self.model.live)))
+        self.clock.advance(SECOND)
+        self.mem.retract(item, reason="never true")
+        self.model.receipts += 1
+        self.model.live.discard(item)
+        self.model.ended.add(item)
+
+    @rule(data=st.data())
+    def retract_unknown(self, data: st.DataObject) -> None:
+        """Retracting what is not live is a clear NotFound and changes nothing."""
+        candidates = sorted(self.model.ended | self.model.erased) or ["0" * 20]
+        item = data.draw(st.sampled_from(candidates))
+        with pytest.raises(doxa.NotFound):
+            self.mem.retract(item, reason="never true")
+
+    @precondition(lambda self: self.model.live or self.model.ended or self.model.held)
+    @rule(data=st.data())
+    def erase(self, data: st.DataObject) -> None:
+        model = self.model
+        item = data.draw(st.sampled_from(sorted(model.live | model.ended | model.held)))
+        self.mem.erase(item, reason="asked to forget")
+        model.receipts += 1
+        for group in (model.live, model.ended, model.held):
+            group.discard(item)
+        model.erased.add(item)
+        model.gone_texts.add(self.texts[item])
+        if item in self.statements:
+            model.gone_statements.add(self.statements[item])
+
+    @rule()
+    def backup(self) -> None:
+        self.clock.advance(SECOND)
+        self.mem.backup()
+        self.model.backups += 1
+
+    @rule()
+    def reopen(self) -> None:
+        self.mem.close()
+        self.mem = doxa.Memory.open(self.path, scope="s", clock=self.clock)
+
+    # -- checks after every step ------------------------------------------------------
+
+    @invariant()
+    def matches_the_model(self) -> None:
+        model = self.model
+        facts = self.mem.facts(include_ended=True)
+        live = {f.id for f in facts if f.status is doxa.FactStatus.LIVE}
+        assert live == model.live
+        assert {f.id for f in facts} - live == model.ended
+        assert {h.id for h in self.mem.held()} == model.held
+        assert len(self.mem.backups()) == model.backups
+        for item in model.erased:
+            with pytest.raises(doxa.NotFound):
+                self.mem.get(item)
+        assert self.mem.verify() == model.receipts
+
+    @invariant()
+    def one_value_at_a_time(self) -> None:
+        for who in PEOPLE:
+            for month in (1, 4, 7, 10, 12):
+                found = self.mem.facts(
+                    subject=EX + who, predicate=LIVES, valid_at=f"2026-{month:02d}-15"
+                )
+                # the same value may stand twice (two sources); two values never
+                assert len({f.object for f in found}) <= 1, [
+                    (f.object, f.valid_from) for f in found
+                ]
+
+
+def _settings(examples: int, steps: int) -> settings:
+    """No shrinking: a failing run prints its steps, and shrinking one can take many minutes."""
+    return settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target],
+    )
+
+
+quick = _settings(6, 20)
+thorough = _settings(50, 40)
+
+
+def test_memory_matches_its_model() -> None:
+    """A short run on every CI run."""
+    run_state_machine_as_test(MemoryMachine, settings=quick)
+
+
+@pytest.mark.slow
+def test_memory_matches_its_model_at_length() -> None:
+    run_state_machine_as_test(MemoryMachine, settings=thorough)
