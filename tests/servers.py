@@ -73,7 +73,8 @@ def _wait(url: str, process: subprocess.Popen[bytes], log: Path, seconds: float)
             if response.status_code == 200:
                 return
         except httpx.HTTPError:
-            pass
+            time.sleep(0.2)  # not listening yet
+            continue
         time.sleep(0.2)
     raise RuntimeError(f"the server did not answer within {seconds} s:\n{log.read_text()}")
 

@@ -68,15 +68,15 @@ def start_server(
     ``remote`` (query and update URLs), serve that SPARQL server instead; with ``store``,
     serve that existing store directory as it is."""
     global_options: list[str] = []
+    target: Path | str
     if store is not None:
-        pass
+        target = store  # an existing store, served as it is
     elif remote is None:
-        store = root / "memory"
-        with doxa.Memory.open(store, scope="alice") as memory:
+        target = root / "memory"
+        with doxa.Memory.open(target, scope="alice") as memory:
             memory.add_ontology(DOMAIN)
     else:
-        url, update_url = remote
-        store = url  # type: ignore[assignment]
+        target, update_url = remote
         global_options = ["--update-url", update_url]
     (root / "server.toml").write_text(config, encoding="utf-8")
     port = _free_port()
@@ -85,7 +85,7 @@ def start_server(
         *global_options,
         "serve",
         "--path",
-        str(store),
+        str(target),
         "--port",
         str(port),
         "--config",
@@ -103,7 +103,7 @@ def start_server(
             raise AssertionError(f"doxa serve exited early:\n{output}")
         try:
             if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return Server(url, store, process)
+                return Server(url, target, process)
         except httpx.TransportError:
             time.sleep(0.1)
     process.kill()
