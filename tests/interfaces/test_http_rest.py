@@ -374,3 +374,21 @@ def test_serve_a_remote_sparql_server(serve: Callable[..., Server], oxigraph: Re
         assert owner.get("/sparql", params={"query": ask}).json()["boolean"] is True
         assert other.get("/sparql", params={"query": ask}).json()["boolean"] is False
         assert other.get("/facts").json() == []
+
+
+def test_a_bad_language_tag_is_bad_input(agent: httpx.Client) -> None:
+    """Found by schemathesis: an invalid language tag was a 500; it is a 400, nothing written."""
+    body = {
+        "text": "hello",
+        "topic": "lang",
+        "literal": "hello",
+        "authority": "agent",
+        "subject": EX + "greeting",
+        "predicate": EX + "says",
+    }
+    bad = agent.post("/remember", json={**body, "language": "0.1.0"})
+    assert "language tag" in error_of(bad, 400)["message"]
+    assert agent.get("/facts", params={"topic": "lang"}).json() == []
+    good = agent.post("/remember", json={**body, "language": "en"})  # control
+    assert good.status_code == 200, good.text
+    assert [f["text"] for f in agent.get("/facts", params={"topic": "lang"}).json()] == ["hello"]

@@ -229,9 +229,10 @@ class MemoryMachine(RuleBasedStateMachine):
                 ]
 
 
-def _settings(examples: int, steps: int) -> settings:
+def _settings(examples: int, steps: int, *, derandomize: bool = False) -> settings:
     """No shrinking: a failing run prints its steps, and shrinking one can take many minutes."""
     return settings(
+        derandomize=derandomize,
         max_examples=examples,
         stateful_step_count=steps,
         deadline=None,
@@ -240,7 +241,9 @@ def _settings(examples: int, steps: int) -> settings:
     )
 
 
-quick = _settings(6, 20)
+# the CI run is the same every time; the long run explores (it finds the open bug about
+# approving a value that contradicts a superseded fact's believed interval: see CHANGELOG)
+quick = _settings(6, 20, derandomize=True)
 thorough = _settings(50, 40)
 
 

@@ -43,16 +43,16 @@ def salt(store: Store, scope: Scope, *, create: Change | None = None) -> str | N
     """The scope's salt for content hashes; with ``create``, a new one is added to it."""
     memo = store.memo
     key = ("doxa.salt", scope.name)
-    if memo is not None and isinstance(found := memo.get(key), str):
-        return found
-    rows = store.select(query("scope_salt"), dataset=Dataset(default=(scope.log,)))
-    value = str(rows[0]["salt"]) if rows else None
-    if value is None and create is not None:
-        value = secrets.token_hex(32)
-        create.insert.append((scope.log, DOXA.salt, Literal(value), scope.log))
-    if memo is not None and value is not None:
-        memo[key] = value
-    return value
+    found = memo.get(key) if memo is not None else None
+    if not isinstance(found, str):  # "" remembers that the scope has no salt yet
+        rows = store.select(query("scope_salt"), dataset=Dataset(default=(scope.log,)))
+        found = str(rows[0]["salt"]) if rows else ""
+    if not found and create is not None:
+        found = secrets.token_hex(32)
+        create.insert.append((scope.log, DOXA.salt, Literal(found), scope.log))
+    if memo is not None:
+        memo[key] = found
+    return found or None
 
 
 def _hash(salt_value: str, content: str) -> str:

@@ -7,6 +7,7 @@ history.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from rdflib import Literal, URIRef
@@ -25,8 +26,8 @@ from doxa.text import text_key
 __all__ = ["gather", "live_by_key", "live_by_keys"]
 
 
-def live_by_key(store: Store, scope: Scope, key: Literal) -> list[Fact]:
-    """Live claims of the scope that carry an index key."""
+def live_by_key(store: Store, scope: Scope, key: Literal | Sequence[Literal]) -> list[Fact]:
+    """Live claims of the scope that carry an index key (any of several keys), each once."""
     rows = store.select(
         query("live_by_key"),
         dataset=Dataset(default=(scope.search, scope.log)),
@@ -34,19 +35,17 @@ def live_by_key(store: Store, scope: Scope, key: Literal) -> list[Fact]:
     )
     found: list[Fact] = []
     for topic in sorted({str(row["topic"]) for row in rows}):  # read each from its own graph
-        group = [URIRef(str(r["claim"])) for r in rows if str(r["topic"]) == topic]
+        group = list(
+            dict.fromkeys(URIRef(str(r["claim"])) for r in rows if str(r["topic"]) == topic)
+        )
         dataset = Dataset(default=(scope.topic(topic), scope.log))
         found += load_facts(store, scope, dataset, group)
     return found
 
 
 def live_by_keys(store: Store, scope: Scope, keys: list[Literal]) -> list[Fact]:
-    """Live claims carrying any of the keys, each once."""
-    found: dict[str, Fact] = {}
-    for key in keys:
-        for fact in live_by_key(store, scope, key):
-            found.setdefault(fact.id, fact)
-    return list(found.values())
+    """Live claims carrying any of the keys, each once: one lookup for all the keys."""
+    return live_by_key(store, scope, keys) if keys else []
 
 
 def gather(

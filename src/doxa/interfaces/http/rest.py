@@ -85,7 +85,13 @@ def _object(body: RememberBody) -> object:
     if body.datatype is not None and body.language is not None:
         raise InvalidInput("A literal has a datatype or a language, not both.")
     if body.datatype is None:
-        return Literal(body.literal, lang=body.language)
+        try:
+            return Literal(body.literal, lang=body.language)
+        except ValueError:
+            raise InvalidInput(
+                f"language {body.language!r} is not a language tag; use one such as 'en' or "
+                "'de-CH'."
+            ) from None
     if body.datatype.startswith("xsd:"):
         return Literal(body.literal, datatype=XSD[body.datatype[4:]])
     if ":" in body.datatype:
