@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace as dataclass_replace
 from datetime import datetime
 from pathlib import Path
@@ -62,8 +63,8 @@ from doxa.reads.stats import stats as stats_read
 from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
-from doxa.store.convert import ntriples
-from doxa.store.journal import JournalEntry
+from doxa.store.convert import forget_terms, ntriples
+from doxa.store.journal import Journal, JournalEntry
 from doxa.store.remote import RemoteStore
 from doxa.terms import as_iri, as_text
 from doxa.text import words
@@ -273,7 +274,14 @@ class Memory:
             turn=turn,
             rule=rule,
         )
-        return self.gate.remember(proposal, strict=strict)
+        with self._acknowledged():
+            return self.gate.remember(proposal, strict=strict)
+
+    def _acknowledged(self) -> AbstractContextManager[None]:
+        """Writers in several threads share journal fsyncs: each write's line is fsynced
+        after the store's lock is released, before the write returns (group commit)."""
+        journal = getattr(self.store, "journal", None)
+        return journal.grouped() if isinstance(journal, Journal) else nullcontext()
 
     def import_claims(
         self,
@@ -349,6 +357,7 @@ class Memory:
                 fact_id=None, subject=subject, reason=reason, actor=self._owner
             )
         self._purge([self.scope.fact(t) for t in receipt.targets], subject)
+        forget_terms()  # nor in this process's caches of converted terms
         return receipt
 
     @property
@@ -600,7 +609,7 @@ class Memory:
         found = fact_reads.recall(
             self.store,
             self.scope,
-            self._topic_graphs(topic),
+            None if topic is None else {check_name(topic, "topic")},
             text,
             valid_at=valid,
             as_of=believed,

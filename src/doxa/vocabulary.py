@@ -24,7 +24,20 @@ __all__ = [
     "XSD",
 ]
 
-DOXA = Namespace("https://w3id.org/doxa#")
+
+class _Vocabulary(Namespace):
+    """A namespace that builds each of its terms once: reads compare triples against these
+    IRIs thousands of times a call, and rdflib checks every IRI it builds."""
+
+    def term(self, name: str) -> URIRef:
+        found = _TERMS.get(name)
+        if found is None:
+            found = _TERMS[name] = super().term(name)
+        return found
+
+
+_TERMS: dict[str, URIRef] = {}
+DOXA = _Vocabulary("https://w3id.org/doxa#")
 
 #: The graph holding the loaded TBox: doxa's ontology plus any domain ontology the user adds.
 ONTOLOGY_GRAPH = URIRef("urn:doxa:ontology")

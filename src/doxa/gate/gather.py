@@ -81,7 +81,7 @@ def gather(
             close = recall(
                 store,
                 scope,
-                [scope.topic(proposal.topic)],
+                {proposal.topic},
                 proposal.text,
                 valid_at=now,
                 as_of=now,

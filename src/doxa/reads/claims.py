@@ -11,13 +11,41 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.model import Authority, Fact, FactStatus, RuleMode, Support
-from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
-from doxa.terms import dt_literal, instant
+from doxa.terms import instant
 from doxa.vocabulary import DOXA, PROV, RDF
 
-__all__ = ["load_facts"]
+__all__ = ["claim_endings", "load_facts"]
+
+
+class _V:
+    """The IRIs read here, built once (an rdflib namespace builds a term on every access)."""
+
+    authority = DOXA.authority
+    by = DOXA.by
+    confidence = DOXA.confidence
+    ends = DOXA.ends
+    held_at = DOXA.heldAt
+    kind = DOXA.kind
+    query = DOXA.query
+    rdf_object = RDF.object
+    rdf_predicate = RDF.predicate
+    rdf_subject = RDF.subject
+    reason = DOXA.reason
+    recorded_at = DOXA.recordedAt
+    refines = DOXA.refines
+    retraction = DOXA.Retraction
+    rule_mode = DOXA.ruleMode
+    standpoint = DOXA.standpoint
+    supersession = DOXA.Supersession
+    support = DOXA.support
+    text = DOXA.text
+    topic = DOXA.topic
+    type = RDF.type
+    valid_from = DOXA.validFrom
+    valid_until = DOXA.validUntil
+    was_derived_from = PROV.wasDerivedFrom
 
 
 def load_facts(
@@ -30,31 +58,66 @@ def load_facts(
 ) -> list[Fact]:
     """Read the claims named by ``iris`` (in that order); with ``as_of``, also their status.
 
-    Claims that are not in the dataset are left out.
+    Claims that are not in the dataset's default graphs are left out.
     """
     if not iris:
         return []
-    rows = store.select(query("claim"), dataset=dataset, bindings={"claim": list(iris)})
-    triples: dict[Node, list[tuple[Node, Node]]] = defaultdict(list)
-    for row in rows:
-        triples[row["claim"]].append((row["p"], row["o"]))
-    endings: dict[Node, list[dict[str, Node]]] = defaultdict(list)
-    if as_of is not None:
-        for row in store.select(
-            query("endings"),
-            dataset=Dataset(default=(scope.log,)),  # endings live in the log: one graph
-            bindings={"claim": list(iris), "asOf": dt_literal(as_of)},
-        ):
-            endings[row["claim"]].append(row)
-    facts = []
-    for iri in iris:
-        if iri in triples:
-            facts.append(_fact(scope, iri, triples[iri], endings.get(iri, [])))
-    return facts
+    described = store.describe(iris, dataset.default)
+    endings = claim_endings(store, scope, list(described), as_of) if as_of is not None else {}
+    return [
+        _fact(scope, iri, described[str(iri)], endings.get(str(iri), []))
+        for iri in iris
+        if str(iri) in described
+    ]
+
+
+_ENDING_FIELDS = (("until", _V.valid_until), ("successor", _V.by), ("reason", _V.reason))
+
+
+def claim_endings(
+    store: Store, scope: Scope, claims: Sequence[str], as_of: datetime
+) -> dict[str, list[dict[str, Node]]]:
+    """The supersessions and retractions of each claim recorded by ``as_of``, read through
+    the log's index: ``type``, ``recorded`` and, when present, ``until``, ``successor`` and
+    ``reason`` (what ``queries/endings.rq`` reads for the history)."""
+    found: dict[str, list[dict[str, Node]]] = {}
+    ending_nodes = store.referrers(_V.ends, [URIRef(c) for c in claims], scope.log)
+    if not ending_nodes:
+        return found
+    described = store.describe(
+        [URIRef(n) for nodes in ending_nodes.values() for n in nodes], [scope.log]
+    )
+    for claim, nodes in ending_nodes.items():
+        for pairs in (described[n] for n in nodes if n in described):
+            fields: dict[Node, Node] = {}
+            types = []
+            for p, o in pairs:
+                if p == _V.type:
+                    types.append(o)
+                else:
+                    fields.setdefault(p, o)
+            recorded = fields.get(_V.recorded_at)
+            if recorded is None or instant(recorded) > as_of:
+                continue
+            extra = {
+                name: fields[p]
+                for name, p in (
+                    ("until", _V.valid_until),
+                    ("successor", _V.by),
+                    ("reason", _V.reason),
+                )
+                if p in fields
+            }
+            found.setdefault(claim, []).extend(
+                {"type": t, "recorded": recorded, **extra}
+                for t in types
+                if t in (_V.supersession, _V.retraction)
+            )
+    return found
 
 
 def _fact(
-    scope: Scope, iri: URIRef, pairs: list[tuple[Node, Node]], endings: list[dict[str, Node]]
+    scope: Scope, iri: URIRef, pairs: Sequence[tuple[Node, Node]], endings: list[dict[str, Node]]
 ) -> Fact:
     values: dict[Node, list[Node]] = defaultdict(list)
     for p, o in pairs:
@@ -69,10 +132,10 @@ def _fact(
         return str(found) if found is not None else ""
 
     status = FactStatus.LIVE
-    valid_until = _instant(one(DOXA.validUntil))
+    valid_until = _instant(one(_V.valid_until))
     successor = None
     for ending in endings:
-        if ending["type"] == DOXA.Retraction:
+        if ending["type"] == _V.retraction:
             status = FactStatus.RETRACTED
         elif status is not FactStatus.RETRACTED:
             status = FactStatus.SUPERSEDED
@@ -81,30 +144,30 @@ def _fact(
                 valid_until = until
             if "successor" in ending:
                 successor = scope.local_id(ending["successor"])
-    confidence = one(DOXA.confidence)
-    mode = one(DOXA.ruleMode)
-    obj = one(RDF.object)
+    confidence = one(_V.confidence)
+    mode = one(_V.rule_mode)
+    obj = one(_V.rdf_object)
     return Fact(
         id=scope.local_id(iri),
         iri=iri,
-        text=text(DOXA.text),
-        topic=text(DOXA.topic),
-        kind=text(DOXA.kind),
-        authority=Authority.from_iri(one(DOXA.authority)),
-        standpoint=URIRef(str(one(DOXA.standpoint))),
-        support=Support.from_iri(one(DOXA.support)),
-        recorded_at=_instant(one(DOXA.recordedAt)) or _instant(one(DOXA.heldAt)) or datetime.min,
+        text=text(_V.text),
+        topic=text(_V.topic),
+        kind=text(_V.kind),
+        authority=Authority.from_iri(one(_V.authority)),
+        standpoint=URIRef(str(one(_V.standpoint))),
+        support=Support.from_iri(one(_V.support)),
+        recorded_at=_instant(one(_V.recorded_at)) or _instant(one(_V.held_at)) or datetime.min,
         status=status,
-        subject=_iri(one(RDF.subject)),
-        predicate=_iri(one(RDF.predicate)),
+        subject=_iri(one(_V.rdf_subject)),
+        predicate=_iri(one(_V.rdf_predicate)),
         object=obj if isinstance(obj, URIRef | Literal) else None,
-        sources=tuple(sorted(URIRef(str(s)) for s in values.get(PROV.wasDerivedFrom, []))),
-        valid_from=_instant(one(DOXA.validFrom)),
+        sources=tuple(sorted(URIRef(str(s)) for s in values.get(_V.was_derived_from, []))),
+        valid_from=_instant(one(_V.valid_from)),
         valid_until=valid_until,
         confidence=Decimal(str(confidence)) if confidence is not None else None,
-        query=text(DOXA.query) or None,
+        query=text(_V.query) or None,
         rule_mode=RuleMode.from_iri(mode) if mode is not None else None,
-        refines=tuple(sorted(scope.local_id(r) for r in values.get(DOXA.refines, []))),
+        refines=tuple(sorted(scope.local_id(r) for r in values.get(_V.refines, []))),
         successor=successor,
     )
 

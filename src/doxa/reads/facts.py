@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
 
 from rdflib import Literal, URIRef
+from rdflib.term import Node
 
 from doxa.model import Fact
-from doxa.reads.claims import load_facts
+from doxa.reads.claims import claim_endings, load_facts
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
 from doxa.terms import dt_literal, instant
 from doxa.text import words
+from doxa.vocabulary import DOXA
 
 __all__ = ["facts", "recall"]
 
@@ -55,7 +58,7 @@ RARE = 2000  # a word carried by more claims than this is too common to gather b
 def recall(
     store: Store,
     scope: Scope,
-    topic_graphs: list[URIRef],
+    topics: set[str] | None,
     text: str,
     *,
     valid_at: datetime,
@@ -66,30 +69,30 @@ def recall(
     """Facts ranked by the query words they carry: most words first, rarer words weigh more.
 
     Candidates are gathered through the word index by the query's rarer words (each word's
-    count is probed, bounded), so the cost follows how selective the query is, not the size
-    of the store. Returns at most ``limit`` facts, each with its ``score``: the share of the
-    query's words it carries.
+    postings are read up to a bound), so the cost follows how selective the query is, not
+    the size of the store; every read is an index lookup, with no query to plan. ``topics``
+    limits the answer to those topics (None: every topic). Returns at most ``limit`` facts,
+    each with its ``score``: the share of the query's words it carries.
     """
     wanted = words(text)
     if not wanted:
         return []
-    search = Dataset(default=(scope.search,))
-    counts = {w: _count(store, search, w) for w in wanted}
+    postings = {
+        w: store.subjects(_V.term, Literal(w), scope.search, limit=RARE + 1) for w in wanted
+    }
+    counts = {w: len(found) for w, found in postings.items()}
     rare = [w for w in wanted if counts[w] <= RARE]
     hits: dict[str, set[str]] = {}  # candidate claim IRI -> the query words it carries
     if rare:
         for word in rare:
-            claims = store.column(
-                query("term_postings"), "claim", dataset=search, bindings={"term": [Literal(word)]}
-            )
-            for claim in claims:
+            for claim in postings[word]:
                 hits.setdefault(claim, set()).add(word)
     else:  # every word is common: the newest claims that carry them all
         rarest, *others = sorted(wanted, key=lambda w: counts[w])
         claims = store.column(
             query("term_all"),
             "claim",
-            dataset=search,
+            dataset=Dataset(default=(scope.search,)),
             bindings={"term": Literal(rarest), "other": [Literal(w) for w in others]},
         )
         hits = {claim: set(wanted) for claim in claims}
@@ -99,33 +102,27 @@ def recall(
     # then keeps them first among equally good matches
     ranked = sorted(hits, reverse=True)
     ranked.sort(key=score.__getitem__, reverse=True)
-    common = [w for w in wanted if w not in rare]
-    times = {
-        "asOf": dt_literal(as_of),
-        "validAt": dt_literal(valid_at),
-        "includeEnded": Literal(include_ended),
-    }
+    common: dict[Node, str] = {Literal(w): w for w in wanted if w not in rare}
     chosen: dict[str, float] = {}  # live candidates and when they were recorded
     topic_of: dict[str, str] = {}
-    liveness = Dataset(default=(scope.search, scope.log))
-    allowed = {scope.topic_of(g) for g in topic_graphs}
     batch = limit * 2 + 5
     for start in range(0, len(ranked), batch):
-        window = [URIRef(c) for c in ranked[start : start + batch]]
-        if common and rare:
-            for row in store.select(
-                query("terms_of"),
-                dataset=search,
-                bindings={"claim": window, "term": [Literal(w) for w in common]},
-            ):
-                hits[str(row["claim"])].add(str(row["term"]))
-        for row in store.select(
-            query("live_among"), dataset=liveness, bindings={**times, "claim": window}
-        ):
-            if str(row["topic"]) not in allowed:
+        window = ranked[start : start + batch]
+        # the search graph copies each claim's topic and clocks beside its words
+        asked = _CLOCKS if not common else (*_CLOCKS, _V.term)
+        described = store.describe([URIRef(c) for c in window], [scope.search], asked)
+        endings = {} if include_ended else claim_endings(store, scope, window, as_of)
+        for claim in window:
+            entry = _SearchEntry(described.get(claim, ()))
+            if entry.topic is None or entry.recorded is None or entry.recorded > as_of:
+                continue
+            if topics is not None and entry.topic not in topics:
                 continue  # recall was asked about other topics
-            chosen[str(row["claim"])] = instant(row["recorded"]).timestamp()
-            topic_of[str(row["claim"])] = str(row["topic"])
+            if not include_ended and not entry.live(endings.get(claim, ()), valid_at):
+                continue
+            hits[claim].update(common[t] for t in entry.terms if t in common)
+            chosen[claim] = entry.recorded.timestamp()
+            topic_of[claim] = entry.topic
         if len(chosen) >= limit:
             break  # candidates come best first: later windows cannot rank higher
     # more words, rarer words, then the newer record; only the best are read in full
@@ -133,7 +130,7 @@ def recall(
         URIRef(c)
         for c in sorted(
             chosen,
-            key=lambda c: (-len(hits[c]), -sum(weight[w] for w in hits[c]), -chosen[c], c),
+            key=lambda c: (-len(hits[c]), -math.fsum(weight[w] for w in hits[c]), -chosen[c], c),
         )[:limit]
     ]
     found: dict[URIRef, Fact] = {}
@@ -148,6 +145,56 @@ def recall(
     ]
 
 
-def _count(store: Store, search: Dataset, word: str) -> int:
-    rows = store.select(query("term_frequency"), dataset=search, bindings={"term": Literal(word)})
-    return int(str(rows[0]["count"])) if rows else 0
+class _V:
+    """The IRIs read here, built once (an rdflib namespace builds a term on every access)."""
+
+    term = DOXA["term"]
+    topic = DOXA.topic
+    recorded_at = DOXA.recordedAt
+    valid_from = DOXA.validFrom
+    valid_until = DOXA.validUntil
+    supersession = DOXA.Supersession
+    retraction = DOXA.Retraction
+
+
+_CLOCKS = (_V.topic, _V.recorded_at, _V.valid_from, _V.valid_until)
+
+
+class _SearchEntry:
+    """What the search graph says of one claim: its topic, clocks and (when asked) words."""
+
+    __slots__ = ("recorded", "terms", "topic", "valid_from", "valid_until")
+
+    def __init__(self, pairs: Iterable[tuple[Node, Node]]) -> None:
+        self.terms: list[Node] = []
+        self.topic: str | None = None
+        self.recorded: datetime | None = None
+        self.valid_from: list[datetime] = []
+        self.valid_until: list[datetime] = []
+        for p, o in pairs:
+            if p == _V.term:
+                self.terms.append(o)
+            elif p == _V.topic:
+                self.topic = str(o)
+            elif p == _V.recorded_at:
+                self.recorded = instant(o)
+            elif p == _V.valid_from:
+                self.valid_from.append(instant(o))
+            elif p == _V.valid_until:
+                self.valid_until.append(instant(o))
+
+    def live(self, endings: Iterable[dict[str, Node]], valid_at: datetime) -> bool:
+        """True at ``valid_at`` and not ended by then (``endings`` are those recorded by the
+        time asked about): the reading of ``live_among.rq``, over one claim."""
+        if any(start > valid_at for start in self.valid_from):
+            return False
+        if any(until <= valid_at for until in self.valid_until):
+            return False
+        for ending in endings:
+            if ending["type"] == _V.retraction:
+                return False
+            until = ending.get("until")
+            superseded = ending["type"] == _V.supersession and until is not None
+            if superseded and instant(until) <= valid_at:
+                return False
+        return True

@@ -159,6 +159,29 @@ class Store(Protocol):
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
     ) -> bool: ...
 
+    def subjects(self, predicate: URIRef, object: Node, graph: URIRef, *, limit: int) -> list[str]:
+        """The IRIs of at most ``limit`` subjects of ``(?, predicate, object)`` in ``graph``:
+        one index lookup, the hot path of recall."""
+        ...
+
+    def referrers(
+        self, predicate: URIRef, objects: Sequence[URIRef], graph: URIRef
+    ) -> dict[str, list[str]]:
+        """For each object IRI, the IRIs of the subjects of ``(?, predicate, object)`` in
+        ``graph`` (objects with none are left out): one round trip for many objects."""
+        ...
+
+    def describe(
+        self,
+        subjects: Sequence[URIRef],
+        graphs: Sequence[URIRef],
+        predicates: Sequence[URIRef] | None = None,
+    ) -> dict[str, list[tuple[Node, Node]]]:
+        """Every ``(predicate, object)`` of each subject in the union of ``graphs`` (only
+        ``predicates``, when given), keyed by the subject's IRI; subjects with no triple there
+        are left out."""
+        ...
+
     def run(
         self,
         sparql: str,

@@ -12,14 +12,16 @@ import re
 import secrets
 import shutil
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 import pyoxigraph as ox
 from rdflib import Literal, URIRef
+from rdflib.term import Node
 
 from doxa.errors import InvalidInput, StoreError, StoreLocked, WriteConflict
+from doxa.resources import query
 from doxa.store.base import (
     SLOT_TOKEN,
     SLOTS_GRAPH,
@@ -119,6 +121,68 @@ class EmbeddedStore:
                     row[name] = from_ox(value)
             rows.append(row)
         return rows
+
+    def subjects(self, predicate: URIRef, object: Node, graph: URIRef, *, limit: int) -> list[str]:
+        # a query decodes only the subjects, where a pattern decodes all four terms
+        return self.column(
+            query("subjects_with") + f"LIMIT {int(limit)}\n",
+            "subject",
+            dataset=Dataset(default=(graph,)),
+            bindings={"predicate": predicate, "object": object},
+        )
+
+    def referrers(
+        self, predicate: URIRef, objects: Sequence[URIRef], graph: URIRef
+    ) -> dict[str, list[str]]:
+        p, g = ox.NamedNode(str(predicate)), ox.NamedNode(str(graph))
+        found: dict[str, list[str]] = {}
+        for obj in objects:
+            subjects = [
+                str(q.subject.value)  # type: ignore[union-attr]
+                for q in self._store.quads_for_pattern(None, p, ox.NamedNode(str(obj)), g)
+            ]
+            if subjects:
+                found[str(obj)] = subjects
+        return found
+
+    def describe(
+        self,
+        subjects: Sequence[URIRef],
+        graphs: Sequence[URIRef],
+        predicates: Sequence[URIRef] | None = None,
+    ) -> dict[str, list[tuple[Node, Node]]]:
+        store = self._store
+        described: dict[str, list[tuple[Node, Node]]] = {}
+        if predicates is not None or len(graphs) <= 4:  # a few lookups beat reading the rest
+            named = [ox.NamedNode(str(g)) for g in graphs]
+            asked = [None] if predicates is None else [ox.NamedNode(str(p)) for p in predicates]
+            for subject in subjects:
+                node = ox.NamedNode(str(subject))
+                pairs: list[tuple[Node, Node]] = [
+                    (from_ox(q.predicate), from_ox(q.object))
+                    for graph in named
+                    for predicate in asked
+                    for q in store.quads_for_pattern(node, predicate, None, graph)
+                ]
+                if pairs:
+                    described[str(subject)] = (
+                        list(dict.fromkeys(pairs)) if len(named) > 1 else pairs
+                    )
+            return described
+        # one index lookup a subject across every graph, kept if its graph was asked for
+        wanted = {str(g) for g in graphs}
+        for subject in subjects:
+            found = store.quads_for_pattern(ox.NamedNode(str(subject)), None, None, None)
+            kept: list[tuple[Node, Node]] = list(
+                dict.fromkeys(
+                    (from_ox(q.predicate), from_ox(q.object))
+                    for q in found
+                    if isinstance(q.graph_name, ox.NamedNode) and q.graph_name.value in wanted
+                )
+            )
+            if kept:
+                described[str(subject)] = kept
+        return described
 
     def column(
         self,

@@ -7,12 +7,20 @@ fsynced after the store applied it. On open, a store whose receipt chain ends be
 journal's lost acknowledged decisions: doxa refuses it with a clear error instead of carrying
 on without them. Erasures are journaled with their tombstones (ids, digests and salted
 hashes; never content), so a restored backup gets them back.
+
+Writers in several threads share their fsyncs (group commit): inside :meth:`Journal.grouped`,
+a decision's line is written under the store's lock but fsynced after the lock is released,
+and one fsync covers every line written before it. A decision is still acknowledged only once
+its line is on disk.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +49,10 @@ class Journal:
         self.entries: list[JournalEntry] = []
         self._read()
         self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open, closed in close()
+        self._written = 0  # lines written and flushed by this process
+        self._synced = 0  # of those, how many an fsync has covered
+        self._sync_lock = threading.Lock()
+        self._local = threading.local()  # per thread: grouping depth and the line to await
 
     def _read(self) -> None:
         if not self.path.exists():
@@ -77,17 +89,53 @@ class Journal:
         try:
             self._file.write("".join(_line(entry) for entry in entries))
             self._file.flush()
-            if self.fsync:
-                os.fsync(self._file.fileno())
         except OSError as error:
-            raise StoreError(
-                f"The decision was stored but its journal line could not be written to "
-                f"{self.path}: {error.strerror}. Free disk space; the next open repairs the "
-                "journal from the store."
-            ) from error
+            raise self._failed(error) from error
+        self._written += len(entries)
         for entry in entries:
             self.entries.append(entry)
             self.heads[entry.scope] = entry
+        if getattr(self._local, "depth", 0):
+            self._local.ticket = self._written  # fsynced when the outermost group ends
+        else:
+            self.sync(self._written)
+
+    def sync(self, ticket: int) -> None:
+        """Return once the first ``ticket`` lines are on disk: one fsync covers every line
+        written before it, so threads waiting together share it."""
+        if not self.fsync:
+            return
+        with self._sync_lock:
+            if self._synced >= ticket:
+                return  # another thread's fsync covered it
+            target = self._written
+            try:
+                os.fsync(self._file.fileno())
+            except OSError as error:
+                raise self._failed(error) from error
+            self._synced = target
+
+    @contextmanager
+    def grouped(self) -> Iterator[None]:
+        """Defer this thread's fsyncs to the end of the block (the caller's lock released by
+        then), and wait for them there: the decisions made inside are acknowledged on exit."""
+        depth = getattr(self._local, "depth", 0)
+        self._local.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._local.depth = depth
+            ticket = getattr(self._local, "ticket", 0)
+            if depth == 0 and ticket:
+                self._local.ticket = 0
+                self.sync(ticket)
+
+    def _failed(self, error: OSError) -> StoreError:
+        return StoreError(
+            f"The decision was stored but its journal line could not be written to "
+            f"{self.path}: {error.strerror}. Free disk space; the next open repairs the "
+            "journal from the store."
+        )
 
     def rewrite(self, entries: list[JournalEntry]) -> None:
         """Replace the journal (after a restore), atomically."""
@@ -101,6 +149,7 @@ class Journal:
         self.entries = list(entries)
         self.heads = {e.scope: e for e in entries}
         self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        self._synced = self._written  # the new file was fsynced whole
 
     def close(self) -> None:
         if not self._file.closed:

@@ -18,7 +18,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 from typing import Literal as TypingLiteral
 from urllib.parse import urlencode
@@ -28,6 +28,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from doxa.errors import InvalidInput, StoreError, WriteConflict
+from doxa.resources import query
 from doxa.store.base import (
     SLOT_TOKEN,
     SLOTS_GRAPH,
@@ -201,6 +202,45 @@ class RemoteStore:
     ) -> list[str]:
         _, found = self._rows(bind_values(sparql, bindings or {}), dataset)
         return [str(b[variable]["value"]) for b in found if variable in b]
+
+    def subjects(self, predicate: URIRef, object: Node, graph: URIRef, *, limit: int) -> list[str]:
+        return self.column(
+            query("subjects_with") + f"LIMIT {int(limit)}\n",
+            "subject",
+            dataset=Dataset(default=(graph,)),
+            bindings={"predicate": predicate, "object": object},
+        )
+
+    def referrers(
+        self, predicate: URIRef, objects: Sequence[URIRef], graph: URIRef
+    ) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        if not objects:
+            return found
+        for row in self.select(
+            query("referrers"),
+            dataset=Dataset(default=(graph,)),
+            bindings={"predicate": predicate, "object": list(objects)},
+        ):
+            found.setdefault(str(row["object"]), []).append(str(row["subject"]))
+        return found
+
+    def describe(
+        self,
+        subjects: Sequence[URIRef],
+        graphs: Sequence[URIRef],
+        predicates: Sequence[URIRef] | None = None,
+    ) -> dict[str, list[tuple[Node, Node]]]:
+        described: dict[str, list[tuple[Node, Node]]] = {}
+        if not subjects:
+            return described
+        dataset = Dataset(default=tuple(graphs))
+        bindings: dict[str, Binding] = {"claim": list(subjects)}
+        if predicates is not None:
+            bindings["p"] = list(predicates)
+        for row in self.select(query("claim"), dataset=dataset, bindings=bindings):
+            described.setdefault(str(row["claim"]), []).append((row["p"], row["o"]))
+        return {s: list(dict.fromkeys(pairs)) for s, pairs in described.items()}
 
     def ask(
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
