@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -391,6 +392,48 @@ def sample_writes(mem: doxa.Memory, stream: Stream, count: int, log: list[Write]
     }
 
 
+def sample_concurrent(
+    mem: doxa.Memory, stream: Stream, count: int, log: list[Write], threads: int = 4
+) -> Json:
+    """``count`` gated writes from ``threads`` threads at once: the journal's group commit
+    lets them share fsyncs, so a durable store takes more writes per second than one
+    writer gets."""
+    writes = [stream.next() for _ in range(count)]
+    guard = threading.Lock()
+
+    def run(part: list[Write]) -> None:
+        for write in part:
+            outcome = remember(mem, write)
+            with guard:
+                stream.observe(write, outcome)
+
+    workers = [threading.Thread(target=run, args=(writes[i::threads],)) for i in range(threads)]
+    wall = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    wall = time.perf_counter() - wall
+    log.extend(writes)
+    return {"threads": threads, "writes": count, "seconds": round(wall, 3), "per_s": count / wall}
+
+
+def fsync_rate(folder: Path, count: int = 200) -> Json:
+    """How many small appends this disk makes durable per second, one after another: the
+    ceiling for acknowledged writes by one writer, whatever the software above it does."""
+    path = folder / "fsync-probe"
+    latencies = []
+    with open(path, "ab") as file:
+        for _ in range(count):
+            start = time.perf_counter()
+            file.write(b"x" * 120 + b"\n")
+            file.flush()
+            os.fsync(file.fileno())
+            latencies.append(time.perf_counter() - start)
+    path.unlink()
+    return summary(latencies)
+
+
 def sample_recalls(mem: doxa.Memory, stream: Stream, count: int) -> Json:
     """Time ``count`` recall queries of 1–3 words; also how many facts each one touches."""
     queries = [stream.query() for _ in range(count)]
@@ -434,7 +477,7 @@ def print_table(results: list[Json]) -> None:
     header = (
         f"{'size':>8} {'p50 ms':>7} {'p95 ms':>7} {'w/s':>6} {'p50/base':>8} "
         f"{'raw p50':>8} {'raw/s':>7} {'w/s÷raw':>8} {'recall p50':>10} {'p95':>6} "
-        f"{'matched':>8} {'cpu/wall':>8}"
+        f"{'matched':>8} {'cpu/wall':>8} {'4 thr w/s':>9} {'fsync/s':>7}"
     )
     click.echo(header)
     click.echo("-" * len(header))
@@ -444,7 +487,8 @@ def print_table(results: list[Json]) -> None:
             f"{r['size']:>8,} {w['p50_ms']:>7.2f} {w['p95_ms']:>7.2f} {w['per_s']:>6.0f} "
             f"{r['ratios']['p50_vs_base']:>7.2f}× {raw['p50_ms']:>8.3f} {raw['per_s']:>7.0f} "
             f"{r['ratios']['writes_per_s_vs_raw']:>8.4f} {rc['p50_ms']:>9.2f}  "
-            f"{rc['p95_ms']:>6.1f} {rc['matched_facts_p50']:>8.0f} {w['cpu_per_wall']:>8.2f}"
+            f"{rc['p95_ms']:>6.1f} {rc['matched_facts_p50']:>8.0f} {w['cpu_per_wall']:>8.2f} "
+            f"{r['concurrent']['per_s']:>9.0f} {r['fsync']['per_s']:>7.0f}"
         )
 
 
@@ -640,6 +684,8 @@ def measure_size(
     raw.fill(log[raw.count :])
     click.echo(f"measuring {samples} writes and {queries} recalls at {size:,}", err=True)
     writes = sample_writes(mem, stream, samples, log)
+    concurrent = sample_concurrent(mem, stream, samples, log)
+    disk = fsync_rate(Path(str(getattr(mem.store, "path", tempfile.gettempdir()))).parent)
     recall = sample_recalls(mem, stream, queries)
     raw_latencies, raw_quads = raw.timed_inserts(log[raw.count :])
     counts = store_counts(mem)
@@ -657,6 +703,8 @@ def measure_size(
         "size": size,
         "fill": filled,
         "writes": writes,
+        "concurrent": concurrent,
+        "fsync": disk,
         "recall": recall,
         "raw": raw_figures,
         "store": counts,
@@ -665,6 +713,8 @@ def measure_size(
             "raw_p50_vs_base": raw_figures["p50_ms"] / base_raw["p50_ms"],
             "writes_per_s_vs_raw": writes["per_s"] / raw_figures["per_s"],
             "p50_vs_raw_p50": writes["p50_ms"] / raw_figures["p50_ms"],
+            "concurrent_vs_single": concurrent["per_s"] / writes["per_s"],
+            "writes_per_s_vs_fsyncs_per_s": writes["per_s"] / disk["per_s"],
         },
     }
 
