@@ -83,10 +83,18 @@ def recall(
     counts = {w: len(found) for w, found in postings.items()}
     rare = [w for w in wanted if counts[w] <= RARE]
     hits: dict[str, set[str]] = {}  # candidate claim IRI -> the query words it carries
+    common = [w for w in wanted if w not in rare]
     if rare:
         for word in rare:
             for claim in postings[word]:
                 hits.setdefault(claim, set()).add(word)
+        if common:  # which candidates also carry a common word: it ranks them higher
+            for row in store.select(
+                query("terms_of"),
+                dataset=Dataset(default=(scope.search,)),
+                bindings={"claim": [URIRef(c) for c in hits], "term": [Literal(w) for w in common]},
+            ):
+                hits[str(row["claim"])].add(str(row["term"]))
     else:  # every word is common: the newest claims that carry them all
         rarest, *others = sorted(wanted, key=lambda w: counts[w])
         claims = store.column(
@@ -97,20 +105,18 @@ def recall(
         )
         hits = {claim: set(wanted) for claim in claims}
     weight = {w: math.log1p(RARE / max(counts[w], 1)) for w in wanted}
-    score = {c: (len(found), sum(weight[w] for w in found)) for c, found in hits.items()}
+    score = {c: (len(found), math.fsum(weight[w] for w in found)) for c, found in hits.items()}
     # ids grow with time, so a reverse sort puts the newest first; the stable sort by score
     # then keeps them first among equally good matches
     ranked = sorted(hits, reverse=True)
     ranked.sort(key=score.__getitem__, reverse=True)
-    common: dict[Node, str] = {Literal(w): w for w in wanted if w not in rare}
     chosen: dict[str, float] = {}  # live candidates and when they were recorded
     topic_of: dict[str, str] = {}
     batch = limit * 2 + 5
     for start in range(0, len(ranked), batch):
         window = ranked[start : start + batch]
         # the search graph copies each claim's topic and clocks beside its words
-        asked = _CLOCKS if not common else (*_CLOCKS, _V.term)
-        described = store.describe([URIRef(c) for c in window], [scope.search], asked)
+        described = store.describe([URIRef(c) for c in window], [scope.search], _CLOCKS)
         endings = {} if include_ended else claim_endings(store, scope, window, as_of)
         for claim in window:
             entry = _SearchEntry(described.get(claim, ()))
@@ -120,11 +126,10 @@ def recall(
                 continue  # recall was asked about other topics
             if not include_ended and not entry.live(endings.get(claim, ()), valid_at):
                 continue
-            hits[claim].update(common[t] for t in entry.terms if t in common)
             chosen[claim] = entry.recorded.timestamp()
             topic_of[claim] = entry.topic
         if len(chosen) >= limit:
-            break  # candidates come best first: later windows cannot rank higher
+            break  # candidates come best first (every word counted): later ones rank lower
     # more words, rarer words, then the newer record; only the best are read in full
     best = [
         URIRef(c)
@@ -161,20 +166,17 @@ _CLOCKS = (_V.topic, _V.recorded_at, _V.valid_from, _V.valid_until)
 
 
 class _SearchEntry:
-    """What the search graph says of one claim: its topic, clocks and (when asked) words."""
+    """What the search graph says of one claim: its topic and clocks."""
 
-    __slots__ = ("recorded", "terms", "topic", "valid_from", "valid_until")
+    __slots__ = ("recorded", "topic", "valid_from", "valid_until")
 
     def __init__(self, pairs: Iterable[tuple[Node, Node]]) -> None:
-        self.terms: list[Node] = []
         self.topic: str | None = None
         self.recorded: datetime | None = None
         self.valid_from: list[datetime] = []
         self.valid_until: list[datetime] = []
         for p, o in pairs:
-            if p == _V.term:
-                self.terms.append(o)
-            elif p == _V.topic:
+            if p == _V.topic:
                 self.topic = str(o)
             elif p == _V.recorded_at:
                 self.recorded = instant(o)
