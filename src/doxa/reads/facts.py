@@ -101,7 +101,8 @@ def recall(
             query("term_all"),
             "claim",
             dataset=Dataset(default=(scope.search,)),
-            bindings={"term": Literal(rarest), "other": [Literal(w) for w in others]},
+            # one word alone binds no other (an empty VALUES would match nothing)
+            bindings={"term": Literal(rarest), "other": [Literal(w) for w in others] or None},
         )
         hits = {claim: set(wanted) for claim in claims}
     weight = {w: math.log1p(RARE / max(counts[w], 1)) for w in wanted}
