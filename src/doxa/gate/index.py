@@ -4,7 +4,11 @@ Three kinds of ``doxa:term`` literal hang off each claim in ``<scope>/search``:
 
 - ``"@…"`` — a key of its subject and predicate (structured claims; live claims only);
 - ``"=…"`` — a key of its normalised text (text-only claims; live claims only);
-- plain words of its text, for ``recall`` (kept after the claim ends, for ``include_ended``).
+- plain words of its text, for ``recall`` (kept after the claim ends, for ``include_ended``);
+- ``"~@…"`` — a past statement key: what a ``"@…"`` key becomes when its claim is
+  superseded. A superseded fact is still believed for the valid time before its end, so a
+  value written into that time must meet it (see :mod:`doxa.gate.believed`); a retraction
+  removes it.
 
 Beside them, a copy of the claim's topic and both clocks' fields (``doxa:topic``,
 ``doxa:recordedAt``, ``doxa:validFrom``, ``doxa:validUntil``): ``recall`` checks liveness
@@ -24,9 +28,19 @@ from doxa.ontology import PropertyTable, statement_key
 from doxa.text import text_key, words
 from doxa.vocabulary import DOXA, RDF
 
-__all__ = ["TERM", "index_entries", "index_terms", "live_keys", "statement_key"]
+__all__ = ["PAST", "TERM", "index_entries", "index_terms", "live_keys", "past_key", "statement_key"]
 
 TERM = DOXA["term"]
+PAST = "~"  # marks a superseded claim's statement key
+
+
+def past_key(key: Literal) -> Literal:
+    """The key a superseded claim keeps in place of a live statement key.
+
+    >>> str(past_key(Literal("@0a1b")))
+    '~@0a1b'
+    """
+    return Literal(PAST + str(key))
 
 
 def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Literal]:

@@ -13,7 +13,7 @@ from doxa.clock import Clock
 from doxa.errors import NotFound
 from doxa.gate.closure import property_table
 from doxa.gate.gather import live_by_key
-from doxa.gate.index import TERM, index_entries
+from doxa.gate.index import PAST, TERM, index_entries, past_key
 from doxa.gate.receipts import (
     ChainHead,
     ReceiptDraft,
@@ -172,8 +172,13 @@ class Record:
             _, statement = self.locate(target)
             if statement is not None and not self.shared(statement, {*targets, successor}):
                 change.delete.append((*statement, self.scope.current))
-            for key in self.keys(target):  # ended: no longer found by the gate's lookups
+            for key in self.keys(target):  # ended: no longer found by the gate's live lookups
+                if str(key).startswith(PAST) and relation is Relation.REPLACES:
+                    continue  # superseded again: still believed before its earliest end
                 change.delete.append((target, TERM, key, self.scope.search))
+                if str(key).startswith("@") and relation is Relation.REPLACES:
+                    # still believed before its end: a write into that time must find it
+                    change.insert.append((target, TERM, past_key(key), self.scope.search))
             decision.bumped = True
         return events
 
