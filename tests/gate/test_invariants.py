@@ -349,3 +349,37 @@ def test_a_value_inside_a_superseded_interval_is_judged_against_it(
 def instant_of(day: str) -> datetime:
     """Midnight UTC of a day, as the valid-time fields come back."""
     return datetime.fromisoformat(day + "T00:00:00+00:00")
+
+
+def test_a_backdated_value_reads_only_the_history_it_overlaps(memory: doxa.Memory) -> None:
+    """In a long history a value written into 2005 meets the 2005 value (superseded, still
+    believed that year) and the live one, not the other 28; an in-order write (control:
+    ``test_history_of_a_long_running_statement_stays_out_of_the_gather``) meets only the
+    live one."""
+    memory.grant("general")
+    ids = {}
+    for year in range(2000, 2030):
+        r = statement(
+            memory,
+            f"Bob lives in city {year}",
+            "bob",
+            "livesIn",
+            EX + f"c{year}",
+            valid_from=f"{year}-01-01",
+        )
+        ids[year] = r.fact
+    guess = statement(
+        memory,
+        "Bob lives in Rome",
+        "bob",
+        "livesIn",
+        EX + "Rome",
+        authority="agent",
+        valid_from="2005-06-01",
+        valid_until="2005-09-01",
+    )
+    assert guess.relation is doxa.Relation.REPLACES
+    assert set(guess.consulted) == {ids[2005], ids[2029]}
+    assert _live_cities(memory, "2005-07-01") == [EX + "Rome"]
+    assert _live_cities(memory, "2005-03-01") == [EX + "c2005"]
+    assert _two_values_at_once(memory) == []

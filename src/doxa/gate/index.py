@@ -8,7 +8,12 @@ Three kinds of ``doxa:term`` literal hang off each claim in ``<scope>/search``:
 - ``"~@…"`` — a past statement key: what a ``"@…"`` key becomes when its claim is
   superseded. A superseded fact is still believed for the valid time before its end, so a
   value written into that time must meet it (see :mod:`doxa.gate.believed`); a retraction
-  removes it.
+  removes it;
+- ``"^@…"`` — a front key, beside the past key, on the superseded claims of a statement
+  whose supersession came latest in valid time: no superseded claim of the statement is
+  believed past their end, so a write starting there need not read the history. It moves
+  on to each later superseded claim and stays through a retraction (its end still bounds
+  the others).
 
 Beside them, a copy of the claim's topic and both clocks' fields (``doxa:topic``,
 ``doxa:recordedAt``, ``doxa:validFrom``, ``doxa:validUntil``): ``recall`` checks liveness
@@ -28,10 +33,21 @@ from doxa.ontology import PropertyTable, statement_key
 from doxa.text import text_key, words
 from doxa.vocabulary import DOXA, RDF
 
-__all__ = ["PAST", "TERM", "index_entries", "index_terms", "live_keys", "past_key", "statement_key"]
+__all__ = [
+    "FRONT",
+    "PAST",
+    "TERM",
+    "front_key",
+    "index_entries",
+    "index_terms",
+    "live_keys",
+    "past_key",
+    "statement_key",
+]
 
 TERM = DOXA["term"]
 PAST = "~"  # marks a superseded claim's statement key
+FRONT = "^"  # marks the statement key of the superseded claims that ended latest
 
 
 def past_key(key: Literal) -> Literal:
@@ -41,6 +57,11 @@ def past_key(key: Literal) -> Literal:
     '~@0a1b'
     """
     return Literal(PAST + str(key))
+
+
+def front_key(key: Literal) -> Literal:
+    """The key the latest-ending superseded claims of a statement carry as well."""
+    return Literal(FRONT + str(key))
 
 
 def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Literal]:

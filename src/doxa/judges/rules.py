@@ -195,6 +195,7 @@ class RuleJudge:
                 continue
             assert fact.subject is not None
             assert fact.predicate is not None
+            assert fact.object is not None
             f_subject, f_predicate, f_object = table.normalise(
                 fact.subject, fact.predicate, fact.object
             )
