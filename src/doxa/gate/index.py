@@ -1,6 +1,6 @@
 """Index entries in a scope's search graph: the keys the gate and ``recall`` look up.
 
-Three kinds of ``doxa:term`` literal hang off each claim in ``<scope>/search``:
+Five kinds of ``doxa:term`` literal hang off claims in ``<scope>/search``:
 
 - ``"@…"`` — a key of its subject and predicate (structured claims; live claims only);
 - ``"=…"`` — a key of its normalised text (text-only claims; live claims only);
@@ -20,8 +20,8 @@ Beside them, a copy of the claim's topic and both clocks' fields (``doxa:topic``
 and finds each candidate's graph within this one graph and the log, instead of probing every
 topic graph of the scope for every candidate.
 
-The two keys are removed when a claim ends, so a lookup returns only live claims however
-long a statement's history grows.
+The two live keys are removed when a claim ends, so a live lookup returns only live claims
+however long a statement's history grows.
 """
 
 from __future__ import annotations
