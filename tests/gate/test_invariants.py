@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 import pytest
 from rdflib.namespace import XSD
 from tests.conftest import EX, statement
 
 import doxa
+from doxa.judges.rules import overlaps
 
 
 def _live_cities(mem: doxa.Memory, when: str = "2026-06-01") -> list[str]:
@@ -212,3 +215,171 @@ def test_history_of_a_long_running_statement_stays_out_of_the_gather(memory: dox
         assert r.consulted == ((previous.fact,) if previous else ())
         previous = r
     assert len(memory.facts(subject=EX + "bob", include_ended=True)) == 30
+
+
+def _believed(mem: doxa.Memory, who: str = "bob") -> list[tuple[str, object, object]]:
+    """(city, from, until) of every fact about where ``who`` lives that is believed for some
+    valid time: live or superseded (a superseded fact keeps the time before its end)."""
+    return sorted(
+        (str(f.object).removeprefix(EX), f.valid_from, f.valid_until)
+        for f in mem.facts(subject=EX + who, predicate=EX + "livesIn", include_ended=True)
+        if f.status is not doxa.FactStatus.RETRACTED
+    )
+
+
+def _two_values_at_once(mem: doxa.Memory, who: str = "bob") -> list[tuple[str, str]]:
+    """Pairs of different values whose believed valid intervals share a moment."""
+    believed = _believed(mem, who)
+    return [
+        (a[0], b[0])
+        for i, a in enumerate(believed)
+        for b in believed[i + 1 :]
+        if a[0] != b[0] and overlaps(a[1], a[2], b[1], b[2])  # type: ignore[arg-type]
+    ]
+
+
+def _moved(memory: doxa.Memory, clock: doxa.FixedClock) -> None:
+    """Paris since February, then (by the owner) Lyon since May: Paris is believed Feb–May."""
+    memory.grant("general")
+    for city, start in (("Paris", "2026-02-01"), ("Lyon", "2026-05-01")):
+        clock.advance(timedelta(seconds=1))
+        r = statement(
+            memory,
+            f"Bob lives in {city}",
+            "bob",
+            "livesIn",
+            EX + city,
+            authority="owner",
+            valid_from=start,
+        )
+        assert r.outcome is doxa.Outcome.ADMITTED
+    assert _live_cities(memory, "2026-03-01") == [EX + "Paris"]
+
+
+@pytest.mark.parametrize(
+    ("start", "paris_until"),
+    [("2026-02-01", None), ("2026-03-01", "2026-03-01"), ("2026-01-01", None)],
+)
+def test_approving_a_value_inside_a_superseded_interval_cuts_it(
+    memory: doxa.Memory, clock: doxa.FixedClock, start: str, paris_until: str | None
+) -> None:
+    """An approved value that starts inside a superseded fact's believed time ends that
+    part too: from the same start (or earlier) the superseded fact was wrong, from a later
+    one it is superseded again, keeping the time before."""
+    _moved(memory, clock)
+    clock.advance(timedelta(seconds=1))
+    rome = statement(
+        memory,
+        "Bob lives in Rome",
+        "bob",
+        "livesIn",
+        EX + "Rome",
+        authority="agent",
+        valid_from=start,
+    )
+    assert rome.outcome is doxa.Outcome.HELD
+    clock.advance(timedelta(seconds=1))
+    memory.approve(rome.fact)
+    assert _two_values_at_once(memory) == []
+    assert _live_cities(memory, "2026-04-15") == [EX + "Rome"]
+    assert _live_cities(memory, "2026-06-01") == [EX + "Rome"]
+    if paris_until is None:  # control: nothing of Paris stays believed
+        assert [c for c, _, _ in _believed(memory)] == ["Rome"]
+    else:  # control: the part of Paris before Rome stays, as history
+        assert _live_cities(memory, "2026-02-15") == [EX + "Paris"]
+        assert ("Paris", instant_of(paris_until)) in [(c, u) for c, _, u in _believed(memory)]
+
+
+def test_approving_a_value_after_a_superseded_interval_leaves_it(
+    memory: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """Control: an approved value starting after the superseded fact's end leaves it whole."""
+    _moved(memory, clock)
+    clock.advance(timedelta(seconds=1))
+    rome = statement(
+        memory,
+        "Bob lives in Rome",
+        "bob",
+        "livesIn",
+        EX + "Rome",
+        authority="agent",
+        valid_from="2026-06-01",
+    )
+    assert rome.outcome is doxa.Outcome.HELD  # the agent contradicts the owner's Lyon
+    memory.approve(rome.fact)
+    assert _two_values_at_once(memory) == []
+    assert ("Paris", instant_of("2026-02-01"), instant_of("2026-05-01")) in _believed(memory)
+    assert _live_cities(memory, "2026-05-15") == [EX + "Lyon"]
+    assert _live_cities(memory, "2026-07-01") == [EX + "Rome"]
+
+
+@pytest.mark.parametrize(("start", "overlapping"), [("2026-03-01", True), ("2026-06-01", False)])
+def test_a_value_inside_a_superseded_interval_is_judged_against_it(
+    memory: doxa.Memory, clock: doxa.FixedClock, start: str, overlapping: bool
+) -> None:
+    """With the successor retracted, no value is live, but Paris is still believed Feb–May:
+    a new value from March replaces that part of it; one from June (control) is new."""
+    _moved(memory, clock)
+    lyon = memory.facts(subject=EX + "bob", valid_at="2026-06-01")[0]
+    memory.retract(lyon.id, reason="he never moved to Lyon")
+    clock.advance(timedelta(seconds=1))
+    rome = statement(
+        memory,
+        "Bob lives in Rome",
+        "bob",
+        "livesIn",
+        EX + "Rome",
+        authority="owner",
+        valid_from=start,
+    )
+    assert rome.outcome is doxa.Outcome.ADMITTED
+    assert _two_values_at_once(memory) == []
+    paris = next(b for b in _believed(memory) if b[0] == "Paris")
+    if overlapping:
+        assert rome.relation is doxa.Relation.REPLACES
+        assert paris[2] == instant_of(start)
+        assert _live_cities(memory, "2026-04-15") == [EX + "Rome"]
+    else:
+        assert rome.relation is doxa.Relation.NEW
+        assert paris[2] == instant_of("2026-05-01")
+        assert _live_cities(memory, "2026-04-15") == [EX + "Paris"]
+    assert _live_cities(memory, "2026-02-15") == [EX + "Paris"]
+
+
+def instant_of(day: str) -> datetime:
+    """Midnight UTC of a day, as the valid-time fields come back."""
+    return datetime.fromisoformat(day + "T00:00:00+00:00")
+
+
+def test_a_backdated_value_reads_only_the_history_it_overlaps(memory: doxa.Memory) -> None:
+    """In a long history a value written into 2005 meets the 2005 value (superseded, still
+    believed that year) and the live one, not the other 28; an in-order write (control:
+    ``test_history_of_a_long_running_statement_stays_out_of_the_gather``) meets only the
+    live one."""
+    memory.grant("general")
+    ids = {}
+    for year in range(2000, 2030):
+        r = statement(
+            memory,
+            f"Bob lives in city {year}",
+            "bob",
+            "livesIn",
+            EX + f"c{year}",
+            valid_from=f"{year}-01-01",
+        )
+        ids[year] = r.fact
+    guess = statement(
+        memory,
+        "Bob lives in Rome",
+        "bob",
+        "livesIn",
+        EX + "Rome",
+        authority="agent",
+        valid_from="2005-06-01",
+        valid_until="2005-09-01",
+    )
+    assert guess.relation is doxa.Relation.REPLACES
+    assert set(guess.consulted) == {ids[2005], ids[2029]}
+    assert _live_cities(memory, "2005-07-01") == [EX + "Rome"]
+    assert _live_cities(memory, "2005-03-01") == [EX + "c2005"]
+    assert _two_values_at_once(memory) == []

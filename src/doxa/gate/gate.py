@@ -29,6 +29,7 @@ from doxa.errors import (
     ShapeViolation,
     WriteConflict,
 )
+from doxa.gate.believed import believed_by_keys
 from doxa.gate.closure import broader_objects, property_table
 from doxa.gate.erasure import claim_hashes, content_hashes, erasure_plan, salt, subject_hash
 from doxa.gate.gather import gather, live_by_keys
@@ -569,9 +570,11 @@ class Gate:
         """Admit a held write as the owner decided, and leave a receipt.
 
         What it closes is gathered again now, not taken from the time it was held: on a
-        functional predicate every other live value that overlaps in time is ended (superseded
-        when the approved value starts later, else retracted), so approving never leaves two
-        live values. ``as_relation`` (``replaces`` or ``was_wrong``) says how to end them.
+        functional predicate every other value believed in time the approved one overlaps
+        (live, or superseded but believed before its end) is ended there (superseded when
+        the approved value starts later, else retracted), so approving never leaves two
+        values believed at one time. ``as_relation`` (``replaces`` or ``was_wrong``) says how
+        to end them.
         """
         return self._settled(lambda: self._approve(held_id=held_id, as_relation=as_relation))
 
@@ -618,7 +621,8 @@ class Gate:
     def _conflicts(
         self, values: dict[URIRef, Node], starts: datetime | None, relation: Relation
     ) -> list[tuple[Relation, tuple[URIRef, ...]]]:
-        """The live values an approved write must end, grouped by how to end them."""
+        """The values an approved write must end, grouped by how to end them: the live
+        values and the superseded ones believed in the time it claims."""
         subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
         if subject is None or not isinstance(predicate, URIRef) or obj is None:
             return []
@@ -626,13 +630,18 @@ class Gate:
         new_subject, new_predicate, new_object = table.normalise(subject, predicate, obj)
         if not table.is_functional(new_predicate):
             return []
-        ends = values.get(DOXA.validUntil)
-        live = live_by_keys(self.store, self.scope, table.keys(subject, predicate, obj))
+        ends = None if values.get(DOXA.validUntil) is None else instant(values[DOXA.validUntil])
+        keys = table.keys(subject, predicate, obj)
+        # the live values, and the superseded ones still believed for part of its time
+        found = [
+            *live_by_keys(self.store, self.scope, keys),
+            *believed_by_keys(self.store, self.scope, keys, starts, ends),
+        ]
         broader = broader_objects(
-            self.store, [new_object, *(f.object for f in live if f.object is not None)]
+            self.store, [new_object, *(f.object for f in found if f.object is not None)]
         )
         others = []
-        for fact in live:
+        for fact in found:
             if fact.subject is None or fact.predicate is None or fact.object is None:
                 continue
             old_subject, old_predicate, old_object = table.normalise(
@@ -643,12 +652,7 @@ class Gate:
                 and contradicts(
                     table, broader, (new_predicate, new_object), (old_predicate, old_object)
                 )
-                and overlaps(
-                    fact.valid_from,
-                    fact.valid_until,
-                    starts,
-                    None if ends is None else instant(ends),
-                )
+                and overlaps(fact.valid_from, fact.valid_until, starts, ends)
             ):
                 others.append(fact)
         grouped: dict[Relation, list[URIRef]] = {}

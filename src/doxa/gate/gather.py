@@ -1,8 +1,8 @@
 """Gather: what the judge reads for one write, fetched through the queries in ``queries/``.
 
 Every lookup goes through an index (statement or text key, rule predicate, turn) and returns
-live claims only, so the cost of a write does not grow with the store or with a statement's
-history.
+live claims, plus the superseded claims still believed for part of the write's valid time
+(see :mod:`doxa.gate.believed`), so the cost of a write does not grow with the store.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from datetime import datetime
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
+from doxa.gate.believed import believed_by_keys
 from doxa.gate.closure import broader_objects, property_table
 from doxa.judges.base import Evidence
 from doxa.model import Fact, Proposal
@@ -65,13 +66,14 @@ def gather(
     """
     table = property_table(store)
     rule_predicates: list[Node] | None = None
+    superseded: list[Fact] = []
     if proposal.structured:
         assert proposal.subject is not None
         assert proposal.predicate is not None
         assert proposal.object is not None
-        same = live_by_keys(
-            store, scope, table.keys(proposal.subject, proposal.predicate, proposal.object)
-        )
+        keys = table.keys(proposal.subject, proposal.predicate, proposal.object)
+        same = live_by_keys(store, scope, keys)
+        superseded = believed_by_keys(store, scope, keys, proposal.valid_from, proposal.valid_until)
         canonical, _ = table.canonical(proposal.predicate)
         rule_predicates = list(table.members(table.family(canonical)))
     else:
@@ -107,7 +109,9 @@ def gather(
         )
         observations = load_facts(store, scope, topic, _iris(obs_rows))
 
-    objects: list[Node] = [o for f in (*same, *rules, *observations) if (o := f.object) is not None]
+    objects: list[Node] = [
+        o for f in (*same, *rules, *observations, *superseded) if (o := f.object) is not None
+    ]
     if proposal.object is not None:
         objects.append(proposal.object)
     return Evidence(
@@ -116,6 +120,7 @@ def gather(
         observations=tuple(observations),
         properties=table,
         broader=broader_objects(store, objects) if proposal.structured else {},
+        superseded=tuple(superseded),
     )
 
 

@@ -1,18 +1,27 @@
 """Index entries in a scope's search graph: the keys the gate and ``recall`` look up.
 
-Three kinds of ``doxa:term`` literal hang off each claim in ``<scope>/search``:
+Five kinds of ``doxa:term`` literal hang off claims in ``<scope>/search``:
 
 - ``"@…"`` — a key of its subject and predicate (structured claims; live claims only);
 - ``"=…"`` — a key of its normalised text (text-only claims; live claims only);
-- plain words of its text, for ``recall`` (kept after the claim ends, for ``include_ended``).
+- plain words of its text, for ``recall`` (kept after the claim ends, for ``include_ended``);
+- ``"~@…"`` — a past statement key: what a ``"@…"`` key becomes when its claim is
+  superseded. A superseded fact is still believed for the valid time before its end, so a
+  value written into that time must meet it (see :mod:`doxa.gate.believed`); a retraction
+  removes it;
+- ``"^@…"`` — a front key, beside the past key, on the superseded claims of a statement
+  whose supersession came latest in valid time: no superseded claim of the statement is
+  believed past their end, so a write starting there need not read the history. It moves
+  on to each later superseded claim and stays through a retraction (its end still bounds
+  the others).
 
 Beside them, a copy of the claim's topic and both clocks' fields (``doxa:topic``,
 ``doxa:recordedAt``, ``doxa:validFrom``, ``doxa:validUntil``): ``recall`` checks liveness
 and finds each candidate's graph within this one graph and the log, instead of probing every
 topic graph of the scope for every candidate.
 
-The two keys are removed when a claim ends, so a lookup returns only live claims however
-long a statement's history grows.
+The two live keys are removed when a claim ends, so a live lookup returns only live claims
+however long a statement's history grows.
 """
 
 from __future__ import annotations
@@ -24,9 +33,35 @@ from doxa.ontology import PropertyTable, statement_key
 from doxa.text import text_key, words
 from doxa.vocabulary import DOXA, RDF
 
-__all__ = ["TERM", "index_entries", "index_terms", "live_keys", "statement_key"]
+__all__ = [
+    "FRONT",
+    "PAST",
+    "TERM",
+    "front_key",
+    "index_entries",
+    "index_terms",
+    "live_keys",
+    "past_key",
+    "statement_key",
+]
 
 TERM = DOXA["term"]
+PAST = "~"  # marks a superseded claim's statement key
+FRONT = "^"  # marks the statement key of the superseded claims that ended latest
+
+
+def past_key(key: Literal) -> Literal:
+    """The key a superseded claim keeps in place of a live statement key.
+
+    >>> str(past_key(Literal("@0a1b")))
+    '~@0a1b'
+    """
+    return Literal(PAST + str(key))
+
+
+def front_key(key: Literal) -> Literal:
+    """The key the latest-ending superseded claims of a statement carry as well."""
+    return Literal(FRONT + str(key))
 
 
 def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Literal]:

@@ -279,7 +279,10 @@ def _check_derived(
                 terms[s] = _own_terms(content.get(s, []))
             # statement keys ("@…") follow the ontology's property table, which an export
             # does not carry: a structured claim may hold any; words and text keys must match
-            ok = o in terms[s] or (str(o).startswith("@") and _structured(content.get(s, [])))
+            # (a superseded claim's past and front keys, "~@…" and "^@…", likewise)
+            ok = o in terms[s] or (
+                str(o).startswith(("@", "~@", "^@")) and _structured(content.get(s, []))
+            )
         else:
             ok = any(q[:3] == (s, p, o) for q in content.get(s, []))
         if not ok:

@@ -11,9 +11,10 @@ from rdflib.term import Node
 
 from doxa.clock import Clock
 from doxa.errors import NotFound
+from doxa.gate.believed import front
 from doxa.gate.closure import property_table
 from doxa.gate.gather import live_by_key
-from doxa.gate.index import TERM, index_entries
+from doxa.gate.index import FRONT, PAST, TERM, front_key, index_entries, past_key
 from doxa.gate.receipts import (
     ChainHead,
     ReceiptDraft,
@@ -172,10 +173,35 @@ class Record:
             _, statement = self.locate(target)
             if statement is not None and not self.shared(statement, {*targets, successor}):
                 change.delete.append((*statement, self.scope.current))
-            for key in self.keys(target):  # ended: no longer found by the gate's lookups
-                change.delete.append((target, TERM, key, self.scope.search))
+            self._unkey(decision, relation, target, valid_from or now)
             decision.bumped = True
         return events
+
+    def _unkey(
+        self, decision: Decision, relation: Relation, target: URIRef, until: datetime
+    ) -> None:
+        """Take an ended claim out of the gate's live lookups. A superseded one keeps a past
+        key (still believed before ``until``); if no superseded claim of its statement ends
+        later, it joins the statement's front, and those of the front ending no later leave
+        it. A retraction removes every key but the front one (its end still bounds the
+        history's)."""
+        change, search = decision.change, self.scope.search
+        for key in self.keys(target):
+            text = str(key)
+            if text.startswith(FRONT) or (text.startswith(PAST) and relation is Relation.REPLACES):
+                continue  # superseded again, or a front's end: they stay
+            change.delete.append((target, TERM, key, search))
+            if not (text.startswith("@") and relation is Relation.REPLACES):
+                continue
+            change.insert.append((target, TERM, past_key(key), search))
+            ends = front(self.store, self.scope, [key])
+            if not ends or until >= max(ends.values()):
+                change.insert.append((target, TERM, front_key(key), search))
+                change.delete += [
+                    (claim, TERM, front_key(key), search)
+                    for claim, end in ends.items()
+                    if end <= until
+                ]
 
     def keys(self, claim: URIRef) -> list[Literal]:
         rows = self.store.select(

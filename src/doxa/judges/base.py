@@ -22,7 +22,9 @@ class Evidence:
     scope, whatever equivalent, inverse or super-property they were stated with) or, for a
     text-only write, with the same normalised text in its topic. ``properties`` and
     ``broader`` are what the domain ontology's closure says about the properties and objects
-    involved.
+    involved. ``superseded`` holds the superseded facts on the write's subject and predicate
+    that are still believed for part of the write's valid time (each with its believed
+    end as ``valid_until``): a value written into that time contradicts them there.
     """
 
     same_topic: tuple[Fact, ...]
@@ -30,11 +32,12 @@ class Evidence:
     observations: tuple[Fact, ...]
     properties: PropertyTable = field(default_factory=PropertyTable)
     broader: Mapping[Node, frozenset[Node]] = field(default_factory=dict)
+    superseded: tuple[Fact, ...] = ()
 
     @property
     def consulted(self) -> tuple[Fact, ...]:
         seen: dict[str, Fact] = {}
-        for fact in (*self.same_topic, *self.rules, *self.observations):
+        for fact in (*self.same_topic, *self.rules, *self.observations, *self.superseded):
             seen.setdefault(fact.id, fact)
         return tuple(seen.values())
 

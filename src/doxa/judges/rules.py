@@ -144,6 +144,7 @@ class RuleJudge:
                 fact.valid_from, fact.valid_until, proposal.valid_from, proposal.valid_until
             ):
                 conflicts.append(fact)
+        conflicts += self._believed_conflicts(proposal, evidence, seen)
         if same_slot:
             target = same_slot[0]
             if proposal.valid_until is not None and target.valid_until is None:
@@ -174,6 +175,40 @@ class RuleJudge:
                 "a more general statement of a stored fact (the ontology says so)",
             )
         return Verdict(Relation.NEW, (), "nothing stored says otherwise")
+
+    def _believed_conflicts(
+        self, proposal: Proposal, evidence: Evidence, seen: set[str]
+    ) -> list[Fact]:
+        """Superseded facts a write contradicts in the valid time they are still believed
+        for. Only contradictions count: the same value as a superseded fact is no evidence
+        for or against the write (whatever now holds the slot decides that)."""
+        assert proposal.subject is not None
+        assert proposal.predicate is not None
+        assert proposal.object is not None
+        table = evidence.properties
+        subject, predicate, obj = table.normalise(
+            proposal.subject, proposal.predicate, proposal.object
+        )
+        found = []
+        for fact in evidence.superseded:
+            if fact.id in seen or None in (fact.subject, fact.predicate, fact.object):
+                continue
+            assert fact.subject is not None
+            assert fact.predicate is not None
+            assert fact.object is not None
+            f_subject, f_predicate, f_object = table.normalise(
+                fact.subject, fact.predicate, fact.object
+            )
+            if (
+                f_subject == subject
+                and _compare(table, evidence, (predicate, obj), (f_predicate, f_object))
+                == "conflict"
+                and overlaps(
+                    fact.valid_from, fact.valid_until, proposal.valid_from, proposal.valid_until
+                )
+            ):
+                found.append(fact)
+        return found
 
     def _judge_conflict(self, proposal: Proposal, conflicts: list[Fact]) -> Verdict:
         stronger = [f for f in conflicts if f.authority.rank > proposal.authority.rank]
