@@ -123,10 +123,13 @@ def serve(fd: int) -> None:
     threads = len(os.listdir("/proc/self/task"))
     assert threads == 1, f"forking with {threads} threads is unsafe"
     channel = socket.socket(fileno=fd)
-    child = 0
+    child = 0  # the writer not reaped yet, if any
     while True:
         message, fds, _, _ = socket.recv_fds(channel, 4096, 2)
-        if not message:
+        if not message:  # the test is done (or died): leave no writer behind
+            if child:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
             return
         request = json.loads(message)
         if request[0] == "run":
@@ -139,10 +142,13 @@ def serve(fd: int) -> None:
                 os.close(passed)
             reply = f"pid {child}"
         elif request[0] == "kill":
-            os.kill(child, signal.SIGKILL)  # not reaped yet: the pid is still the writer's
+            if child:  # not reaped yet: the pid is still the writer's (never 0: the group)
+                os.kill(child, signal.SIGKILL)
             reply = "killed"
         else:
             reply = _wait(child, float(request[1]))
+            if reply.startswith("exit "):
+                child = 0
         channel.sendall(reply.encode() + b"\n")
 
 
