@@ -25,7 +25,7 @@ def _starve(store: Path, kind: str, value: int, seed: int) -> None:
     last = child.lines[-1]
     assert last.startswith("error StoreError: "), last
     assert child.acknowledged  # control: it wrote before the limit hit
-    receipts = check_intact(store, child.acknowledged)
+    receipts = len(check_intact(store, child.acknowledged))
     assert receipts >= len(child.acknowledged)
     with doxa.Memory.open(store, scope="s") as mem:  # and the store takes writes again
         assert mem.remember("after the fault", topic="notes").outcome is doxa.Outcome.ADMITTED
