@@ -1,88 +1,250 @@
-"""What an erasure costs as the store grows: the logical erase, and the compaction that makes
-it real in the files (Oxigraph keeps every string it stored until the store is rebuilt).
+"""What an erasure costs as the store grows, and where the time of making it real goes.
 
-    python bench/bench_erase.py --sizes 1000,10000,30000
+    python bench/bench_erase.py --sizes 1000,10000,100000
+    python bench/bench_erase.py --sizes 1000,10000,100000 --large     # and 1M facts
 
-Each size fills a fresh on-disk store through the gate (the seeded ``workload.Stream``), takes
-a backup, then erases one subject and times: the gate's erase (deletions and tombstones in one
-receipt), the compaction of the store, and the purge of the backup. Ratios are to the
-smallest size, measured in the same run.
+An erasure deletes the content logically (milliseconds), then rebuilds the store from its live
+quads and purges every backup the same way, because Oxigraph's files keep every string they
+ever held until the store is rebuilt. Per size this prints, measured in one run:
+
+- ``rebuild``: ``EmbeddedStore.compact`` (``bulk_extend`` of the live quads into a fresh
+  store, swapped in), wall and CPU seconds;
+- ``dump+load``: the alternative tried: ``Store.dump`` to an N-Quads file, then
+  ``bulk_load(lenient=True)`` into a fresh store (not swapped in), wall and CPU seconds;
+- ``erase 1``: ``Memory.erase`` of one subject, with one backup (store and backup rebuilt);
+- ``erase_many``: ``Memory.erase_many`` of ``--batch`` more subjects in one call (one rebuild
+  of the store and of the backup for all of them), and the ratio to ``erase 1``;
+- ``one by one`` (up to ``--singles-max`` facts): ``--batch`` other subjects, one ``erase``
+  call each (what erasing several cost before ``erase_many``).
+
+Filling: each size is written through the gated bulk import (``Memory.import_claims``, the
+same decisions as ``remember`` one by one, published in batches) from the seeded
+``workload.Stream``, in chunks of 5,000 whose outcomes the stream observes. The 1M store of
+``--large`` is the 100k store plus nine copies of it under other scope names (every IRI of
+the scope and every text made distinct per copy, so the dictionary grows as with
+new content), bulk loaded: gating 1M claims at ~200/s would take well over an hour. At 1M only
+the ``erase_many`` is timed (no backup, no method comparison). Filled stores are kept in
+``--workdir`` and reused by the next run.
 """
 
 from __future__ import annotations
 
+import gc
+import json
+import re
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
+import pyoxigraph as ox
 
 import doxa
+from doxa.store import EmbeddedStore
 from workload import Stream, ontology_turtle
 
+SCOPE = "bench"
+CHUNK = 5000
+LARGE = 1_000_000
+COPIES = 10
 
-def measure(size: int, workdir: Path) -> dict[str, float]:
-    path = workdir / f"erase-{size}"
+
+def _log(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _timed(action: Callable[[], object]) -> tuple[float, float]:
+    """Wall and CPU seconds (every thread of this process) of ``action``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _copy(source: Path, target: Path) -> None:
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target)
+    journal = source.with_name(f"{source.name}.journal")
+    if journal.exists():
+        shutil.copy(journal, target.with_name(f"{target.name}.journal"))
+
+
+def _remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
+    shutil.rmtree(path.with_name(f"{path.name}.backups"), ignore_errors=True)
+    path.with_name(f"{path.name}.journal").unlink(missing_ok=True)
+
+
+# -- filling -----------------------------------------------------------------------------
+
+
+def fill(path: Path, size: int) -> list[str]:
+    """A store of ``size`` gated writes; returns subjects of admitted facts (erase targets)."""
+    _remove(path)
     stream = Stream(11)
-    with doxa.Memory.open(path, scope="bench") as mem:
+    with doxa.Memory.open(path, scope=SCOPE) as mem:
         mem.add_ontology(ontology_turtle())
         mem.grant("schedule")
-        target = None
-        with click.progressbar(length=size, label=f"fill {size:>7}", file=sys.stderr) as bar:
-            for _ in range(size):
-                write = stream.next()
-                receipt = mem.remember(write.text, **write.kwargs())
-                stream.observe(write, receipt.outcome.value)
-                if target is None and write.subject is not None:
-                    target = write.subject
-                bar.update(1)
-        assert target is not None
-        mem.backup()
-        quads = sum(1 for _ in mem.store.quads())
-        started = time.perf_counter()
-        receipt = mem.gate.erase(
-            fact_id=None, subject=target, reason="bench", actor=mem.scope.standpoint("owner")
-        )
-        logical = time.perf_counter() - started
-        started = time.perf_counter()
-        compact = getattr(mem.store, "compact")  # noqa: B009 - the embedded store has it
-        compact()
-        compaction = time.perf_counter() - started
-        started = time.perf_counter()
-        mem._purge([mem.scope.fact(t) for t in receipt.targets], target)
-        purge = time.perf_counter() - started  # compacts the store again, then the backup
-    shutil.rmtree(path, ignore_errors=True)
-    shutil.rmtree(path.with_name(path.name + ".backups"), ignore_errors=True)
-    return {
-        "quads": float(quads),
-        "erase_ms": logical * 1000,
-        "compact_s": compaction,
-        "purge_s": purge,
-        "erased": float(len(receipt.targets)),
-    }
+        with click.progressbar(length=size, label=f"fill {size:>9,}", file=sys.stderr) as bar:
+            done = 0
+            while done < size:
+                writes = [stream.next() for _ in range(min(CHUNK, size - done))]
+                report = mem.import_claims(
+                    [{"text": w.text, **w.kwargs()} for w in writes], progress=bar.update
+                )
+                for write, receipt in zip(writes, report.receipts, strict=True):
+                    stream.observe(write, receipt.outcome.value)
+                done += len(writes)
+    subjects = list(dict.fromkeys(str(w.subject) for w in stream.admitted))
+    return subjects[:: max(1, len(subjects) // 50)][:50]
+
+
+def _distinct(copy: int) -> Callable[[str], str]:
+    """Rewrite one N-Quads line into scope copy ``copy``: its IRIs and plain literals."""
+    scope = re.compile(rf"urn:doxa:scope:{SCOPE}(?=[/>])")
+    text = re.compile(r'"((?:[^"\\]|\\.)* (?:[^"\\]|\\.)*)"(?=[ @])')  # words, not ids
+
+    def rewrite(line: str) -> str:
+        line = scope.sub(f"urn:doxa:scope:{SCOPE}-copy{copy}", line)
+        return text.sub(lambda m: f'"{m.group(1)} ~{copy}"', line)
+
+    return rewrite
+
+
+def replicate(source: Path, path: Path, copies: int) -> None:
+    """``copies`` scopes of the store at ``source`` (one as it is, the rest renamed)."""
+    _copy(source, path)
+    store = ox.Store(str(path))
+    with tempfile.TemporaryDirectory(dir=path.parent) as scratch:
+        dump = Path(scratch) / "scope.nq"
+        store.dump(str(dump), ox.RdfFormat.N_QUADS)
+        with click.progressbar(range(1, copies), label="replicate", file=sys.stderr) as bar:
+            for copy in bar:
+                renamed = Path(scratch) / f"copy{copy}.nq"
+                rewrite = _distinct(copy)
+                with dump.open(encoding="utf-8") as lines, renamed.open("w") as out:
+                    out.writelines(rewrite(line) for line in lines)
+                store.bulk_load(path=str(renamed), format=ox.RdfFormat.N_QUADS, lenient=True)
+                renamed.unlink()
+    store.flush()
+    del store
+    gc.collect()
+
+
+def filled(workdir: Path, size: int) -> tuple[Path, list[str]]:
+    """The filled store for ``size`` (made once, kept in ``workdir``) and its erase targets."""
+    path = workdir / f"filled-{size}"
+    done = path.with_name(f"{path.name}.json")
+    if not done.exists():
+        if size == LARGE:
+            source, subjects = filled(workdir, LARGE // COPIES)
+            replicate(source, path, COPIES)
+        else:
+            subjects = fill(path, size)
+        done.write_text(json.dumps(subjects))
+    return path, json.loads(done.read_text())
+
+
+# -- measuring ---------------------------------------------------------------------------
+
+
+def dump_and_load(store: Any, scratch: Path) -> None:
+    """The alternative rebuild: N-Quads dump to a file, then Oxigraph's bulk loader."""
+    dump, target = scratch / "live.nq", scratch / "rebuilt"
+    store.dump(str(dump), ox.RdfFormat.N_QUADS)
+    fresh = ox.Store(str(target))
+    fresh.bulk_load(path=str(dump), format=ox.RdfFormat.N_QUADS, lenient=True)
+    fresh.flush()
+    dump.unlink()
+    del fresh
+    gc.collect()
+    shutil.rmtree(target)
+
+
+def measure(size: int, workdir: Path, batch: int, full: bool, singles_max: int) -> dict[str, float]:
+    source, subjects = filled(workdir, size)
+    path = workdir / f"run-{size}"
+    _copy(source, path)
+    out: dict[str, float] = {}
+    try:
+        with doxa.Memory.open(path, scope=SCOPE) as mem:
+            embedded = mem.store
+            assert isinstance(embedded, EmbeddedStore)
+            out["quads"] = len(getattr(embedded, "_store"))  # noqa: B009
+            if full:
+                out["rebuild_s"], out["rebuild_cpu"] = _timed(embedded.compact)
+                with tempfile.TemporaryDirectory(dir=workdir) as scratch:
+                    out["dump_s"], out["dump_cpu"] = _timed(
+                        lambda: dump_and_load(getattr(embedded, "_store"), Path(scratch))  # noqa: B009
+                    )
+                mem.backup()
+                receipts: list[doxa.Receipt] = []
+                out["one_s"], _ = _timed(
+                    lambda: receipts.append(mem.erase(subjects[0], reason="bench"))
+                )
+                out["one_claims"] = len(receipts[0].targets)
+            many: list[doxa.Receipt] = []
+            out["many_s"], _ = _timed(
+                lambda: many.extend(mem.erase_many(subjects[1 : 1 + batch], reason="bench"))
+            )
+            out["many_claims"] = sum(len(r.targets) for r in many)
+            if size <= singles_max:  # the same number of subjects, one erase call each
+                more = subjects[1 + batch : 1 + 2 * batch]
+                out["singles_s"], _ = _timed(
+                    lambda: [mem.erase(subject, reason="bench") for subject in more]
+                )
+    finally:
+        _remove(path)
+    return out
+
+
+def _cell(row: dict[str, float], key: str, spec: str) -> str:
+    return format(row[key], spec) if key in row else "-"
 
 
 @click.command()
-@click.option("--sizes", default="1000,10000,30000", show_default=True)
+@click.option("--sizes", default="1000,10000,100000", show_default=True)
+@click.option("--large", is_flag=True, help="Add 1M facts (the 100k store in ten scopes).")
+@click.option("--batch", default=5, show_default=True, help="Subjects erased by erase_many.")
+@click.option(
+    "--singles-max",
+    default=10000,
+    show_default=True,
+    help="Up to this size, also time --batch subjects erased one call each.",
+)
 @click.option("--workdir", type=click.Path(path_type=Path), default=None)
-def main(sizes: str, workdir: Path | None) -> None:
-    """Time an erasure and its compaction at each store size."""
+def main(sizes: str, large: bool, batch: int, singles_max: int, workdir: Path | None) -> None:
+    """Time an erasure, its rebuild (two ways) and a batched erasure at each store size."""
     base = workdir or Path(tempfile.mkdtemp(prefix="doxa-erase-"))
-    rows = [(int(n), measure(int(n), base)) for n in sizes.split(",")]
-    first = rows[0][1]
+    base.mkdir(parents=True, exist_ok=True)
+    _log(f"work directory: {base} (filled stores are kept there)")
+    counts = [int(n) for n in sizes.split(",") if n] + ([LARGE] if large else [])
+    rows = []
+    for size in counts:
+        row = measure(size, base, batch, full=size < LARGE, singles_max=singles_max)
+        rows.append((size, row))
+        _log(f"{size}: {json.dumps({k: round(v, 3) for k, v in row.items()})}")
     print(
-        f"{'facts':>7} {'quads':>9} {'erased':>6} {'erase ms':>9} {'compact s':>9} "
-        f"{'x':>6} {'purge s':>8}"
+        f"{'facts':>9} {'quads':>11} {'rebuild s':>9} {'cpu s':>7} {'dump+load s':>11} "
+        f"{'cpu s':>7} {'µs/quad':>7} {'erase 1 s':>9} {'erase_many s':>12} {'× erase 1':>9} "
+        f"{'one by one s':>12}"
     )
     for size, r in rows:
+        per_quad = f"{r['rebuild_s'] / r['quads'] * 1e6:.1f}" if "rebuild_s" in r else "-"
+        ratio = f"{r['many_s'] / r['one_s']:.2f}" if "one_s" in r else "-"
         print(
-            f"{size:>7} {int(r['quads']):>9} {int(r['erased']):>6} {r['erase_ms']:>9.1f} "
-            f"{r['compact_s']:>9.2f} {r['compact_s'] / first['compact_s']:>6.1f} "
-            f"{r['purge_s']:>8.2f}"
+            f"{size:>9,} {int(r['quads']):>11,} {_cell(r, 'rebuild_s', '.2f'):>9} "
+            f"{_cell(r, 'rebuild_cpu', '.2f'):>7} {_cell(r, 'dump_s', '.2f'):>11} "
+            f"{_cell(r, 'dump_cpu', '.2f'):>7} {per_quad:>7} {_cell(r, 'one_s', '.2f'):>9} "
+            f"{r['many_s']:>12.2f} {ratio:>9} {_cell(r, 'singles_s', '.2f'):>12}"
         )
+    print(
+        f"erase 1: one subject, store and one backup rebuilt; erase_many: {batch} subjects in "
+        f"one call; one by one: {batch} other subjects, one erase call each"
+    )
 
 
 if __name__ == "__main__":

@@ -341,36 +341,62 @@ class Memory:
 
         The content leaves every graph, every read and export, the store's files and its
         backups; a tombstone keeps the id, time, who, why and a salted hash, so the same
-        content written again raises :class:`~doxa.ErasedContent`. Erasure is final.
+        content written again raises :class:`~doxa.ErasedContent`. Erasure is final. To
+        erase several targets, :meth:`erase_many` rebuilds the files once for all of them.
+        """
+        return self.erase_many([target], reason=reason)[0]
+
+    def erase_many(self, targets: Sequence[str | Fact], *, reason: str) -> list[Receipt]:
+        """Erase several facts and subjects, one receipt each, with one rebuild of the files.
+
+        Making an erasure real rewrites the whole store and every backup, which costs the same
+        for one target as for many; when this returns, none of the targets is left in any file.
+        Targets are erased in order; if one is not found, :class:`~doxa.NotFound` names it
+        after the erasures before it have been made real (a fact an earlier target already
+        took is skipped).
         """
         if not reason:
             raise InvalidInput("An erasure needs a reason; say why the content must go.")
         as_text(reason, "reason")
-        subject: URIRef | None = None
-        if isinstance(target, Fact) or (isinstance(target, str) and _ID.match(target)):
-            receipt = self.gate.erase(
-                fact_id=_fact_id(target), subject=None, reason=reason, actor=self._owner
-            )
-        else:
-            subject = as_iri(target, "subject")
-            receipt = self.gate.erase(
-                fact_id=None, subject=subject, reason=reason, actor=self._owner
-            )
-        self._purge([self.scope.fact(t) for t in receipt.targets], subject)
-        forget_terms()  # nor in this process's caches of converted terms
-        return receipt
+        if isinstance(targets, str | Fact):
+            raise InvalidInput("erase_many takes a list of targets; erase takes one.")
+        receipts: list[Receipt] = []
+        claims: list[URIRef] = []
+        subjects: list[URIRef] = []
+        try:
+            for target in targets:
+                if isinstance(target, Fact) or (isinstance(target, str) and _ID.match(target)):
+                    iri = self.scope.fact(_fact_id(target))
+                    if iri in claims:
+                        continue
+                    receipt = self.gate.erase(
+                        fact_id=_fact_id(target), subject=None, reason=reason, actor=self._owner
+                    )
+                else:
+                    subject = as_iri(target, "subject")
+                    receipt = self.gate.erase(
+                        fact_id=None, subject=subject, reason=reason, actor=self._owner
+                    )
+                    subjects.append(subject)
+                receipts.append(receipt)
+                claims += [self.scope.fact(t) for t in receipt.targets]
+        finally:
+            if receipts:
+                self._purge(claims, subjects)
+                forget_terms()  # nor in this process's caches of converted terms
+        return receipts
 
     @property
     def _owner(self) -> URIRef:
         return self.scope.standpoint("owner")
 
-    def _purge(self, claims: list[URIRef], subject: URIRef | None) -> None:
-        """Make the erasure real in the files: compact the store, then purge every backup."""
+    def _purge(self, claims: list[URIRef], subjects: list[URIRef]) -> None:
+        """Make erasures real in the files: compact the store, then purge every backup."""
         compact = getattr(self.store, "compact", None)
         if compact is not None:
             compact()
         for backup in self.backups():
-            purge_backup(backup, self.scope, claims, subject)
+            purge_backup(backup, self.scope, claims, subjects)
 
     def backup(self) -> Path:
         """Back the store up into ``<store>.backups/<time>``; returns the backup's folder."""

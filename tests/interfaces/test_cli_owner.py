@@ -73,6 +73,16 @@ def test_erase_needs_a_reason_and_a_target(tmp_path: Path) -> None:
     assert [f["text"] for f in run_json(store, "facts")] == ["kept"]
 
 
+def test_erase_takes_several_targets(tmp_path: Path) -> None:
+    store = tmp_path / "memory"
+    one = run_json(store, "remember", "Zeb's phone is 0142", "--topic=c", "--authority=owner")
+    two = run_json(store, "remember", "Mara's phone is 0177", "--topic=c", "--authority=owner")
+    kept = run_json(store, "remember", "Ida's phone is 0199", "--topic=c", "--authority=owner")
+    erased = run_json(store, "erase", one["fact"], two["fact"], "--reason", "asked")
+    assert [r["targets"] for r in erased] == [[one["fact"]], [two["fact"]]]
+    assert [f["id"] for f in run_json(store, "facts")] == [kept["fact"]]
+
+
 def test_recover_needs_the_flag_and_a_directory(tmp_path: Path) -> None:
     store = tmp_path / "memory"
     run_json(store, "remember", "kept", "--topic=c", "--authority=owner")

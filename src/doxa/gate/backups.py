@@ -9,6 +9,7 @@ events and held writes are deleted, then the backup is compacted.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,8 +33,10 @@ def backups_folder(store: Store) -> Path:
     return path.with_name(f"{path.name}.backups")
 
 
-def purge_backup(backup: Path, scope: Scope, claims: list[URIRef], subject: URIRef | None) -> int:
-    """Erase ``claims`` (and, with ``subject``, every claim about it) from one backup.
+def purge_backup(
+    backup: Path, scope: Scope, claims: Sequence[URIRef], subjects: Sequence[URIRef] = ()
+) -> int:
+    """Erase ``claims`` (and every claim about one of ``subjects``) from one backup.
 
     Returns the number of quads removed. The backup's receipts are left as they were: a
     restore re-applies the erasure, with its tombstones, to the restored store.
@@ -43,8 +46,8 @@ def purge_backup(backup: Path, scope: Scope, claims: list[URIRef], subject: URIR
         graphs = [g for g in store.graphs() if scope.topic_of(g) is not None]
         graphs.append(scope.rules)
         found = list(claims)
-        if subject is not None:
-            everywhere = Dataset(default=(), named=(*graphs, scope.pending, scope.quarantine))
+        everywhere = Dataset(default=(), named=(*graphs, scope.pending, scope.quarantine))
+        for subject in subjects:
             found += [
                 URIRef(str(row["claim"]))
                 for row in store.select(
@@ -91,10 +94,13 @@ def restore_backup(path: Path, backup: Path) -> dict[str, int]:
         assert entry.erasure is not None
         with Memory.open(path, scope=entry.scope) as memory:
             memory.gate.reapply_erasure(entry.erasure)
-            compact = getattr(memory.store, "compact", None)
-            if compact is not None:
-                compact()
         counts[entry.scope] = counts.get(entry.scope, 0) + 1
+    if since:  # one rebuild makes every re-applied erasure real in the files
+        store = EmbeddedStore(path, journal=False)
+        try:
+            store.compact()
+        finally:
+            store.close()
     return counts
 
 

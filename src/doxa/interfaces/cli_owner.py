@@ -65,16 +65,26 @@ def quarantine_discard(settings: Settings, fact: str, reason: str) -> None:
 
 
 @click.command()
-@click.argument("target")
+@click.argument("targets", metavar="TARGET...", nargs=-1, required=True)
 @click.option("--reason", required=True, help="Why the content must go (kept on the tombstone).")
 @click.pass_obj
-def erase(settings: Settings, target: str, reason: str) -> None:
-    """Erase a fact (its id) or everything about a subject (its IRI), from every file.
+def erase(settings: Settings, targets: tuple[str, ...], reason: str) -> None:
+    """Erase facts (their ids) or everything about subjects (their IRIs), from every file.
 
-    The store is rebuilt without the content and every backup is purged; a tombstone keeps
-    the id, time, who, why and a salted hash, so the same content cannot come back.
+    The store is rebuilt without the content and every backup is purged, once for all the
+    targets; a tombstone keeps the id, time, who, why and a salted hash, so the same content
+    cannot come back.
     """
-    _run(settings, lambda m: _show_receipt(settings, m.erase(target, reason=reason)))
+
+    def action(memory: Memory) -> None:
+        receipts = memory.erase_many(list(targets), reason=reason)
+        if settings.json and len(targets) > 1:
+            _emit(receipts)  # one JSON document: the list of receipts
+            return
+        for receipt in receipts:
+            _show_receipt(settings, receipt)
+
+    _run(settings, action)
 
 
 @click.command()
