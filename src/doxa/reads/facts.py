@@ -77,9 +77,7 @@ def recall(
     wanted = words(text)
     if not wanted:
         return []
-    postings = {
-        w: store.subjects(_V.term, Literal(w), scope.search, limit=RARE + 1) for w in wanted
-    }
+    postings = {w: _postings(store, scope, w) for w in wanted}
     counts = {w: len(found) for w, found in postings.items()}
     rare = [w for w in wanted if counts[w] <= RARE]
     hits: dict[str, set[str]] = {}  # candidate claim IRI -> the query words it carries
@@ -149,6 +147,17 @@ def recall(
         for c in best
         if c in found
     ]
+
+
+def _postings(store: Store, scope: Scope, word: str) -> list[str]:
+    """The claims carrying ``word``, read up to one past the rare-word bound (a query
+    decodes only the claims, where a pattern would decode all four terms of each quad)."""
+    return store.column(
+        query("subjects_with") + f"LIMIT {RARE + 1}\n",
+        "subject",
+        dataset=Dataset(default=(scope.search,)),
+        bindings={"predicate": _V.term, "object": Literal(word)},
+    )
 
 
 class _V:

@@ -159,11 +159,6 @@ class Store(Protocol):
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
     ) -> bool: ...
 
-    def subjects(self, predicate: URIRef, object: Node, graph: URIRef, *, limit: int) -> list[str]:
-        """The IRIs of at most ``limit`` subjects of ``(?, predicate, object)`` in ``graph``:
-        one index lookup, the hot path of recall."""
-        ...
-
     def referrers(
         self, predicate: URIRef, objects: Sequence[URIRef], graph: URIRef
     ) -> dict[str, list[str]]:

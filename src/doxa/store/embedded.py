@@ -21,7 +21,6 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.errors import InvalidInput, StoreError, StoreLocked, WriteConflict
-from doxa.resources import query
 from doxa.store.base import (
     SLOT_TOKEN,
     SLOTS_GRAPH,
@@ -121,15 +120,6 @@ class EmbeddedStore:
                     row[name] = from_ox(value)
             rows.append(row)
         return rows
-
-    def subjects(self, predicate: URIRef, object: Node, graph: URIRef, *, limit: int) -> list[str]:
-        # a query decodes only the subjects, where a pattern decodes all four terms
-        return self.column(
-            query("subjects_with") + f"LIMIT {int(limit)}\n",
-            "subject",
-            dataset=Dataset(default=(graph,)),
-            bindings={"predicate": predicate, "object": object},
-        )
 
     def referrers(
         self, predicate: URIRef, objects: Sequence[URIRef], graph: URIRef

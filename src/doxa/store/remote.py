@@ -203,14 +203,6 @@ class RemoteStore:
         _, found = self._rows(bind_values(sparql, bindings or {}), dataset)
         return [str(b[variable]["value"]) for b in found if variable in b]
 
-    def subjects(self, predicate: URIRef, object: Node, graph: URIRef, *, limit: int) -> list[str]:
-        return self.column(
-            query("subjects_with") + f"LIMIT {int(limit)}\n",
-            "subject",
-            dataset=Dataset(default=(graph,)),
-            bindings={"predicate": predicate, "object": object},
-        )
-
     def referrers(
         self, predicate: URIRef, objects: Sequence[URIRef], graph: URIRef
     ) -> dict[str, list[str]]:
