@@ -55,15 +55,20 @@ def load_facts(
     iris: Sequence[URIRef],
     *,
     as_of: datetime | None = None,
+    endings: dict[str, list[dict[str, Node]]] | None = None,
 ) -> list[Fact]:
     """Read the claims named by ``iris`` (in that order); with ``as_of``, also their status.
 
-    Claims that are not in the dataset's default graphs are left out.
+    ``endings`` are the claims' endings when the caller has read them already (from
+    :func:`claim_endings` for the same ``as_of``). Claims that are not in the dataset's
+    default graphs are left out.
     """
     if not iris:
         return []
     described = store.describe(iris, dataset.default)
-    endings = claim_endings(store, scope, list(described), as_of) if as_of is not None else {}
+    if endings is None and as_of is not None:
+        endings = claim_endings(store, scope, list(described), as_of)
+    endings = endings or {}
     return [
         _fact(scope, iri, described[str(iri)], endings.get(str(iri), []))
         for iri in iris
@@ -99,15 +104,7 @@ def claim_endings(
             recorded = fields.get(_V.recorded_at)
             if recorded is None or instant(recorded) > as_of:
                 continue
-            extra = {
-                name: fields[p]
-                for name, p in (
-                    ("until", _V.valid_until),
-                    ("successor", _V.by),
-                    ("reason", _V.reason),
-                )
-                if p in fields
-            }
+            extra = {name: fields[p] for name, p in _ENDING_FIELDS if p in fields}
             found.setdefault(claim, []).extend(
                 {"type": t, "recorded": recorded, **extra}
                 for t in types

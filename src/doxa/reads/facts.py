@@ -70,7 +70,7 @@ def recall(
 
     Candidates are gathered through the word index by the query's rarer words (each word's
     postings are read up to a bound), so the cost follows how selective the query is, not
-    the size of the store; every read is an index lookup, with no query to plan. ``topics``
+    the size of the store; clocks and endings are read by index lookups. ``topics``
     limits the answer to those topics (None: every topic). Returns at most ``limit`` facts,
     each with its ``score``: the share of the query's words it carries.
     """
@@ -111,12 +111,14 @@ def recall(
     ranked.sort(key=score.__getitem__, reverse=True)
     chosen: dict[str, float] = {}  # live candidates and when they were recorded
     topic_of: dict[str, str] = {}
+    ended: dict[str, list[dict[str, Node]]] = {}  # the windows' endings, reused for the best
     batch = limit * 2 + 5
     for start in range(0, len(ranked), batch):
         window = ranked[start : start + batch]
         # the search graph copies each claim's topic and clocks beside its words
         described = store.describe([URIRef(c) for c in window], [scope.search], _CLOCKS)
         endings = {} if include_ended else claim_endings(store, scope, window, as_of)
+        ended.update(endings)
         for claim in window:
             entry = _SearchEntry(described.get(claim, ()))
             if entry.topic is None or entry.recorded is None or entry.recorded > as_of:
@@ -141,7 +143,10 @@ def recall(
     for topic in {topic_of[str(c)] for c in best}:  # each claim read from its own graph
         group = [c for c in best if topic_of[str(c)] == topic]
         dataset = Dataset(default=(scope.topic(topic), scope.rules, scope.log))
-        found.update((f.iri, f) for f in load_facts(store, scope, dataset, group, as_of=as_of))
+        # the windows read every best claim's endings already (all of them, when not ended)
+        known = None if include_ended else {str(c): ended.get(str(c), []) for c in group}
+        loaded = load_facts(store, scope, dataset, group, as_of=as_of, endings=known)
+        found.update((f.iri, f) for f in loaded)
     return [
         replace(found[c], score=round(len(hits[str(c)]) / len(wanted), 4))
         for c in best
@@ -197,7 +202,7 @@ class _SearchEntry:
 
     def live(self, endings: Iterable[dict[str, Node]], valid_at: datetime) -> bool:
         """True at ``valid_at`` and not ended by then (``endings`` are those recorded by the
-        time asked about): the reading of ``live_among.rq``, over one claim."""
+        time asked about): what ``facts.rq`` reads in SPARQL, over one claim."""
         if any(start > valid_at for start in self.valid_from):
             return False
         if any(until <= valid_at for until in self.valid_until):
