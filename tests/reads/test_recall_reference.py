@@ -12,6 +12,7 @@ import math
 from datetime import timedelta
 from unittest.mock import patch
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.conftest import DOMAIN, EX
@@ -40,9 +41,13 @@ operations = st.lists(st.one_of(note, move, move, retract, advance), min_size=1,
 asked = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=3)
 
 
-def build(ops: list[tuple[object, ...]]) -> tuple[doxa.Memory, list[str]]:
+def build(ops: list[tuple[object, ...]], *, shared: bool = False) -> tuple[doxa.Memory, list[str]]:
+    """The memory the operations make; ``shared``: recall reads the store, not the index."""
     clock = doxa.FixedClock("2026-03-01T09:00:00Z")
-    memory = doxa.Memory(EmbeddedStore(), scope="alice", clock=clock)
+    store = EmbeddedStore()
+    if shared:
+        store.memo = None  # as a store other processes write: no word index in memory
+    memory = doxa.Memory(store, scope="alice", clock=clock)
     memory.add_ontology(DOMAIN)
     memory.grant("location")  # the owner's new city replaces the old one at once
     admitted: list[str] = []
@@ -110,23 +115,25 @@ def agree(memory: doxa.Memory, query: list[str], back: int, ended: bool) -> None
             assert [(f.id, f.score) for f in top] == expected[:2]
 
 
+@pytest.mark.parametrize("shared", [False, True], ids=["index", "store"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=operations, query=asked, back=st.integers(0, 72), ended=st.booleans())
 def test_recall_agrees_with_facts(
-    ops: list[tuple[object, ...]], query: list[str], back: int, ended: bool
+    shared: bool, ops: list[tuple[object, ...]], query: list[str], back: int, ended: bool
 ) -> None:
-    memory, _ = build(ops)
+    memory, _ = build(ops, shared=shared)
     agree(memory, query, back, ended)
 
 
+@pytest.mark.parametrize("shared", [False, True], ids=["index", "store"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=operations, query=asked, back=st.integers(0, 72), ended=st.booleans())
 def test_recall_agrees_with_facts_when_words_are_common(
-    ops: list[tuple[object, ...]], query: list[str], back: int, ended: bool
+    shared: bool, ops: list[tuple[object, ...]], query: list[str], back: int, ended: bool
 ) -> None:
     """The same with the rare-word bound at 2 claims, so queries mix rare and common words
     (and some have only common ones), as a large store's do."""
-    memory, _ = build(ops)
+    memory, _ = build(ops, shared=shared)
     with patch.object(recall_reads, "RARE", 2):
         agree(memory, query, back, ended)
 

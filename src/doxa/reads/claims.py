@@ -16,7 +16,7 @@ from doxa.store import Dataset, Store
 from doxa.terms import instant
 from doxa.vocabulary import DOXA, PROV, RDF
 
-__all__ = ["claim_endings", "load_facts"]
+__all__ = ["claim_endings", "load_facts", "read_endings"]
 
 
 class _V:
@@ -56,16 +56,19 @@ def load_facts(
     *,
     as_of: datetime | None = None,
     endings: dict[str, list[dict[str, Node]]] | None = None,
+    described: dict[str, list[tuple[Node, Node]]] | None = None,
 ) -> list[Fact]:
     """Read the claims named by ``iris`` (in that order); with ``as_of``, also their status.
 
     ``endings`` are the claims' endings when the caller has read them already (from
-    :func:`claim_endings` for the same ``as_of``). Claims that are not in the dataset's
-    default graphs are left out.
+    :func:`claim_endings` for the same ``as_of``), ``described`` their triples in the
+    dataset's default graphs (as ``Store.describe`` gives them). Claims that are not in the
+    dataset's default graphs are left out.
     """
     if not iris:
         return []
-    described = store.describe(iris, dataset.default)
+    if described is None:
+        described = store.describe(iris, dataset.default)
     if endings is None and as_of is not None:
         endings = claim_endings(store, scope, list(described), as_of)
     endings = endings or {}
@@ -86,6 +89,19 @@ def claim_endings(
     the log's index: ``type``, ``recorded`` and, when present, ``until``, ``successor`` and
     ``reason`` (what ``queries/endings.rq`` reads for the history)."""
     found: dict[str, list[dict[str, Node]]] = {}
+    for claim, endings in read_endings(store, scope, claims).items():
+        kept = [e for e in endings if instant(e["recorded"]) <= as_of]
+        if kept:
+            found[claim] = kept
+    return found
+
+
+def read_endings(
+    store: Store, scope: Scope, claims: Sequence[str]
+) -> dict[str, list[dict[str, Node]]]:
+    """Every supersession and retraction of each claim, whenever recorded (see
+    :func:`claim_endings`); claims with none are left out."""
+    found: dict[str, list[dict[str, Node]]] = {}
     ending_nodes = store.referrers(_V.ends, [URIRef(c) for c in claims], scope.log)
     if not ending_nodes:
         return found
@@ -102,14 +118,16 @@ def claim_endings(
                 else:
                     fields.setdefault(p, o)
             recorded = fields.get(_V.recorded_at)
-            if recorded is None or instant(recorded) > as_of:
+            if recorded is None:
                 continue
             extra = {name: fields[p] for name, p in _ENDING_FIELDS if p in fields}
-            found.setdefault(claim, []).extend(
+            endings = [
                 {"type": t, "recorded": recorded, **extra}
                 for t in types
                 if t in (_V.supersession, _V.retraction)
-            )
+            ]
+            if endings:
+                found.setdefault(claim, []).extend(endings)
     return found
 
 

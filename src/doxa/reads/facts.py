@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
+from typing import NamedTuple, Protocol
 
 from rdflib import Literal, URIRef
-from rdflib.term import Node
 
 from doxa.model import Fact
 from doxa.reads.claims import claim_endings, load_facts
+from doxa.reads.word_index import CLOCKS, Ending, SearchEntry, WordIndex
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
-from doxa.terms import dt_literal, instant
+from doxa.terms import dt_literal
 from doxa.text import words
 from doxa.vocabulary import DOXA
 
@@ -53,6 +56,7 @@ def facts(
 
 
 RARE = 2000  # a word carried by more claims than this is too common to gather by
+ALL_WORDS = 500  # when every word is common: how many of the newest claims carrying them all
 
 
 def recall(
@@ -68,150 +72,226 @@ def recall(
 ) -> list[Fact]:
     """Facts ranked by the query words they carry: most words first, rarer words weigh more.
 
-    Candidates are gathered through the word index by the query's rarer words (each word's
-    postings are read up to a bound), so the cost follows how selective the query is, not
-    the size of the store; clocks and endings are read by index lookups. ``topics``
-    limits the answer to those topics (None: every topic). Returns at most ``limit`` facts,
-    each with its ``score``: the share of the query's words it carries.
+    Candidates are gathered by the query's rarer words (a word carried by more than ``RARE``
+    claims only ranks them), so the cost follows how selective the query is, not the size of
+    the store. The words, clocks and endings come from the scope's :class:`WordIndex` in
+    memory when this process is the store's only writer, else from the store by index
+    lookups; both give the same answer. ``topics`` limits the answer to those topics (None:
+    every topic). Returns at most ``limit`` facts, each with its ``score``: the share of the
+    query's words it carries.
     """
     wanted = words(text)
     if not wanted:
         return []
-    postings = {w: _postings(store, scope, w) for w in wanted}
-    counts = {w: len(found) for w, found in postings.items()}
+    index = WordIndex.of(store, scope)
+    if index is None:
+        picked = _pick(
+            _StoredWords(store, scope), wanted, topics, valid_at, as_of, include_ended, limit
+        )
+        found = _load(store, scope, picked, as_of, include_ended, None)
+    else:
+        with index.reading(store) as current:
+            picked = _pick(
+                _IndexedWords(current), wanted, topics, valid_at, as_of, include_ended, limit
+            )
+            found = _load(store, scope, picked, as_of, include_ended, current)
+    return [
+        replace(found[c], score=round(len(picked.hits[str(c)]) / len(wanted), 4))
+        for c in picked.best
+        if c in found
+    ]
+
+
+def _load(
+    store: Store,
+    scope: Scope,
+    picked: _Picked,
+    as_of: datetime,
+    include_ended: bool,
+    index: WordIndex | None,
+) -> dict[URIRef, Fact]:
+    """The picked claims read in full, each from its own topic's graph."""
+    found: dict[URIRef, Fact] = {}
+    for topic in {picked.topic_of[str(c)] for c in picked.best}:
+        group = [c for c in picked.best if picked.topic_of[str(c)] == topic]
+        dataset = Dataset(default=(scope.topic(topic), scope.rules, scope.log))
+        # the candidates' endings were read already (all of them, when not ended)
+        known = None if include_ended else {str(c): picked.ended.get(str(c), []) for c in group}
+        described = None if index is None else index.describe(store, group, dataset.default)
+        loaded = load_facts(
+            store, scope, dataset, group, as_of=as_of, endings=known, described=described
+        )
+        found.update((f.iri, f) for f in loaded)
+    return found
+
+
+class _Picked(NamedTuple):
+    best: list[URIRef]  # best first
+    hits: dict[str, set[str]]  # candidate claim -> the query words it carries
+    topic_of: dict[str, str]
+    ended: dict[str, list[Ending]]  # the endings read of each candidate looked at
+
+
+class _Words(Protocol):
+    """Where recall reads the search graph and the endings: the store or the index."""
+
+    def postings(self, word: str) -> Collection[str]:
+        """The claims carrying ``word``; past ``RARE`` of them, only their count matters."""
+        ...
+
+    def carrying(self, claims: Collection[str], common: list[str]) -> Iterable[tuple[str, str]]:
+        """Which of the ``common`` words each of ``claims`` carries, as (claim, word) pairs."""
+        ...
+
+    def carrying_all(self, rarest: str, others: list[str]) -> list[str]:
+        """The newest ``ALL_WORDS`` claims carrying every word, newest first."""
+        ...
+
+    def window(
+        self, claims: list[str], as_of: datetime, endings: bool
+    ) -> dict[str, tuple[SearchEntry, list[Ending]]]:
+        """Each claim's search entry and (with ``endings``) its endings recorded by ``as_of``."""
+        ...
+
+
+def _pick(
+    source: _Words,
+    wanted: list[str],
+    topics: set[str] | None,
+    valid_at: datetime,
+    as_of: datetime,
+    include_ended: bool,
+    limit: int,
+) -> _Picked:
+    """The best ``limit`` live claims for the words, and what was read to choose them."""
+    postings = {w: source.postings(w) for w in wanted}
+    counts = {w: min(len(found), RARE + 1) for w, found in postings.items()}
     rare = [w for w in wanted if counts[w] <= RARE]
-    hits: dict[str, set[str]] = {}  # candidate claim IRI -> the query words it carries
     common = [w for w in wanted if w not in rare]
+    bit = {w: 1 << i for i, w in enumerate(wanted)}
+    carried: dict[str, int] = {}  # candidate claim -> the query words it carries, as bits
     if rare:
         for word in rare:
             for claim in postings[word]:
-                hits.setdefault(claim, set()).add(word)
+                carried[claim] = carried.get(claim, 0) | bit[word]
         if common:  # which candidates also carry a common word: it ranks them higher
-            for row in store.select(
-                query("terms_of"),
-                dataset=Dataset(default=(scope.search,)),
-                bindings={"claim": [URIRef(c) for c in hits], "term": [Literal(w) for w in common]},
-            ):
-                hits[str(row["claim"])].add(str(row["term"]))
+            for claim, word in source.carrying(carried, common):
+                carried[claim] |= bit[word]
     else:  # every word is common: the newest claims that carry them all
         rarest, *others = sorted(wanted, key=lambda w: counts[w])
-        claims = store.column(
-            query("term_all"),
-            "claim",
-            dataset=Dataset(default=(scope.search,)),
-            # one word alone binds no other (an empty VALUES would match nothing)
-            bindings={"term": Literal(rarest), "other": [Literal(w) for w in others] or None},
-        )
-        hits = {claim: set(wanted) for claim in claims}
+        every = (1 << len(wanted)) - 1
+        carried = dict.fromkeys(source.carrying_all(rarest, others), every)
     weight = {w: math.log1p(RARE / max(counts[w], 1)) for w in wanted}
-    score = {c: (len(found), math.fsum(weight[w] for w in found)) for c, found in hits.items()}
-    # ids grow with time, so a reverse sort puts the newest first; the stable sort by score
-    # then keeps them first among equally good matches
-    ranked = sorted(hits, reverse=True)
-    ranked.sort(key=score.__getitem__, reverse=True)
+    hits = {mask: {w for w in wanted if mask & bit[w]} for mask in set(carried.values())}
+    score = {m: (len(found), math.fsum(weight[w] for w in found)) for m, found in hits.items()}
     chosen: dict[str, float] = {}  # live candidates and when they were recorded
     topic_of: dict[str, str] = {}
-    ended: dict[str, list[dict[str, Node]]] = {}  # the windows' endings, reused for the best
+    ended: dict[str, list[Ending]] = {}
+    ranked = _best_first(carried, score)
     batch = limit * 2 + 5
-    for start in range(0, len(ranked), batch):
-        window = ranked[start : start + batch]
-        # the search graph copies each claim's topic and clocks beside its words
-        described = store.describe([URIRef(c) for c in window], [scope.search], _CLOCKS)
-        endings = {} if include_ended else claim_endings(store, scope, window, as_of)
-        ended.update(endings)
-        for claim in window:
-            entry = _SearchEntry(described.get(claim, ()))
+    while window := list(itertools.islice(ranked, batch)):
+        for claim, (entry, endings) in source.window(window, as_of, not include_ended).items():
             if entry.topic is None or entry.recorded is None or entry.recorded > as_of:
                 continue
             if topics is not None and entry.topic not in topics:
                 continue  # recall was asked about other topics
-            if not include_ended and not entry.live(endings.get(claim, ()), valid_at):
+            ended[claim] = endings
+            if not include_ended and not entry.live(endings, valid_at):
                 continue
             chosen[claim] = entry.recorded.timestamp()
             topic_of[claim] = entry.topic
         if len(chosen) >= limit:
             break  # candidates come best first (every word counted): later ones rank lower
     # more words, rarer words, then the newer record; only the best are read in full
-    best = [
-        URIRef(c)
-        for c in sorted(
-            chosen,
-            key=lambda c: (-len(hits[c]), -math.fsum(weight[w] for w in hits[c]), -chosen[c], c),
-        )[:limit]
-    ]
-    found: dict[URIRef, Fact] = {}
-    for topic in {topic_of[str(c)] for c in best}:  # each claim read from its own graph
-        group = [c for c in best if topic_of[str(c)] == topic]
-        dataset = Dataset(default=(scope.topic(topic), scope.rules, scope.log))
-        # the windows read every best claim's endings already (all of them, when not ended)
-        known = None if include_ended else {str(c): ended.get(str(c), []) for c in group}
-        loaded = load_facts(store, scope, dataset, group, as_of=as_of, endings=known)
-        found.update((f.iri, f) for f in loaded)
-    return [
-        replace(found[c], score=round(len(hits[str(c)]) / len(wanted), 4))
-        for c in best
-        if c in found
-    ]
+    best = sorted(chosen, key=lambda c: (*(-x for x in score[carried[c]]), -chosen[c], c))[:limit]
+    return _Picked([URIRef(c) for c in best], {c: hits[carried[c]] for c in best}, topic_of, ended)
 
 
-def _postings(store: Store, scope: Scope, word: str) -> list[str]:
-    """The claims carrying ``word``, read up to one past the rare-word bound (a query
-    decodes only the claims, where a pattern would decode all four terms of each quad)."""
-    return store.column(
-        query("subjects_with") + f"LIMIT {RARE + 1}\n",
-        "subject",
-        dataset=Dataset(default=(scope.search,)),
-        bindings={"predicate": _V.term, "object": Literal(word)},
-    )
+def _best_first(carried: dict[str, int], score: dict[int, tuple[int, float]]) -> Iterator[str]:
+    """Candidates by score, newest first among equal scores (ids grow with time); each group
+    of equal score is sorted only when reached, since most recalls stop in the first."""
+    groups: dict[tuple[int, float], list[str]] = {}
+    for claim, mask in carried.items():
+        groups.setdefault(score[mask], []).append(claim)
+    for key in sorted(groups, reverse=True):
+        yield from sorted(groups[key], reverse=True)
 
 
-class _V:
-    """The IRIs read here, built once (an rdflib namespace builds a term on every access)."""
+class _StoredWords:
+    """The search graph and endings read from the store, by index lookups."""
 
-    term = DOXA["term"]
-    topic = DOXA.topic
-    recorded_at = DOXA.recordedAt
-    valid_from = DOXA.validFrom
-    valid_until = DOXA.validUntil
-    supersession = DOXA.Supersession
-    retraction = DOXA.Retraction
+    def __init__(self, store: Store, scope: Scope) -> None:
+        self.store = store
+        self.scope = scope
+        self.search = Dataset(default=(scope.search,))
+
+    def postings(self, word: str) -> list[str]:
+        # a query decodes only the claims, where a pattern would decode all four terms
+        return self.store.column(
+            query("subjects_with") + f"LIMIT {RARE + 1}\n",
+            "subject",
+            dataset=self.search,
+            bindings={"predicate": _TERM, "object": Literal(word)},
+        )
+
+    def carrying(self, claims: Collection[str], common: list[str]) -> Iterable[tuple[str, str]]:
+        rows = self.store.select(
+            query("terms_of"),
+            dataset=self.search,
+            bindings={"claim": [URIRef(c) for c in claims], "term": [Literal(w) for w in common]},
+        )
+        return [(str(row["claim"]), str(row["term"])) for row in rows]
+
+    def carrying_all(self, rarest: str, others: list[str]) -> list[str]:
+        return self.store.column(
+            query("term_all") + f"LIMIT {ALL_WORDS}\n",
+            "claim",
+            dataset=self.search,
+            # one word alone binds no other (an empty VALUES would match nothing)
+            bindings={"term": Literal(rarest), "other": [Literal(w) for w in others] or None},
+        )
+
+    def window(
+        self, claims: list[str], as_of: datetime, endings: bool
+    ) -> dict[str, tuple[SearchEntry, list[Ending]]]:
+        # the search graph copies each claim's topic and clocks beside its words
+        described = self.store.describe([URIRef(c) for c in claims], [self.scope.search], CLOCKS)
+        ends = claim_endings(self.store, self.scope, claims, as_of) if endings else {}
+        return {
+            claim: (SearchEntry(described[claim]), ends.get(claim, []))
+            for claim in claims
+            if claim in described
+        }
 
 
-_CLOCKS = (_V.topic, _V.recorded_at, _V.valid_from, _V.valid_until)
+class _IndexedWords:
+    """The same, from the scope's word index in memory (held still while it is read)."""
+
+    def __init__(self, index: WordIndex) -> None:
+        self.index = index
+
+    def postings(self, word: str) -> Collection[str]:
+        return self.index.postings.get(word, ())
+
+    def carrying(self, claims: Collection[str], common: list[str]) -> Iterable[tuple[str, str]]:
+        postings = self.index.postings
+        return [(c, w) for w in common for c in claims if c in postings.get(w, ())]
+
+    def carrying_all(self, rarest: str, others: list[str]) -> list[str]:
+        postings = self.index.postings
+        every = [postings.get(w, set()) for w in others]
+        found = [c for c in postings.get(rarest, ()) if all(c in carriers for carriers in every)]
+        return heapq.nlargest(ALL_WORDS, found)
+
+    def window(
+        self, claims: list[str], as_of: datetime, endings: bool
+    ) -> dict[str, tuple[SearchEntry, list[Ending]]]:
+        entries = self.index.entries
+        return {
+            claim: (entry, self.index.endings_by(claim, as_of) if endings else [])
+            for claim in claims
+            if (entry := entries.get(claim)) is not None
+        }
 
 
-class _SearchEntry:
-    """What the search graph says of one claim: its topic and clocks."""
-
-    __slots__ = ("recorded", "topic", "valid_from", "valid_until")
-
-    def __init__(self, pairs: Iterable[tuple[Node, Node]]) -> None:
-        self.topic: str | None = None
-        self.recorded: datetime | None = None
-        self.valid_from: list[datetime] = []
-        self.valid_until: list[datetime] = []
-        for p, o in pairs:
-            if p == _V.topic:
-                self.topic = str(o)
-            elif p == _V.recorded_at:
-                self.recorded = instant(o)
-            elif p == _V.valid_from:
-                self.valid_from.append(instant(o))
-            elif p == _V.valid_until:
-                self.valid_until.append(instant(o))
-
-    def live(self, endings: Iterable[dict[str, Node]], valid_at: datetime) -> bool:
-        """True at ``valid_at`` and not ended by then (``endings`` are those recorded by the
-        time asked about): what ``facts.rq`` reads in SPARQL, over one claim."""
-        if any(start > valid_at for start in self.valid_from):
-            return False
-        if any(until <= valid_at for until in self.valid_until):
-            return False
-        for ending in endings:
-            if ending["type"] == _V.retraction:
-                return False
-            until = ending.get("until")
-            superseded = ending["type"] == _V.supersession and until is not None
-            if superseded and instant(until) <= valid_at:
-                return False
-        return True
+_TERM = DOXA["term"]

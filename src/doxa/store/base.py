@@ -23,11 +23,13 @@ __all__ = [
     "Binding",
     "Change",
     "Dataset",
+    "Derived",
     "Quad",
     "QueryResult",
     "Row",
     "Store",
     "bind_values",
+    "tell_derived",
 ]
 
 Quad = tuple[Node, Node, Node, URIRef]
@@ -81,6 +83,35 @@ class Change:
             for start in range(0, len(quads), size):
                 parts.append(f"{verb} DATA {{ {_quads_text(quads[start : start + size])} }}")
         return " ;\n".join(parts)
+
+
+class Derived:
+    """A cache derived from a store's content, kept in ``Store.memo`` (a store with one writer).
+
+    The store tells it of every write, so it never answers from content the store no longer
+    holds: :meth:`changed` for a :class:`Change` it applied, :meth:`reset` for a write it
+    cannot describe as one (a load, a cleared graph, a compaction after an erasure).
+    """
+
+    def changed(self, change: Change) -> None:
+        """``change`` was applied."""
+
+    def reset(self, graph: URIRef | None) -> None:
+        """``graph`` (None: any graph) changed in a way no :class:`Change` describes."""
+
+
+def tell_derived(
+    memo: dict[object, object] | None, change: Change | None, graph: URIRef | None
+) -> None:
+    """Tell every derived cache in ``memo`` of a write: ``change``, or else a reset of ``graph``."""
+    if not memo:
+        return
+    for value in list(memo.values()):
+        if isinstance(value, Derived):
+            if change is not None:
+                value.changed(change)
+            else:
+                value.reset(graph)
 
 
 def _quads_text(quads: Iterable[Quad]) -> str:

@@ -31,6 +31,7 @@ from doxa.store.base import (
     QueryResult,
     Row,
     bind_values,
+    tell_derived,
 )
 from doxa.store.convert import from_ox, to_ox, to_ox_graph
 from doxa.store.journal import Journal
@@ -242,6 +243,12 @@ class EmbeddedStore:
                 URIRef(quad.graph_name.value),
             )
 
+    def values(self, graph: URIRef) -> Iterator[tuple[str, str, str]]:
+        """Every triple of ``graph`` as its terms' plain strings (IRIs, literals' lexical
+        forms): for a cache that reads a whole graph, without building an RDF term for each."""
+        for quad in self._store.quads_for_pattern(None, None, None, ox.NamedNode(str(graph))):
+            yield quad.subject.value, quad.predicate.value, quad.object.value  # type: ignore[union-attr]
+
     # -- writes ------------------------------------------------------------------------
 
     def apply(self, change: Change) -> None:
@@ -250,10 +257,11 @@ class EmbeddedStore:
         try:
             if change.slot is not None:
                 self._claim(change)
-                return
-            self._apply(change)
+            else:
+                self._apply(change)
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
+        tell_derived(self.memo, change, None)
 
     def _apply(self, change: Change) -> None:
         if not change.delete:
@@ -307,6 +315,8 @@ class EmbeddedStore:
             raise InvalidInput(f"The RDF data could not be parsed: {_clean(error)}.") from None
         except OSError as error:
             raise StoreError(f"The store could not load the data: {error}.") from error
+        finally:
+            tell_derived(self.memo, None, graph)  # a failed load may have written part of it
         return self._count(graph) - before
 
     def _count(self, graph: URIRef) -> int:
@@ -316,6 +326,7 @@ class EmbeddedStore:
 
     def clear_graph(self, graph: URIRef) -> None:
         self._store.remove_graph(ox.NamedNode(str(graph)))
+        tell_derived(self.memo, None, graph)
 
     def compact(self) -> None:
         """Rewrite the store from its current quads and swap the copy in.
@@ -325,6 +336,7 @@ class EmbeddedStore:
         erased content. The copy is built beside the store, flushed, then swapped in by two
         renames; an interrupted swap is finished the next time the directory is opened.
         """
+        tell_derived(self.memo, None, None)  # nothing derived keeps what an erasure removed
         with self.lock:
             if self.path is None:
                 fresh = ox.Store()
