@@ -16,6 +16,7 @@ A shared backend (``memo`` None: other processes write too) keeps reading the st
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
@@ -82,9 +83,9 @@ class SearchEntry:
         """From the claim's (predicate, object) pairs: RDF terms or their plain strings."""
         self.topic: str | None = None
         self.recorded: datetime | None = None
-        self.valid_from: list[datetime] = []
-        self.valid_until: list[datetime] = []
-        self.words: list[str] = []
+        valid_from: list[datetime] = []
+        valid_until: list[datetime] = []
+        words: list[str] = []
         for p, o in pairs:
             field = _FIELDS.get(p)
             if field is None:
@@ -92,15 +93,19 @@ class SearchEntry:
             if field == "term":
                 word = str(o)
                 if word and word[0] not in _KEY_MARKS:
-                    self.words.append(word)
+                    words.append(sys.intern(word))  # one copy of a word for every claim
             elif field == "topic":
-                self.topic = str(o)
+                self.topic = sys.intern(str(o))
             elif field == "recorded":
                 self.recorded = instant(o)
             elif field == "from":
-                self.valid_from.append(instant(o))
+                valid_from.append(instant(o))
             else:
-                self.valid_until.append(instant(o))
+                valid_until.append(instant(o))
+        # tuples: a few hundred thousand of these are held at once
+        self.valid_from = tuple(valid_from)
+        self.valid_until = tuple(valid_until)
+        self.words = tuple(words)
 
     def live(self, endings: Iterable[Ending], valid_at: datetime) -> bool:
         """True at ``valid_at`` and not ended by then (``endings`` are those recorded by the
