@@ -117,6 +117,7 @@ def test_remember_then_recall_and_the_reads(store: Path) -> None:
         listed = structured(await client.call_tool("facts", {"topic": "drinks"}))
         jsonschema.validate(listed, tools["facts"].output_schema)
         assert [f["id"] for f in listed["facts"]] == [fact]
+        assert listed["more"] == 0
 
         history = structured(await client.call_tool("history", {"fact": fact}))
         jsonschema.validate(history, tools["history"].output_schema)
@@ -256,3 +257,25 @@ def test_mcp_command_reports_a_bad_scope() -> None:
     result = CliRunner().invoke(main, ["--store", ":memory:", "mcp", "--scope", "Not A Scope"])
     assert result.exit_code == 2
     assert result.stderr.startswith("error: 'Not A Scope' is not a valid scope name")
+
+
+def test_facts_returns_the_newest_up_to_its_limit(store: Path) -> None:
+    """An agent's context is small: ``facts`` keeps the newest ``limit`` and counts the rest."""
+
+    async def body(client: Client) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        for n in range(5):
+            await client.call_tool("remember", {"text": f"Errand number {n}", "topic": "todo"})
+        page = structured(await client.call_tool("facts", {"topic": "todo", "limit": 2}))
+        jsonschema.validate(page, tools["facts"].output_schema)
+        assert [f["text"] for f in page["facts"]] == ["Errand number 3", "Errand number 4"]
+        assert page["more"] == 3
+        whole = structured(await client.call_tool("facts", {"topic": "todo"}))
+        assert len(whole["facts"]) == 5  # control: the default limit holds them all
+        assert whole["more"] == 0
+        for bad in (0, 1001):
+            refused = await client.call_tool("facts", {"limit": bad})
+            assert refused.is_error
+            assert "out of range" in error_text(refused)
+
+    session(store, "alice", body)

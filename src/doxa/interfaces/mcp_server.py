@@ -90,6 +90,16 @@ class FactList(BaseModel):
     facts: list[FactOut]
 
 
+class FactPage(BaseModel):
+    """Facts, oldest record first: the newest ``limit`` of those that match."""
+
+    facts: list[FactOut]
+    more: int = Field(
+        description="How many older matching facts were left out; narrow the call by topic, "
+        "subject or predicate, or raise limit, to see them."
+    )
+
+
 class ReceiptOut(BaseModel):
     """The record of the gate's decision on a write."""
 
@@ -218,6 +228,10 @@ def why_out(why: Why) -> WhyOut:
 T = TypeVar("T")
 
 
+#: the most facts one ``facts`` call returns
+FACTS_LIMIT = 1000
+
+
 def _guarded(call: Callable[[], T]) -> T:
     """Run one Memory call; a doxa error becomes a tool error carrying doxa's message."""
     try:
@@ -331,8 +345,14 @@ def build_server(memory: Memory) -> MCPServer:
         subject: Annotated[str | None, _doc("Only facts about this subject IRI.")] = None,
         predicate: Annotated[str | None, _doc("Only facts with this predicate IRI.")] = None,
         include_ended: IncludeEnded = False,
-    ) -> FactList:
-        """List facts true at ``valid_at`` as believed at ``as_of``."""
+        limit: Annotated[int, _doc(f"At most this many, the newest (1-{FACTS_LIMIT}).")] = 100,
+    ) -> FactPage:
+        """List facts true at ``valid_at`` as believed at ``as_of``, oldest record first."""
+        if not 1 <= limit <= FACTS_LIMIT:
+            raise ToolError(
+                f"limit {limit} is out of range; use a whole number from 1 to {FACTS_LIMIT}, "
+                "or narrow the call by topic, subject or predicate."
+            )
         found = _guarded(
             lambda: memory.facts(
                 valid_at=valid_at,
@@ -343,7 +363,9 @@ def build_server(memory: Memory) -> MCPServer:
                 include_ended=include_ended,
             )
         )
-        return FactList(facts=[fact_out(f) for f in found])
+        # an agent's context is small: the newest facts, and how many were left out
+        kept = found[-limit:]
+        return FactPage(facts=[fact_out(f) for f in kept], more=len(found) - len(kept))
 
     @server.tool(annotations=_READ, structured_output=True)
     def history(
