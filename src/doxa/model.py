@@ -38,22 +38,33 @@ __all__ = [
 Term = URIRef | Literal
 
 
+_IRIS: dict[enum.Enum, URIRef] = {}
+_BY_IRI: dict[type[enum.Enum], dict[str, enum.Enum]] = {}
+
+
 class _IriEnum(enum.Enum):
     """An enum whose members are doxa individuals: ``member.iri`` names it in RDF."""
 
     @property
     def iri(self) -> URIRef:
-        return DOXA[self._iri_name()]
+        found = _IRIS.get(self)
+        if found is None:  # built once: every fact read names a few of these
+            found = _IRIS[self] = DOXA[self._iri_name()]
+        return found
 
     def _iri_name(self) -> str:
         return "".join(part.capitalize() for part in self.value.split("_"))
 
     @classmethod
     def from_iri(cls, iri: object) -> Self:
-        for member in cls:
-            if member.iri == iri:
-                return member
-        raise ValueError(f"{iri} is not a {cls.__name__}")
+        members = _BY_IRI.get(cls)
+        if members is None:
+            members = _BY_IRI[cls] = {str(m.iri): m for m in cls}
+        found = members.get(str(iri))
+        if found is None:
+            raise ValueError(f"{iri} is not a {cls.__name__}")
+        assert isinstance(found, cls)
+        return found
 
     @classmethod
     def parse(cls, value: object) -> Self:

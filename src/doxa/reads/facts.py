@@ -114,7 +114,9 @@ def _load(
     found: dict[URIRef, Fact] = {}
     for topic in {picked.topic_of[str(c)] for c in picked.best}:
         group = [c for c in picked.best if picked.topic_of[str(c)] == topic]
-        dataset = Dataset(default=(scope.topic(topic), scope.rules, scope.log))
+        # a claim's own triples are all in its topic's graph, or the rules graph for a rule
+        # (the log holds events about it, read as its endings)
+        dataset = Dataset(default=(scope.topic(topic), scope.rules))
         # the candidates' endings were read already (all of them, when not ended)
         known = None if include_ended else {str(c): picked.ended.get(str(c), []) for c in group}
         described = None if index is None else index.describe(store, group, dataset.default)
