@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from rdflib import Graph
+from rdflib import Graph, URIRef
+from rdflib.term import Node
 
 from doxa.errors import ConstraintFailure, ErasedContent, InvalidInput, NotFound
 from doxa.gate.closure import property_table
@@ -60,6 +61,7 @@ FIELDS = frozenset(
         "rule",
     }
 )
+Pair = tuple[URIRef, Node]
 SHAPE_CHUNK = 500  # writes whose graphs are checked together
 
 
@@ -134,18 +136,23 @@ def _proposals(gate: Gate, rows: Iterable[Mapping[str, Any]]) -> list[tuple[int,
     return found
 
 
-def _shape_failures(gate: Gate, proposals: list[Proposal]) -> list[tuple[ConstraintFailure, ...]]:
+def _shape_failures(
+    gate: Gate, proposals: list[Proposal], pairs: list[list[Pair]]
+) -> list[tuple[ConstraintFailure, ...]]:
     """Each write's shape failures; one check over all of them when they all conform."""
     now = gate.clock.now()
     stamp = dt_literal(now)
     union = Graph()
-    for proposal in proposals:
-        for p, o in claim_pairs(proposal):
+    for proposal, claim in zip(proposals, pairs, strict=True):
+        for p, o in claim:
             union.add((proposal.iri, p, o))
         union.add((proposal.iri, DOXA.recordedAt, stamp))
     if not gate.shapes.check(union):
         return [() for _ in proposals]
-    return [gate.shapes.check(write_graph(p.iri, claim_pairs(p), now)) for p in proposals]
+    return [
+        gate.shapes.check(write_graph(p.iri, claim, now))
+        for p, claim in zip(proposals, pairs, strict=True)
+    ]
 
 
 def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
@@ -188,13 +195,14 @@ def import_claims(
 
         try:
             for chunk in _chunks(numbered, SHAPE_CHUNK):
-                failures = _shape_failures(gate, [p for _, p in chunk])
-                for (number, proposal), failed in zip(chunk, failures, strict=True):
-                    reads = _reads(proposal, table, reads_text)
+                pairs = [claim_pairs(p) for _, p in chunk]  # worked out once per write
+                failures = _shape_failures(gate, [p for _, p in chunk], pairs)
+                for (number, proposal), claim, failed in zip(chunk, pairs, failures, strict=True):
+                    reads = _reads(proposal, claim, table, reads_text)
                     if proposal.is_rule or reads & written:
                         publish()
                     try:
-                        receipt = gate.remember(proposal, failures=failed)
+                        receipt = gate.remember(proposal, failures=failed, pairs=claim)
                     except ErasedContent as error:
                         refused.append((number, str(error)))
                     else:
@@ -225,9 +233,9 @@ def import_claims(
     )
 
 
-def _reads(proposal: Proposal, table: Any, reads_text: bool) -> set[str]:
+def _reads(proposal: Proposal, pairs: list[Pair], table: Any, reads_text: bool) -> set[str]:
     """The index keys a write looks up and would write, as plain strings."""
-    keys = {str(k) for k in live_keys(claim_pairs(proposal), table)}
+    keys = {str(k) for k in live_keys(pairs, table)}
     if proposal.turn is not None:
         keys.add(f"turn {proposal.topic} {proposal.turn}")
     if reads_text and not proposal.structured:

@@ -100,9 +100,11 @@ class Gate:
         *,
         strict: bool = False,
         failures: tuple[ConstraintFailure, ...] | None = None,
+        pairs: list[Pair] | None = None,
     ) -> Receipt:
-        """Decide one write; ``failures`` are its shape check's, when already run (in bulk)."""
-        pairs = claim_pairs(proposal)
+        """Decide one write; ``failures`` are its shape check's and ``pairs`` its claim's
+        pairs, when already worked out (in bulk)."""
+        pairs = claim_pairs(proposal) if pairs is None else pairs
         digest = input_digest(pairs)
         if failures is None:
             failures = self.shapes.check(write_graph(proposal.iri, pairs, self.clock.now()))
