@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from rdflib import Graph, URIRef
+from rdflib import URIRef
 from rdflib.term import Node
 
 from doxa.errors import ConstraintFailure, ErasedContent, InvalidInput, NotFound
 from doxa.gate.closure import property_table
 from doxa.gate.gate import Gate
 from doxa.gate.index import live_keys
-from doxa.gate.proposal import build_proposal, claim_pairs, write_graph
+from doxa.gate.proposal import build_proposal, claim_pairs, write_triples
 from doxa.gate.record import Batch
 from doxa.model import Outcome, Proposal, Receipt
 from doxa.terms import dt_literal
@@ -142,15 +142,14 @@ def _shape_failures(
     """Each write's shape failures; one check over all of them when they all conform."""
     now = gate.clock.now()
     stamp = dt_literal(now)
-    union = Graph()
+    union: list[tuple[Node, Node, Node]] = []
     for proposal, claim in zip(proposals, pairs, strict=True):
-        for p, o in claim:
-            union.add((proposal.iri, p, o))
-        union.add((proposal.iri, DOXA.recordedAt, stamp))
+        union += [(proposal.iri, p, o) for p, o in claim]
+        union.append((proposal.iri, DOXA.recordedAt, stamp))
     if not gate.shapes.check(union):
         return [() for _ in proposals]
     return [
-        gate.shapes.check(write_graph(p.iri, claim, now))
+        gate.shapes.check(write_triples(p.iri, claim, now))
         for p, claim in zip(proposals, pairs, strict=True)
     ]
 

@@ -32,6 +32,7 @@ __all__ = [
     "input_digest",
     "proposal_from_pairs",
     "write_graph",
+    "write_triples",
 ]
 
 _DEFAULT_SUPPORT = {
@@ -158,10 +159,16 @@ def claim_pairs(proposal: Proposal) -> list[Pair]:
 def write_graph(iri: URIRef, pairs: list[Pair], recorded_at: datetime) -> Graph:
     """The write's own graph, as the shapes see it."""
     graph = Graph()
-    for p, o in pairs:
-        graph.add((iri, p, o))
-    graph.add((iri, DOXA.recordedAt, dt_literal(recorded_at)))
+    for triple in write_triples(iri, pairs, recorded_at):
+        graph.add(triple)
     return graph
+
+
+def write_triples(
+    iri: URIRef, pairs: list[Pair], recorded_at: datetime
+) -> list[tuple[Node, Node, Node]]:
+    """The triples of the write's own graph (what the shapes check, without building it)."""
+    return [*((iri, p, o) for p, o in pairs), (iri, DOXA.recordedAt, dt_literal(recorded_at))]
 
 
 def input_digest(pairs: list[Pair]) -> str:
