@@ -67,6 +67,9 @@ class _Memo:
     head: ChainHead | None = None
     version: int | None = None
     topics: set[URIRef] | None = None
+    #: how many topics there were, and the claim graphs then: topics only ever grow, so the
+    #: count tells a list built from fewer (by a thread that raced a commit) from a fresh one
+    graphs: tuple[int, list[URIRef]] | None = None
 
 
 class Record:
@@ -100,7 +103,11 @@ class Record:
             # (Virtuoso scans every quad of every graph to answer it)
             rows = self.store.select(query("topics"), dataset=Dataset(default=(self.scope.search,)))
             memo.topics = {self.scope.topic(str(row["topic"])) for row in rows}
-        return [*sorted(memo.topics), self.scope.rules]
+        topics = memo.topics
+        graphs = memo.graphs
+        if graphs is None or graphs[0] != len(topics):
+            graphs = memo.graphs = (len(topics), [*sorted(topics), self.scope.rules])
+        return list(graphs[1])
 
     def mark(self) -> ChainHead | None:
         """The chain head to guard a decision with, read before its reads; None when this
@@ -416,15 +423,18 @@ class Record:
     def _touches_rules(self, change: Change) -> bool:
         """Whether a change alters the scope's live rules: writes or deletes in the rules
         graph, or ends a claim (which may be a rule)."""
-        rules, ends = self.scope.rules, DOXA.ends
-        return any(q[3] == rules for q in change.delete) or any(
-            q[3] == rules or q[1] == ends for q in change.insert
+        # compared as plain strings: rdflib's term equality runs in Python, this in C
+        is_rules, is_ends = str(self.scope.rules).__eq__, str(DOXA.ends).__eq__
+        return (
+            any(map(is_rules, [q[3] for q in change.delete]))
+            or any(map(is_rules, [q[3] for q in change.insert]))
+            or any(map(is_ends, [q[1] for q in change.insert]))
         )
 
     def forget(self) -> None:
         """Drop what the gate remembers of the chain; it is read from the store again."""
         memo = self._memo()
-        memo.head, memo.version, memo.topics = None, None, None
+        memo.head, memo.version, memo.topics, memo.graphs = None, None, None, None
         forget_rules(self.store, self.scope)
 
     def head(self) -> ChainHead:
@@ -480,8 +490,13 @@ class Batch:
         return Change(delete=list(self.delete), insert=list(self.insert))
 
 
+_STATEMENT = (RDF.subject, RDF.predicate, RDF.object)
+_IN_STATEMENT = frozenset(_STATEMENT)  # a set: its lookups hash, a tuple's compare each
+
+
 def statement_of(pairs: list[Pair]) -> tuple[Node, Node, Node] | None:
-    found = {p: o for p, o in pairs if p in (RDF.subject, RDF.predicate, RDF.object)}
+    found = {p: o for p, o in pairs if p in _IN_STATEMENT}
     if len(found) != 3:
         return None
-    return (found[RDF.subject], found[RDF.predicate], found[RDF.object])
+    subject, predicate, obj = _STATEMENT
+    return (found[subject], found[predicate], found[obj])
