@@ -459,6 +459,7 @@ class Record:
 
 
 _CLOSINGS = frozenset({DOXA.Supersession, DOXA.Retraction, DOXA.Alarm})
+_RDF_TYPE = str(RDF.type).__eq__  # a plain string compare: rdflib's term equality is slower
 
 
 class Batch:
@@ -479,10 +480,11 @@ class Batch:
                 del self.insert[quad]
             else:
                 self.delete[quad] = None
+        rdf_type = _RDF_TYPE
         for quad in change.insert:
             self.delete.pop(quad, None)
             self.insert[quad] = None
-            if quad[1] == RDF.type and quad[2] in _CLOSINGS:
+            if rdf_type(quad[1]) and quad[2] in _CLOSINGS:
                 self.closing = True
         self.entries.append(entry)
 
