@@ -15,6 +15,7 @@ from rdflib.term import Node
 
 from doxa.gate.believed import believed_by_keys
 from doxa.gate.closure import broader_objects, property_table
+from doxa.gate.index import TERM
 from doxa.judges.base import Evidence
 from doxa.model import Fact, Proposal
 from doxa.reads.claims import load_facts
@@ -29,6 +30,9 @@ __all__ = ["forget_rules", "gather", "live_by_key", "live_by_keys", "live_rules"
 
 def live_by_key(store: Store, scope: Scope, key: Literal | Sequence[Literal]) -> list[Fact]:
     """Live claims of the scope that carry an index key (any of several keys), each once."""
+    keys = [key] if isinstance(key, Literal) else list(key)
+    if not store.referrers(TERM, keys, scope.search):
+        return []  # no claim carries the keys (a first statement, a new text): one index seek
     rows = store.select(
         query("live_by_key"),
         dataset=Dataset(default=(scope.search, scope.log)),
