@@ -138,15 +138,23 @@ def broader_objects(store: Store, objects: list[Node]) -> dict[Node, frozenset[N
         known = cached[1]
         if len(known) > BROADER_CACHED:
             known.clear()
-    missing = [o for o in iris if o not in known]
+    result: dict[Node, frozenset[Node]] = {}
+    missing = []
+    for o in iris:
+        hit = known.get(o)
+        if hit is None:
+            missing.append(o)
+        elif hit:
+            result[o] = hit
     if missing:
         rows = store.select(
             query("broader_objects"), dataset=_CLOSURE, bindings={"object": missing}
         )
         found: dict[Node, set[Node]] = {o: set() for o in missing}
         for row in rows:
-            found[URIRef(str(row["object"]))].add(URIRef(str(row["general"])))
-        if memo is None:
-            return {k: frozenset(v) for k, v in found.items() if v}
-        known.update((k, frozenset(v)) for k, v in found.items())
-    return {o: known[o] for o in iris if known[o]}
+            found.setdefault(URIRef(str(row["object"])), set()).add(URIRef(str(row["general"])))
+        for node, general in found.items():
+            known[node] = frozen = frozenset(general)
+            if frozen:
+                result[node] = frozen
+    return result

@@ -152,15 +152,15 @@ def canonical(terms: list[Node]) -> list[Node]:
         return list(terms)
     # the same typed literals come back write after write (dates, confidences): each is put
     # through a scratch store once, all of a call's new ones together
-    keys = {_key(t) for t in literals}
-    found = {k: v for k in keys if (v := _CANONICAL.get(k)) is not None}
-    missing = sorted(keys - found.keys())
+    given = {_key(t): t for t in literals}
+    found = {k: v for k in given if (v := _CANONICAL.get(k)) is not None}
+    missing = sorted(given.keys() - found.keys())
     if missing:
         scratch = ox.Store()
         subject = ox.NamedNode("urn:doxa:canonical")
-        for index, (value, datatype) in enumerate(missing):
-            term = Literal(value, datatype=URIRef(datatype))
-            scratch.add(ox.Quad(subject, ox.NamedNode(f"urn:doxa:canonical:{index}"), to_ox(term)))
+        for index, key in enumerate(missing):
+            term = to_ox(given[key])
+            scratch.add(ox.Quad(subject, ox.NamedNode(f"urn:doxa:canonical:{index}"), term))
         for q in scratch.quads_for_pattern(subject, None, None, None):
             stored = from_ox(q.object)
             assert isinstance(stored, Literal)
