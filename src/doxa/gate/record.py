@@ -98,12 +98,19 @@ class Record:
     def claim_graphs(self) -> list[URIRef]:
         """The scope's topic graphs and its rules graph."""
         memo = self._memo()
-        if memo.topics is None:
-            # from the scope's own index: listing every graph of a shared server is slow
-            # (Virtuoso scans every quad of every graph to answer it)
-            rows = self.store.select(query("topics"), dataset=Dataset(default=(self.scope.search,)))
-            memo.topics = {self.scope.topic(str(row["topic"])) for row in rows}
         topics = memo.topics
+        if topics is None:
+            # under the store's lock: a decision committed while the list is read would
+            # otherwise be missing from it for good (commits add their topics to the list)
+            with self.store.lock:
+                topics = memo.topics
+                if topics is None:
+                    # from the scope's own index: listing every graph of a shared server is
+                    # slow (Virtuoso scans every quad of every graph to answer it)
+                    rows = self.store.select(
+                        query("topics"), dataset=Dataset(default=(self.scope.search,))
+                    )
+                    topics = memo.topics = {self.scope.topic(str(row["topic"])) for row in rows}
         graphs = memo.graphs
         if graphs is None or graphs[0] != len(topics):
             graphs = memo.graphs = (len(topics), [*sorted(topics), self.scope.rules])
@@ -121,14 +128,18 @@ class Record:
     def version(self) -> int:
         """The scope's change counter: bumped whenever a claim is admitted or ended."""
         memo = self._memo()
-        if memo.version is None:
-            rows = self.store.select(
-                query("graph_version"),
-                dataset=Dataset(default=(self.scope.log,)),
-                bindings={"graph": self.scope.log},
-            )
-            memo.version = int(str(rows[0]["version"])) if rows else 0
-        return memo.version
+        version = memo.version
+        if version is None:
+            with self.store.lock:  # as for the topics: a commit meanwhile must not be undone
+                version = memo.version
+                if version is None:
+                    rows = self.store.select(
+                        query("graph_version"),
+                        dataset=Dataset(default=(self.scope.log,)),
+                        bindings={"graph": self.scope.log},
+                    )
+                    version = memo.version = int(str(rows[0]["version"])) if rows else 0
+        return version
 
     # -- writes ----------------------------------------------------------------------
 
