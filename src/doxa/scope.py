@@ -17,6 +17,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from functools import cached_property
 
 from rdflib import URIRef
 
@@ -58,7 +59,7 @@ def new_id() -> str:
 
 @dataclass(frozen=True)
 class Scope:
-    """The IRIs of one scope's graphs and nodes.
+    """The IRIs of one scope's graphs and nodes (its graph IRIs built once, on first use).
 
     >>> Scope.named("alice").topic("meetings")
     rdflib.term.URIRef('urn:doxa:scope:alice/topic/meetings')
@@ -70,7 +71,7 @@ class Scope:
     def named(cls, name: str) -> Scope:
         return cls(check_name(name, "scope"))
 
-    @property
+    @cached_property
     def iri(self) -> URIRef:
         return URIRef(f"urn:doxa:scope:{self.name}")
 
@@ -78,33 +79,41 @@ class Scope:
         return URIRef(f"{self.iri}/{local}")
 
     def topic(self, topic: str) -> URIRef:
-        return self._graph(f"topic/{topic}")
+        found = self._topics.get(topic)
+        if found is None:
+            found = self._topics[topic] = self._graph(f"topic/{topic}")
+        return found
+
+    @cached_property
+    def _topics(self) -> dict[str, URIRef]:
+        """Topic graph IRIs built so far: the gate names the same few on every write."""
+        return {}
 
     @property
     def topic_prefix(self) -> str:
         return f"{self.iri}/topic/"
 
-    @property
+    @cached_property
     def rules(self) -> URIRef:
         return self._graph("rules")
 
-    @property
+    @cached_property
     def log(self) -> URIRef:
         return self._graph("log")
 
-    @property
+    @cached_property
     def pending(self) -> URIRef:
         return self._graph("pending")
 
-    @property
+    @cached_property
     def quarantine(self) -> URIRef:
         return self._graph("quarantine")
 
-    @property
+    @cached_property
     def current(self) -> URIRef:
         return self._graph("current")
 
-    @property
+    @cached_property
     def search(self) -> URIRef:
         return self._graph("search")
 

@@ -11,6 +11,7 @@ A caller chooses the object's type like this:
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
@@ -120,8 +121,9 @@ def decimal_literal(value: Decimal) -> Literal:
     return Literal(format(value, "f"), datatype=XSD.decimal)
 
 
+@functools.lru_cache(maxsize=4096)
 def dt_literal(value: datetime | str) -> Literal:
-    """An xsd:dateTime literal in UTC."""
+    """An xsd:dateTime literal in UTC (remembered: a write stamps the same instant often)."""
     return Literal(parse_instant(value).isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
 
 

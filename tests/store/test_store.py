@@ -272,3 +272,26 @@ def test_unreachable_server_is_a_clear_error() -> None:
     store.close()
     with pytest.raises(doxa.InvalidInput, match="is not an HTTP"):
         RemoteStore("file:///etc/passwd")
+
+
+def test_referrers_find_subjects_by_iri_or_literal_object(store: Store) -> None:
+    """Referrers find the subjects of an IRI or a literal object in one graph only; objects
+    nobody refers to (and other graphs' triples) are left out."""
+    other = URIRef("urn:test:other")
+    store.apply(
+        Change(
+            insert=[
+                (S, P, Literal("@key"), G1),
+                (other, P, Literal("@key"), G1),
+                (S, P, URIRef("urn:test:o"), G1),
+                (S, P, Literal("~@key"), G2),  # another graph: not found in G1
+            ]
+        )
+    )
+    found = store.referrers(P, [Literal("@key"), URIRef("urn:test:o"), Literal("~@key")], G1)
+    assert {k: sorted(v) for k, v in found.items()} == {
+        "@key": sorted([str(S), str(other)]),
+        "urn:test:o": [str(S)],
+    }
+    assert store.referrers(P, [Literal("~@key")], G2) == {"~@key": [str(S)]}  # control
+    assert store.referrers(P, [], G1) == {}

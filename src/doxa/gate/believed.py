@@ -6,7 +6,8 @@ approval or a backdated write may) contradicts it there just as it would a live 
 the gate finds such facts too, through their past statement keys (see
 :mod:`doxa.gate.index`). A write that starts at or after the end of the statement's
 latest-ending superseded claims (its front) reads nothing more: the usual case costs one
-indexed lookup however long the history. Otherwise the query keeps only the superseded
+indexed lookup however long the history, and a statement never superseded (no claim carries
+its past key) one index seek. Otherwise the query keeps only the superseded
 facts whose believed time overlaps the write's.
 """
 
@@ -17,7 +18,7 @@ from datetime import UTC, datetime
 
 from rdflib import Literal, URIRef
 
-from doxa.gate.index import front_key, past_key
+from doxa.gate.index import TERM, front_key, past_key
 from doxa.model import Fact
 from doxa.reads.claims import load_facts
 from doxa.resources import query
@@ -61,6 +62,9 @@ def believed_by_keys(
     valid time overlaps [``start``, ``end``); each with its status and believed end."""
     if not keys:
         return []
+    pasts = [past_key(k) for k in keys]
+    if not store.referrers(TERM, pasts, scope.search):
+        return []  # no superseded claim of the statements (the usual case): one index seek
     latest = front(store, scope, keys)
     if latest and start is not None and start >= max(latest.values()):
         return []  # the write starts after every superseded claim of the statement ended
@@ -68,7 +72,7 @@ def believed_by_keys(
         query("believed_by_key"),
         dataset=Dataset(default=(scope.search, scope.log)),
         bindings={
-            "key": [past_key(k) for k in keys],
+            "key": pasts,
             "start": dt_literal(start or EARLIEST),
             "end": dt_literal(end or LATEST),
         },

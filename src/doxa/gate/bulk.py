@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from rdflib import Graph
+from rdflib import URIRef
+from rdflib.term import Node
 
 from doxa.errors import ConstraintFailure, ErasedContent, InvalidInput, NotFound
 from doxa.gate.closure import property_table
 from doxa.gate.gate import Gate
 from doxa.gate.index import live_keys
-from doxa.gate.proposal import build_proposal, claim_pairs, write_graph
+from doxa.gate.proposal import build_proposal, claim_pairs, write_triples
 from doxa.gate.record import Batch
 from doxa.model import Outcome, Proposal, Receipt
 from doxa.terms import dt_literal
@@ -60,6 +61,7 @@ FIELDS = frozenset(
         "rule",
     }
 )
+Pair = tuple[URIRef, Node]
 SHAPE_CHUNK = 500  # writes whose graphs are checked together
 
 
@@ -134,18 +136,22 @@ def _proposals(gate: Gate, rows: Iterable[Mapping[str, Any]]) -> list[tuple[int,
     return found
 
 
-def _shape_failures(gate: Gate, proposals: list[Proposal]) -> list[tuple[ConstraintFailure, ...]]:
+def _shape_failures(
+    gate: Gate, proposals: list[Proposal], pairs: list[list[Pair]]
+) -> list[tuple[ConstraintFailure, ...]]:
     """Each write's shape failures; one check over all of them when they all conform."""
     now = gate.clock.now()
     stamp = dt_literal(now)
-    union = Graph()
-    for proposal in proposals:
-        for p, o in claim_pairs(proposal):
-            union.add((proposal.iri, p, o))
-        union.add((proposal.iri, DOXA.recordedAt, stamp))
+    union: list[tuple[Node, Node, Node]] = []
+    for proposal, claim in zip(proposals, pairs, strict=True):
+        union += [(proposal.iri, p, o) for p, o in claim]
+        union.append((proposal.iri, DOXA.recordedAt, stamp))
     if not gate.shapes.check(union):
         return [() for _ in proposals]
-    return [gate.shapes.check(write_graph(p.iri, claim_pairs(p), now)) for p in proposals]
+    return [
+        gate.shapes.check(write_triples(p.iri, claim, now))
+        for p, claim in zip(proposals, pairs, strict=True)
+    ]
 
 
 def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
@@ -188,13 +194,14 @@ def import_claims(
 
         try:
             for chunk in _chunks(numbered, SHAPE_CHUNK):
-                failures = _shape_failures(gate, [p for _, p in chunk])
-                for (number, proposal), failed in zip(chunk, failures, strict=True):
-                    reads = _reads(proposal, table, reads_text)
+                pairs = [claim_pairs(p) for _, p in chunk]  # worked out once per write
+                failures = _shape_failures(gate, [p for _, p in chunk], pairs)
+                for (number, proposal), claim, failed in zip(chunk, pairs, failures, strict=True):
+                    reads = _reads(proposal, claim, table, reads_text)
                     if proposal.is_rule or reads & written:
                         publish()
                     try:
-                        receipt = gate.remember(proposal, failures=failed)
+                        receipt = gate.remember(proposal, failures=failed, pairs=claim)
                     except ErasedContent as error:
                         refused.append((number, str(error)))
                     else:
@@ -225,9 +232,9 @@ def import_claims(
     )
 
 
-def _reads(proposal: Proposal, table: Any, reads_text: bool) -> set[str]:
+def _reads(proposal: Proposal, pairs: list[Pair], table: Any, reads_text: bool) -> set[str]:
     """The index keys a write looks up and would write, as plain strings."""
-    keys = {str(k) for k in live_keys(claim_pairs(proposal), table)}
+    keys = {str(k) for k in live_keys(pairs, table)}
     if proposal.turn is not None:
         keys.add(f"turn {proposal.topic} {proposal.turn}")
     if reads_text and not proposal.structured:

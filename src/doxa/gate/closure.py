@@ -70,6 +70,7 @@ def close_ontology(store: Store, digest: str) -> int:
     store.apply(change)
     if store.memo is not None:
         store.memo.pop("doxa.properties", None)
+        store.memo.pop("doxa.broader", None)
     return len(closed)
 
 
@@ -113,13 +114,47 @@ def property_table(store: Store) -> PropertyTable:
     return table
 
 
+BROADER_CACHED = 100_000  # objects whose broader ones the memo keeps, then it starts over
+
+
 def broader_objects(store: Store, objects: list[Node]) -> dict[Node, frozenset[Node]]:
-    """For each IRI object, the objects it is a more specific case of."""
+    """For each IRI object, the objects it is a more specific case of.
+
+    Where the memo allows it, each object's answer is kept with the property table of the
+    closure it was read from (replaced when the ontology is closed again), so the usual
+    write, whose objects were all seen before, reads nothing.
+    """
     iris = sorted({o for o in objects if isinstance(o, URIRef)})
     if not iris:
         return {}
-    rows = store.select(query("broader_objects"), dataset=_CLOSURE, bindings={"object": iris})
-    found: dict[Node, set[Node]] = {}
-    for row in rows:
-        found.setdefault(URIRef(str(row["object"])), set()).add(URIRef(str(row["general"])))
-    return {k: frozenset(v) for k, v in found.items()}
+    memo = store.memo
+    known: dict[Node, frozenset[Node]] = {}
+    if memo is not None:
+        table = property_table(store)
+        cached = memo.get("doxa.broader")
+        if not isinstance(cached, tuple) or cached[0] is not table:
+            cached = (table, known)
+            memo["doxa.broader"] = cached
+        known = cached[1]
+        if len(known) > BROADER_CACHED:
+            known.clear()
+    result: dict[Node, frozenset[Node]] = {}
+    missing = []
+    for o in iris:
+        hit = known.get(o)
+        if hit is None:
+            missing.append(o)
+        elif hit:
+            result[o] = hit
+    if missing:
+        rows = store.select(
+            query("broader_objects"), dataset=_CLOSURE, bindings={"object": missing}
+        )
+        found: dict[Node, set[Node]] = {o: set() for o in missing}
+        for row in rows:
+            found.setdefault(URIRef(str(row["object"])), set()).add(URIRef(str(row["general"])))
+        for node, general in found.items():
+            known[node] = frozen = frozenset(general)
+            if frozen:
+                result[node] = frozen
+    return result

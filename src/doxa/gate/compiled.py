@@ -17,7 +17,7 @@ Supported: targets ``sh:targetClass`` (with rdfs:subClassOf in the shapes graph)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pyshacl.rdfutil import compare_literal  # type: ignore[attr-defined]
@@ -28,10 +28,37 @@ from rdflib.term import Node
 
 from doxa.errors import ConstraintFailure
 
-__all__ = ["CompiledShapes", "compile_shapes"]
+__all__ = ["CompiledShapes", "Triples", "compile_shapes"]
 
-Check = Callable[[Graph, Node, list[Node]], bool]  # (data, focus, values) -> conforms
-Target = Callable[[Graph], set[Node]]
+Triple = tuple[Node, Node, Node]
+
+
+class Triples:
+    """A write's few triples, indexed both ways for the lookups the checks make.
+
+    Plain dictionaries: an rdflib graph costs more to build and to ask than the checks
+    themselves. Like a graph, it holds each triple once, in the order first given.
+    """
+
+    def __init__(self, triples: Iterable[Triple]) -> None:
+        self._out: dict[Node, dict[Node, dict[Node, None]]] = {}  # subject → predicate → objects
+        self._in: dict[Node, dict[Node, dict[Node, None]]] = {}  # predicate → object → subjects
+        for s, p, o in triples:
+            self._out.setdefault(s, {}).setdefault(p, {})[o] = None
+            self._in.setdefault(p, {}).setdefault(o, {})[s] = None
+
+    def objects(self, subject: Node, predicate: Node) -> list[Node]:
+        return list(self._out.get(subject, {}).get(predicate, ()))
+
+    def subjects(self, predicate: Node, obj: Node | None) -> list[Node]:
+        found = self._in.get(predicate, {})
+        if obj is not None:
+            return list(found.get(obj, ()))
+        return list(dict.fromkeys(s for subjects in found.values() for s in subjects))
+
+
+Check = Callable[[Triples, Node, list[Node]], bool]  # (data, focus, values) -> conforms
+Target = Callable[[Triples], set[Node]]
 
 _PROPERTY_KEYS = {
     SH.path,
@@ -90,12 +117,12 @@ class _PropertyShape:
     message: str | None
     constraints: tuple[_Constraint, ...]
 
-    def values(self, data: Graph, focus: Node) -> list[Node]:
+    def values(self, data: Triples, focus: Node) -> list[Node]:
         if self.inverse:
-            return list(data.subjects(self.predicate, focus))
-        return list(data.objects(focus, self.predicate))
+            return data.subjects(self.predicate, focus)
+        return data.objects(focus, self.predicate)
 
-    def failures(self, data: Graph, focus: Node) -> list[tuple[str, str]]:
+    def failures(self, data: Triples, focus: Node) -> list[tuple[str, str]]:
         values = self.values(data, focus)
         return [
             (c.component, self.message or f"{c.component} failed on {self.predicate}")
@@ -109,7 +136,7 @@ class _NodeShape:
     targets: tuple[Target, ...]
     properties: tuple[_PropertyShape, ...]
 
-    def conforms(self, data: Graph, focus: Node) -> bool:
+    def conforms(self, data: Triples, focus: Node) -> bool:
         return not any(p.failures(data, focus) for p in self.properties)
 
 
@@ -119,7 +146,9 @@ class CompiledShapes:
     def __init__(self, shapes: tuple[_NodeShape, ...]) -> None:
         self._shapes = shapes
 
-    def check(self, data: Graph) -> tuple[ConstraintFailure, ...]:
+    def check(self, write: Iterable[Triple]) -> tuple[ConstraintFailure, ...]:
+        """Every constraint the write (a graph, or its triples) breaks; empty when it conforms."""
+        data = Triples(write)
         found: dict[tuple[str, str], ConstraintFailure] = {}
         for shape in self._shapes:
             focus_nodes: set[Node] = set()

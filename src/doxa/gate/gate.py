@@ -42,7 +42,7 @@ from doxa.gate.ledger import (
     standing,
     suspicion,
 )
-from doxa.gate.proposal import claim_pairs, input_digest, proposal_from_pairs, write_graph
+from doxa.gate.proposal import claim_pairs, input_digest, proposal_from_pairs, write_triples
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision, Record
 from doxa.gate.shapes import ShapeCheck
@@ -100,12 +100,14 @@ class Gate:
         *,
         strict: bool = False,
         failures: tuple[ConstraintFailure, ...] | None = None,
+        pairs: list[Pair] | None = None,
     ) -> Receipt:
-        """Decide one write; ``failures`` are its shape check's, when already run (in bulk)."""
-        pairs = claim_pairs(proposal)
+        """Decide one write; ``failures`` are its shape check's and ``pairs`` its claim's
+        pairs, when already worked out (in bulk)."""
+        pairs = claim_pairs(proposal) if pairs is None else pairs
         digest = input_digest(pairs)
         if failures is None:
-            failures = self.shapes.check(write_graph(proposal.iri, pairs, self.clock.now()))
+            failures = self.shapes.check(write_triples(proposal.iri, pairs, self.clock.now()))
         if failures:
             reason = "; ".join(f.message for f in failures)
 
@@ -378,7 +380,7 @@ class Gate:
     def preview(self, proposal: Proposal) -> Verdict:
         """The judge's verdict on a write, without writing anything (not even a receipt)."""
         pairs = claim_pairs(proposal)
-        failures = self.shapes.check(write_graph(proposal.iri, pairs, self.clock.now()))
+        failures = self.shapes.check(write_triples(proposal.iri, pairs, self.clock.now()))
         if failures:
             raise ShapeViolation(failures)
         evidence = self._gather(proposal)

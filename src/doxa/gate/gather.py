@@ -15,6 +15,7 @@ from rdflib.term import Node
 
 from doxa.gate.believed import believed_by_keys
 from doxa.gate.closure import broader_objects, property_table
+from doxa.gate.index import TERM
 from doxa.judges.base import Evidence
 from doxa.model import Fact, Proposal
 from doxa.reads.claims import load_facts
@@ -24,11 +25,14 @@ from doxa.scope import Scope
 from doxa.store import Dataset, Row, Store
 from doxa.text import text_key
 
-__all__ = ["gather", "live_by_key", "live_by_keys"]
+__all__ = ["forget_rules", "gather", "live_by_key", "live_by_keys", "live_rules"]
 
 
 def live_by_key(store: Store, scope: Scope, key: Literal | Sequence[Literal]) -> list[Fact]:
     """Live claims of the scope that carry an index key (any of several keys), each once."""
+    keys = [key] if isinstance(key, Literal) else list(key)
+    if not store.referrers(TERM, keys, scope.search):
+        return []  # no claim carries the keys (a first statement, a new text): one index seek
     rows = store.select(
         query("live_by_key"),
         dataset=Dataset(default=(scope.search, scope.log)),
@@ -47,6 +51,52 @@ def live_by_key(store: Store, scope: Scope, key: Literal | Sequence[Literal]) ->
 def live_by_keys(store: Store, scope: Scope, keys: list[Literal]) -> list[Fact]:
     """Live claims carrying any of the keys, each once: one lookup for all the keys."""
     return live_by_key(store, scope, keys) if keys else []
+
+
+#: the store memo's keys for one scope's live rules and for their generation (see live_rules)
+RULES = "doxa.rules"
+RULES_GENERATION = "doxa.rules.generation"
+
+
+def live_rules(store: Store, scope: Scope, predicates: list[Node] | None) -> list[Fact]:
+    """The scope's unended rules bearing on any of ``predicates`` (every rule when None),
+    and every text-only rule.
+
+    Read on every write but changed rarely: where this process is the store's only writer,
+    the rules are read once and kept in the store's memo until :func:`forget_rules` (a
+    decision that touches the rules graph or ends a claim). A read that raced with such a
+    decision is not kept: it carries the generation it started from.
+    """
+    dataset = Dataset(default=(scope.rules, scope.log))
+    memo = store.memo
+    if memo is None:  # other processes write the store too: read it every time
+        rows = store.select(
+            query("live_rules"), dataset=dataset, bindings={"predicate": predicates}
+        )
+        return load_facts(store, scope, dataset, _iris(rows))
+    generation = memo.get((RULES_GENERATION, scope.name), 0)
+    cached = memo.get((RULES, scope.name))
+    if isinstance(cached, tuple) and cached[0] == generation:
+        rules: tuple[Fact, ...] = cached[1]
+    else:
+        rows = store.select(query("live_rules"), dataset=dataset, bindings={"predicate": None})
+        rules = tuple(load_facts(store, scope, dataset, _iris(rows)))
+        memo[(RULES, scope.name)] = (generation, rules)
+    if predicates is None:
+        return list(rules)
+    wanted = set(predicates)
+    return [r for r in rules if r.predicate is None or r.predicate in wanted]
+
+
+def forget_rules(store: Store, scope: Scope) -> None:
+    """Drop the scope's remembered rules: the next write reads them from the store again."""
+    memo = store.memo
+    if memo is not None:
+        key = (RULES_GENERATION, scope.name)
+        generation = memo.get(key, 0)
+        assert isinstance(generation, int)
+        memo[key] = generation + 1
+        memo.pop((RULES, scope.name), None)
 
 
 def gather(
@@ -93,13 +143,7 @@ def gather(
             known = {f.id for f in same}
             same += [f for f in close if f.id not in known]
 
-    rules_dataset = Dataset(default=(scope.rules, scope.log))
-    rule_rows = store.select(
-        query("live_rules"),
-        dataset=rules_dataset,
-        bindings={"predicate": rule_predicates},
-    )
-    rules = load_facts(store, scope, rules_dataset, _iris(rule_rows))
+    rules = live_rules(store, scope, rule_predicates)
 
     observations: list[Fact] = []
     if proposal.turn is not None:

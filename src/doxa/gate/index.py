@@ -82,7 +82,7 @@ def index_terms(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[
     return [*live_keys(pairs, table), *(Literal(w) for w in words(text))]
 
 
-_COPIED = (DOXA.topic, DOXA.recordedAt, DOXA.validFrom, DOXA.validUntil)
+_COPIED = frozenset((DOXA.topic, DOXA.recordedAt, DOXA.validFrom, DOXA.validUntil))
 
 
 def index_entries(

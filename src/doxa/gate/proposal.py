@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
 
-from rdflib import Graph, Literal, URIRef
+from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.clock import parse_instant
@@ -31,7 +31,7 @@ __all__ = [
     "claim_pairs",
     "input_digest",
     "proposal_from_pairs",
-    "write_graph",
+    "write_triples",
 ]
 
 _DEFAULT_SUPPORT = {
@@ -155,13 +155,11 @@ def claim_pairs(proposal: Proposal) -> list[Pair]:
     return list(zip((p for p, _ in pairs), canonical([o for _, o in pairs]), strict=True))
 
 
-def write_graph(iri: URIRef, pairs: list[Pair], recorded_at: datetime) -> Graph:
-    """The write's own graph, as the shapes see it."""
-    graph = Graph()
-    for p, o in pairs:
-        graph.add((iri, p, o))
-    graph.add((iri, DOXA.recordedAt, dt_literal(recorded_at)))
-    return graph
+def write_triples(
+    iri: URIRef, pairs: list[Pair], recorded_at: datetime
+) -> list[tuple[Node, Node, Node]]:
+    """The triples of the write's own graph, as the shapes see them."""
+    return [*((iri, p, o) for p, o in pairs), (iri, DOXA.recordedAt, dt_literal(recorded_at))]
 
 
 def input_digest(pairs: list[Pair]) -> str:

@@ -13,7 +13,7 @@ from doxa.clock import Clock
 from doxa.errors import NotFound
 from doxa.gate.believed import front
 from doxa.gate.closure import property_table
-from doxa.gate.gather import live_by_key
+from doxa.gate.gather import forget_rules, live_by_key
 from doxa.gate.index import FRONT, PAST, TERM, front_key, index_entries, past_key
 from doxa.gate.receipts import (
     ChainHead,
@@ -67,6 +67,9 @@ class _Memo:
     head: ChainHead | None = None
     version: int | None = None
     topics: set[URIRef] | None = None
+    #: how many topics there were, and the claim graphs then: topics only ever grow, so the
+    #: count tells a list built from fewer (by a thread that raced a commit) from a fresh one
+    graphs: tuple[int, list[URIRef]] | None = None
 
 
 class Record:
@@ -95,12 +98,23 @@ class Record:
     def claim_graphs(self) -> list[URIRef]:
         """The scope's topic graphs and its rules graph."""
         memo = self._memo()
-        if memo.topics is None:
-            # from the scope's own index: listing every graph of a shared server is slow
-            # (Virtuoso scans every quad of every graph to answer it)
-            rows = self.store.select(query("topics"), dataset=Dataset(default=(self.scope.search,)))
-            memo.topics = {self.scope.topic(str(row["topic"])) for row in rows}
-        return [*sorted(memo.topics), self.scope.rules]
+        topics = memo.topics
+        if topics is None:
+            # under the store's lock: a decision committed while the list is read would
+            # otherwise be missing from it for good (commits add their topics to the list)
+            with self.store.lock:
+                topics = memo.topics
+                if topics is None:
+                    # from the scope's own index: listing every graph of a shared server is
+                    # slow (Virtuoso scans every quad of every graph to answer it)
+                    rows = self.store.select(
+                        query("topics"), dataset=Dataset(default=(self.scope.search,))
+                    )
+                    topics = memo.topics = {self.scope.topic(str(row["topic"])) for row in rows}
+        graphs = memo.graphs
+        if graphs is None or graphs[0] != len(topics):
+            graphs = memo.graphs = (len(topics), [*sorted(topics), self.scope.rules])
+        return list(graphs[1])
 
     def mark(self) -> ChainHead | None:
         """The chain head to guard a decision with, read before its reads; None when this
@@ -114,14 +128,18 @@ class Record:
     def version(self) -> int:
         """The scope's change counter: bumped whenever a claim is admitted or ended."""
         memo = self._memo()
-        if memo.version is None:
-            rows = self.store.select(
-                query("graph_version"),
-                dataset=Dataset(default=(self.scope.log,)),
-                bindings={"graph": self.scope.log},
-            )
-            memo.version = int(str(rows[0]["version"])) if rows else 0
-        return memo.version
+        version = memo.version
+        if version is None:
+            with self.store.lock:  # as for the topics: a commit meanwhile must not be undone
+                version = memo.version
+                if version is None:
+                    rows = self.store.select(
+                        query("graph_version"),
+                        dataset=Dataset(default=(self.scope.log,)),
+                        bindings={"graph": self.scope.log},
+                    )
+                    version = memo.version = int(str(rows[0]["version"])) if rows else 0
+        return version
 
     # -- writes ----------------------------------------------------------------------
 
@@ -352,10 +370,14 @@ class Record:
         entry = JournalEntry(
             self.scope.name, head.sequence + 1, receipt_id, receipt_hash, decision.erasure
         )
+        rules = self._touches_rules(change)
         if self.batch is not None and decision.after is None:
             self.batch.add(change, entry)
+            self.batch.rules |= rules
         else:
             self.store.apply(change)
+            if rules:  # after the change is in: a read before it may have been remembered
+                forget_rules(self.store, self.scope)
             journal = getattr(self.store, "journal", None)
             if journal is not None:  # fsynced: what is acknowledged survives a power loss
                 journal.append(entry)
@@ -402,15 +424,29 @@ class Record:
         except BaseException:
             self.forget()
             raise
+        if batch.rules:
+            forget_rules(self.store, self.scope)
         journal = getattr(self.store, "journal", None)
         if journal is not None:
             journal.append_all(batch.entries)
         return len(batch.entries)
 
+    def _touches_rules(self, change: Change) -> bool:
+        """Whether a change alters the scope's live rules: writes or deletes in the rules
+        graph, or ends a claim (which may be a rule)."""
+        # compared as plain strings: rdflib's term equality runs in Python, this in C
+        is_rules, is_ends = str(self.scope.rules).__eq__, str(DOXA.ends).__eq__
+        return (
+            any(map(is_rules, [q[3] for q in change.delete]))
+            or any(map(is_rules, [q[3] for q in change.insert]))
+            or any(map(is_ends, [q[1] for q in change.insert]))
+        )
+
     def forget(self) -> None:
         """Drop what the gate remembers of the chain; it is read from the store again."""
         memo = self._memo()
-        memo.head, memo.version, memo.topics = None, None, None
+        memo.head, memo.version, memo.topics, memo.graphs = None, None, None, None
+        forget_rules(self.store, self.scope)
 
     def head(self) -> ChainHead:
         memo = self._memo()
@@ -434,6 +470,7 @@ class Record:
 
 
 _CLOSINGS = frozenset({DOXA.Supersession, DOXA.Retraction, DOXA.Alarm})
+_RDF_TYPE = str(RDF.type).__eq__  # a plain string compare: rdflib's term equality is slower
 
 
 class Batch:
@@ -445,6 +482,8 @@ class Batch:
         self.entries: list[JournalEntry] = []
         #: whether a decision in it ended a fact or raised an alarm (what later closings read)
         self.closing = False
+        #: whether a decision in it changed the scope's rules (remembered rules are dropped)
+        self.rules = False
 
     def add(self, change: Change, entry: JournalEntry) -> None:
         for quad in change.delete:  # a quad the batch wrote itself is simply not written
@@ -452,10 +491,11 @@ class Batch:
                 del self.insert[quad]
             else:
                 self.delete[quad] = None
+        rdf_type = _RDF_TYPE
         for quad in change.insert:
             self.delete.pop(quad, None)
             self.insert[quad] = None
-            if quad[1] == RDF.type and quad[2] in _CLOSINGS:
+            if rdf_type(quad[1]) and quad[2] in _CLOSINGS:
                 self.closing = True
         self.entries.append(entry)
 
@@ -463,8 +503,13 @@ class Batch:
         return Change(delete=list(self.delete), insert=list(self.insert))
 
 
+_STATEMENT = (RDF.subject, RDF.predicate, RDF.object)
+_IN_STATEMENT = frozenset(_STATEMENT)  # a set: its lookups hash, a tuple's compare each
+
+
 def statement_of(pairs: list[Pair]) -> tuple[Node, Node, Node] | None:
-    found = {p: o for p, o in pairs if p in (RDF.subject, RDF.predicate, RDF.object)}
+    found = {p: o for p, o in pairs if p in _IN_STATEMENT}
     if len(found) != 3:
         return None
-    return (found[RDF.subject], found[RDF.predicate], found[RDF.object])
+    subject, predicate, obj = _STATEMENT
+    return (found[subject], found[predicate], found[obj])

@@ -17,7 +17,7 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import SH
 
 from doxa.errors import ConstraintFailure, ShapeCheckFailed
-from doxa.gate.compiled import compile_shapes
+from doxa.gate.compiled import Triple, compile_shapes
 from doxa.resources import data_file
 from doxa.vocabulary import DOXA
 
@@ -56,14 +56,20 @@ class ShapeCheck:
             )
         self.engine: Engine = "compiled" if self.compiled is not None else "pyshacl"
 
-    def check(self, write: Graph) -> tuple[ConstraintFailure, ...]:
-        """Every constraint the write breaks; empty when it conforms.
+    def check(self, write: Graph | list[Triple]) -> tuple[ConstraintFailure, ...]:
+        """Every constraint the write (its graph, or its triples) breaks; empty when it
+        conforms.
 
         Raises :class:`ShapeCheckFailed` when pySHACL itself fails, which is never read as a
         verdict on the write.
         """
         if self.compiled is not None:
             return self.compiled.check(write)
+        if not isinstance(write, Graph):
+            graph = Graph()
+            for triple in write:
+                graph.add(triple)
+            write = graph
         return self.check_with_pyshacl(write)
 
     def check_with_pyshacl(self, write: Graph) -> tuple[ConstraintFailure, ...]:

@@ -191,10 +191,11 @@ class Store(Protocol):
     ) -> bool: ...
 
     def referrers(
-        self, predicate: URIRef, objects: Sequence[URIRef], graph: URIRef
+        self, predicate: URIRef, objects: Sequence[Node], graph: URIRef
     ) -> dict[str, list[str]]:
-        """For each object IRI, the IRIs of the subjects of ``(?, predicate, object)`` in
-        ``graph`` (objects with none are left out): one round trip for many objects."""
+        """For each object (an IRI or a literal, keyed by its string), the IRIs of the
+        subjects of ``(?, predicate, object)`` in ``graph`` (objects with none are left out):
+        one round trip for many objects."""
         ...
 
     def describe(

@@ -90,6 +90,7 @@ def forget_terms() -> None:
     to_ox.cache_clear()
     ntriples.cache_clear()
     stored_literal.cache_clear()
+    _CANONICAL.clear()
 
 
 @lru_cache(maxsize=65536)
@@ -149,16 +150,35 @@ def canonical(terms: list[Node]) -> list[Node]:
     literals = [t for t in terms if isinstance(t, Literal) and t.datatype is not None]
     if not literals:
         return list(terms)
-    scratch = ox.Store()
-    subject = ox.NamedNode("urn:doxa:canonical")
-    for index, term in enumerate(literals):
-        scratch.add(ox.Quad(subject, ox.NamedNode(f"urn:doxa:canonical:{index}"), to_ox(term)))
-    stored = {
-        int(q.predicate.value.rsplit(":", 1)[1]): from_ox(q.object)
-        for q in scratch.quads_for_pattern(subject, None, None, None)
-    }
-    position = {id(term): i for i, term in enumerate(literals)}
-    return [stored[position[id(t)]] if id(t) in position else t for t in terms]
+    # the same typed literals come back write after write (dates, confidences): each is put
+    # through a scratch store once, all of a call's new ones together
+    given = {_key(t): t for t in literals}
+    found = {k: v for k in given if (v := _CANONICAL.get(k)) is not None}
+    missing = sorted(given.keys() - found.keys())
+    if missing:
+        scratch = ox.Store()
+        subject = ox.NamedNode("urn:doxa:canonical")
+        for index, key in enumerate(missing):
+            term = to_ox(given[key])
+            scratch.add(ox.Quad(subject, ox.NamedNode(f"urn:doxa:canonical:{index}"), term))
+        for q in scratch.quads_for_pattern(subject, None, None, None):
+            stored = from_ox(q.object)
+            assert isinstance(stored, Literal)
+            found[missing[int(q.predicate.value.rsplit(":", 1)[1])]] = stored
+        if len(_CANONICAL) + len(missing) > CANONICAL_CACHED:
+            _CANONICAL.clear()
+        _CANONICAL.update((k, found[k]) for k in missing)
+    return [
+        found[_key(t)] if isinstance(t, Literal) and t.datatype is not None else t for t in terms
+    ]
+
+
+CANONICAL_CACHED = 65536  # typed literals whose stored form is remembered, then it starts over
+_CANONICAL: dict[tuple[str, str], Literal] = {}
+
+
+def _key(term: Literal) -> tuple[str, str]:
+    return (str(term), str(term.datatype))
 
 
 @lru_cache(maxsize=65536)

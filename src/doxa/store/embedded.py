@@ -123,14 +123,14 @@ class EmbeddedStore:
         return rows
 
     def referrers(
-        self, predicate: URIRef, objects: Sequence[URIRef], graph: URIRef
+        self, predicate: URIRef, objects: Sequence[Node], graph: URIRef
     ) -> dict[str, list[str]]:
         p, g = ox.NamedNode(str(predicate)), ox.NamedNode(str(graph))
         found: dict[str, list[str]] = {}
         for obj in objects:
             subjects = [
                 str(q.subject.value)  # type: ignore[union-attr]
-                for q in self._store.quads_for_pattern(None, p, ox.NamedNode(str(obj)), g)
+                for q in self._store.quads_for_pattern(None, p, to_ox(obj), g)
             ]
             if subjects:
                 found[str(obj)] = subjects

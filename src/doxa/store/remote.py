@@ -204,7 +204,7 @@ class RemoteStore:
         return [str(b[variable]["value"]) for b in found if variable in b]
 
     def referrers(
-        self, predicate: URIRef, objects: Sequence[URIRef], graph: URIRef
+        self, predicate: URIRef, objects: Sequence[Node], graph: URIRef
     ) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         if not objects:
