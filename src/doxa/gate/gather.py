@@ -22,10 +22,12 @@ from doxa.reads.claims import load_facts
 from doxa.reads.facts import recall
 from doxa.resources import query
 from doxa.scope import Scope
-from doxa.store import Dataset, Row, Store
+from doxa.store import Change, Dataset, Row, Store
+from doxa.store.base import Derived
 from doxa.text import text_key
+from doxa.vocabulary import DOXA
 
-__all__ = ["forget_rules", "gather", "live_by_key", "live_by_keys", "live_rules"]
+__all__ = ["KeptRules", "gather", "kept_rules", "live_by_key", "live_by_keys", "live_rules"]
 
 
 def live_by_key(store: Store, scope: Scope, key: Literal | Sequence[Literal]) -> list[Fact]:
@@ -53,9 +55,42 @@ def live_by_keys(store: Store, scope: Scope, keys: list[Literal]) -> list[Fact]:
     return live_by_key(store, scope, keys) if keys else []
 
 
-#: the store memo's keys for one scope's live rules and for their generation (see live_rules)
+#: the store memo's key (with the scope's name) of one scope's kept live rules
 RULES = "doxa.rules"
-RULES_GENERATION = "doxa.rules.generation"
+
+
+class KeptRules(Derived):
+    """One scope's live rules, read once and kept in the store's memo (this process is the
+    store's only writer). The store tells it of every change: one that writes or deletes in
+    the rules graph, or ends a claim (which may be a rule), drops them, and a read that raced
+    such a change is not kept (it carries the generation it started from)."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.rules_graph = str(scope.rules)
+        self.log = scope.log
+        self.rules: tuple[Fact, ...] | None = None
+        self.generation = 0
+
+    def changed(self, change: Change) -> None:
+        # compared as plain strings: rdflib's term equality runs in Python, this in C
+        is_rules, is_ends = self.rules_graph.__eq__, _ENDS.__eq__
+        if (
+            any(map(is_rules, [q[3] for q in change.delete]))
+            or any(map(is_rules, [q[3] for q in change.insert]))
+            or any(map(is_ends, [q[1] for q in change.insert]))
+        ):
+            self.forget()
+
+    def reset(self, graph: URIRef | None) -> None:
+        if graph is None or str(graph) == self.rules_graph or graph == self.log:
+            self.forget()
+
+    def forget(self) -> None:
+        self.generation += 1
+        self.rules = None
+
+
+_ENDS = str(DOXA.ends)
 
 
 def live_rules(store: Store, scope: Scope, predicates: list[Node] | None) -> list[Fact]:
@@ -63,40 +98,37 @@ def live_rules(store: Store, scope: Scope, predicates: list[Node] | None) -> lis
     and every text-only rule.
 
     Read on every write but changed rarely: where this process is the store's only writer,
-    the rules are read once and kept in the store's memo until :func:`forget_rules` (a
-    decision that touches the rules graph or ends a claim). A read that raced with such a
-    decision is not kept: it carries the generation it started from.
+    the rules are read once and kept (:class:`KeptRules`) until a change touches them.
     """
     dataset = Dataset(default=(scope.rules, scope.log))
-    memo = store.memo
-    if memo is None:  # other processes write the store too: read it every time
+    kept = kept_rules(store, scope)
+    if kept is None:  # other processes write the store too: read it every time
         rows = store.select(
             query("live_rules"), dataset=dataset, bindings={"predicate": predicates}
         )
         return load_facts(store, scope, dataset, _iris(rows))
-    generation = memo.get((RULES_GENERATION, scope.name), 0)
-    cached = memo.get((RULES, scope.name))
-    if isinstance(cached, tuple) and cached[0] == generation:
-        rules: tuple[Fact, ...] = cached[1]
-    else:
+    rules = kept.rules
+    if rules is None:
+        generation = kept.generation
         rows = store.select(query("live_rules"), dataset=dataset, bindings={"predicate": None})
         rules = tuple(load_facts(store, scope, dataset, _iris(rows)))
-        memo[(RULES, scope.name)] = (generation, rules)
+        if kept.generation == generation:  # else a change came in while they were read
+            kept.rules = rules
     if predicates is None:
         return list(rules)
     wanted = set(predicates)
     return [r for r in rules if r.predicate is None or r.predicate in wanted]
 
 
-def forget_rules(store: Store, scope: Scope) -> None:
-    """Drop the scope's remembered rules: the next write reads them from the store again."""
+def kept_rules(store: Store, scope: Scope) -> KeptRules | None:
+    """The scope's kept rules on ``store``; None when other processes may write the store."""
     memo = store.memo
-    if memo is not None:
-        key = (RULES_GENERATION, scope.name)
-        generation = memo.get(key, 0)
-        assert isinstance(generation, int)
-        memo[key] = generation + 1
-        memo.pop((RULES, scope.name), None)
+    if memo is None:
+        return None
+    found = memo.get((RULES, scope.name))
+    if not isinstance(found, KeptRules):
+        found = memo[(RULES, scope.name)] = KeptRules(scope)
+    return found
 
 
 def gather(

@@ -13,7 +13,7 @@ from doxa.clock import Clock
 from doxa.errors import NotFound
 from doxa.gate.believed import front
 from doxa.gate.closure import property_table
-from doxa.gate.gather import forget_rules, live_by_key
+from doxa.gate.gather import kept_rules, live_by_key
 from doxa.gate.index import FRONT, PAST, TERM, front_key, index_entries, past_key
 from doxa.gate.receipts import (
     ChainHead,
@@ -370,14 +370,10 @@ class Record:
         entry = JournalEntry(
             self.scope.name, head.sequence + 1, receipt_id, receipt_hash, decision.erasure
         )
-        rules = self._touches_rules(change)
         if self.batch is not None and decision.after is None:
             self.batch.add(change, entry)
-            self.batch.rules |= rules
         else:
             self.store.apply(change)
-            if rules:  # after the change is in: a read before it may have been remembered
-                forget_rules(self.store, self.scope)
             journal = getattr(self.store, "journal", None)
             if journal is not None:  # fsynced: what is acknowledged survives a power loss
                 journal.append(entry)
@@ -424,29 +420,18 @@ class Record:
         except BaseException:
             self.forget()
             raise
-        if batch.rules:
-            forget_rules(self.store, self.scope)
         journal = getattr(self.store, "journal", None)
         if journal is not None:
             journal.append_all(batch.entries)
         return len(batch.entries)
 
-    def _touches_rules(self, change: Change) -> bool:
-        """Whether a change alters the scope's live rules: writes or deletes in the rules
-        graph, or ends a claim (which may be a rule)."""
-        # compared as plain strings: rdflib's term equality runs in Python, this in C
-        is_rules, is_ends = str(self.scope.rules).__eq__, str(DOXA.ends).__eq__
-        return (
-            any(map(is_rules, [q[3] for q in change.delete]))
-            or any(map(is_rules, [q[3] for q in change.insert]))
-            or any(map(is_ends, [q[1] for q in change.insert]))
-        )
-
     def forget(self) -> None:
         """Drop what the gate remembers of the chain; it is read from the store again."""
         memo = self._memo()
         memo.head, memo.version, memo.topics, memo.graphs = None, None, None, None
-        forget_rules(self.store, self.scope)
+        rules = kept_rules(self.store, self.scope)
+        if rules is not None:
+            rules.forget()
 
     def head(self) -> ChainHead:
         memo = self._memo()
@@ -482,8 +467,6 @@ class Batch:
         self.entries: list[JournalEntry] = []
         #: whether a decision in it ended a fact or raised an alarm (what later closings read)
         self.closing = False
-        #: whether a decision in it changed the scope's rules (remembered rules are dropped)
-        self.rules = False
 
     def add(self, change: Change, entry: JournalEntry) -> None:
         for quad in change.delete:  # a quad the batch wrote itself is simply not written
