@@ -469,6 +469,18 @@ def sample_recalls(mem: doxa.Memory, stream: Stream, count: int) -> Json:
     }
 
 
+def resident_mb() -> float | None:
+    """This process's resident memory now (Linux), in MB: RocksDB's caches, the recall index
+    and Python's heap together."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 # -- report ---------------------------------------------------------------------------------
 
 
@@ -696,6 +708,7 @@ def measure_size(
     click.echo(
         f"  {size:,}: p50 {writes['p50_ms']:.2f} ms, {writes['per_s']:.0f} w/s, "
         f"recall p50 {recall['p50_ms']:.2f} ms, {counts['quads']:,} quads, "
+        f"RSS {resident_mb() or 0:,.0f} MB, "
         f"cpu/wall {writes['cpu_per_wall']:.2f}, load {writes['load_1min']:.2f}",
         err=True,
     )
@@ -708,6 +721,7 @@ def measure_size(
         "recall": recall,
         "raw": raw_figures,
         "store": counts,
+        "rss_mb": resident_mb(),
         "ratios": {
             "p50_vs_base": writes["p50_ms"] / base_writes["p50_ms"],
             "raw_p50_vs_base": raw_figures["p50_ms"] / base_raw["p50_ms"],

@@ -13,6 +13,7 @@ import secrets
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
@@ -34,6 +35,7 @@ from doxa.store.base import (
     tell_derived,
 )
 from doxa.store.convert import from_ox, to_ox, to_ox_graph
+from doxa.store.flusher import Flusher
 from doxa.store.journal import Journal
 
 __all__ = ["EmbeddedStore"]
@@ -91,6 +93,8 @@ class EmbeddedStore:
             raise StoreError(f"Cannot open the store at {self.path}: {message}.") from error
         if self.path is not None and journal:
             self.journal = Journal(self.path.with_name(f"{self.path.name}.journal"), fsync=durable)
+        # on disk, a small memtable keeps a write's cost flat as the store grows
+        self.flusher = Flusher(self._flush_now) if self.path is not None else None
 
     # -- reads -------------------------------------------------------------------------
 
@@ -262,6 +266,8 @@ class EmbeddedStore:
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
         tell_derived(self.memo, change, None)
+        if self.flusher is not None:
+            self.flusher.wrote(len(change.delete) + len(change.insert))
 
     def _apply(self, change: Change) -> None:
         if not change.delete:
@@ -317,7 +323,10 @@ class EmbeddedStore:
             raise StoreError(f"The store could not load the data: {error}.") from error
         finally:
             tell_derived(self.memo, None, graph)  # a failed load may have written part of it
-        return self._count(graph) - before
+        loaded = self._count(graph) - before
+        if self.flusher is not None:
+            self.flusher.wrote(loaded)
+        return loaded
 
     def _count(self, graph: URIRef) -> int:
         return sum(
@@ -337,7 +346,7 @@ class EmbeddedStore:
         renames; an interrupted swap is finished the next time the directory is opened.
         """
         tell_derived(self.memo, None, None)  # nothing derived keeps what an erasure removed
-        with self.lock:
+        with self.lock, self._flushes_paused():
             if self.path is None:
                 fresh = ox.Store()
                 fresh.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
@@ -382,7 +391,17 @@ class EmbeddedStore:
         if self.path is not None:
             self._store.flush()
 
+    def _flush_now(self) -> None:
+        """The background flush: a store closed meanwhile has nothing left to flush."""
+        if self._open is not None:
+            self._open.flush()
+
+    def _flushes_paused(self) -> AbstractContextManager[None]:
+        return self.flusher.paused() if self.flusher is not None else nullcontext()
+
     def close(self) -> None:
+        if self.flusher is not None:
+            self.flusher.stop()  # waits for a flush under way: it holds the store open
         if self.journal is not None:
             self.journal.close()
         if self._open is None:
