@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rdflib import Literal, URIRef
 
 from doxa.store import Change, EmbeddedStore
-from doxa.store.flusher import Flusher
+from doxa.store.flusher import DISK_BYTES_PER_QUAD, STORE_SHARE, Flusher
 
 GRAPH = URIRef("urn:test:graph")
 
@@ -66,6 +66,24 @@ def test_flushes_at_most_once_per_threshold(chunks: list[int]) -> None:
     flusher.stop()
     assert flusher.flushes <= crossings
     assert (flusher.flushes == 0) == (crossings == 0)
+
+
+def test_flushes_are_spaced_by_the_store_size() -> None:
+    """A small store flushes every ``least`` quads; a large one every STORE_SHARE-th of its
+    size, read again after each flush, so compaction work per write stays bounded."""
+    size = [1000]
+    flusher = Flusher(lambda: None, every=100, size=lambda: size[0])
+    assert flusher.every == 100  # small: the least spacing
+    size[0] = 1000 * DISK_BYTES_PER_QUAD * STORE_SHARE  # a store of ~1,000 × 32 quads
+    flusher.wrote(100)
+    assert _wait_for(lambda: flusher.flushes == 1)
+    assert _wait_for(lambda: flusher.every == 1000)
+    flusher.wrote(999)
+    time.sleep(0.05)
+    assert flusher.flushes == 1  # 999 < 1,000: not yet
+    flusher.wrote(1)
+    assert _wait_for(lambda: flusher.flushes == 2)  # control: the 1,000th quad flushes
+    flusher.stop()
 
 
 def test_no_flush_runs_while_paused() -> None:
@@ -132,7 +150,7 @@ def test_store_flushes_in_the_background_and_keeps_every_quad(tmp_path: Path) ->
     reopening, and an in-memory store has no flusher."""
     store = EmbeddedStore(tmp_path / "s", journal=False)
     assert store.flusher is not None
-    store.flusher.every = 500
+    store.flusher.least = store.flusher.every = 500
     for start in range(0, 3000, 100):
         store.apply(Change(insert=_quads(start, 100)))
     assert _wait_for(lambda: store.flusher is not None and store.flusher.flushes >= 1)
@@ -148,7 +166,7 @@ def test_close_and_compact_while_flushing(tmp_path: Path) -> None:
     the directory openable."""
     store = EmbeddedStore(tmp_path / "s", journal=False)
     assert store.flusher is not None
-    store.flusher.every = 50
+    store.flusher.least = store.flusher.every = 50
     for start in range(0, 2000, 50):
         store.apply(Change(insert=_quads(start, 50)))
         if start == 1000:

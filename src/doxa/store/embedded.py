@@ -8,6 +8,7 @@ must consume them in the thread that ran the query.
 from __future__ import annotations
 
 import gc
+import os
 import re
 import secrets
 import shutil
@@ -94,7 +95,9 @@ class EmbeddedStore:
         if self.path is not None and journal:
             self.journal = Journal(self.path.with_name(f"{self.path.name}.journal"), fsync=durable)
         # on disk, a small memtable keeps a write's cost flat as the store grows
-        self.flusher = Flusher(self._flush_now) if self.path is not None else None
+        self.flusher = (
+            Flusher(self._flush_now, size=self._disk_bytes) if self.path is not None else None
+        )
 
     # -- reads -------------------------------------------------------------------------
 
@@ -395,6 +398,13 @@ class EmbeddedStore:
         """The background flush: a store closed meanwhile has nothing left to flush."""
         if self._open is not None:
             self._open.flush()
+
+    def _disk_bytes(self) -> int:
+        """The size of the store's table files: what a flush makes RocksDB compact against."""
+        assert self.path is not None
+        return sum(
+            entry.stat().st_size for entry in os.scandir(self.path) if entry.name.endswith(".sst")
+        )
 
     def _flushes_paused(self) -> AbstractContextManager[None]:
         return self.flusher.paused() if self.flusher is not None else nullcontext()

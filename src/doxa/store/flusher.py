@@ -1,12 +1,12 @@
 """Keep RocksDB's in-memory table small by flushing it in a thread of its own.
 
-Oxigraph writes into a memtable that RocksDB flushes to disk only once it is large. Every
-insert, and the existence check Oxigraph makes before it, costs more as that table grows: a
-40-quad write took 0.47 ms after 1k writes and 0.97 ms after 10k with no flush, and
-0.29–0.37 ms throughout when the table was flushed every 100–250 writes, which also cost less
-CPU in all (``docs/decisions.md``, "The memtable is flushed in the background"). The flush runs
-beside the writes, so none waits for it; RocksDB makes a flush atomic, so a crash during one
-loses nothing the journal has not got.
+Oxigraph gives RocksDB 128 MB memtables, flushed only once full: every insert, and the
+existence check Oxigraph makes before it, gets slower as they fill, and a 100k-fact store held
+2.3 GB resident. Flushing after every few thousand writes keeps them small; but each flush
+makes RocksDB compact the new file into the level below, so the flushes are spaced in
+proportion to the store's size, which bounds that work per write (``docs/decisions.md``,
+"The memtable is flushed in the background"). The flush runs beside the writes, so none waits
+for it; RocksDB makes a flush atomic, so a crash during one loses nothing.
 """
 
 from __future__ import annotations
@@ -16,19 +16,29 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["FLUSH_EVERY", "Flusher"]
+__all__ = ["FLUSH_EVERY", "STORE_SHARE", "Flusher"]
 
-FLUSH_EVERY = 10_000  # quads written between two flushes: about 250 gated writes
+FLUSH_EVERY = 10_000  # quads written between two flushes at least: about 250 gated writes
+STORE_SHARE = 32  # and at least a 32nd of the store, so compaction per write stays bounded
+DISK_BYTES_PER_QUAD = 265  # a doxa store on disk, measured at 100k facts (4.3M quads)
 
 _log = logging.getLogger("doxa.store")
 
 
 class Flusher:
-    """Calls ``flush`` in a background thread after every ``every`` quads written."""
+    """Calls ``flush`` in a background thread after every ``every`` quads written: at least
+    ``least``, and a ``STORE_SHARE``-th of the store as ``size`` (bytes on disk) tells it."""
 
-    def __init__(self, flush: Callable[[], None], every: int = FLUSH_EVERY) -> None:
+    def __init__(
+        self,
+        flush: Callable[[], None],
+        every: int = FLUSH_EVERY,
+        size: Callable[[], int] | None = None,
+    ) -> None:
         self._flush = flush
-        self.every = every
+        self.size = size  # None: a fixed spacing
+        self.least = every
+        self.every = self._spacing()
         self.flushes = 0  # flushes made, for tests and benchmarks
         self._written = 0
         self._wake = threading.Event()
@@ -66,6 +76,16 @@ class Flusher:
         if thread is not None and thread is not threading.current_thread():
             thread.join()
 
+    def _spacing(self) -> int:
+        """Quads between two flushes for a store of the size it has now."""
+        if self.size is None:
+            return self.least
+        try:
+            quads = self.size() // DISK_BYTES_PER_QUAD
+        except OSError:
+            return self.least
+        return max(self.least, quads // STORE_SHARE)
+
     def _run(self) -> None:
         while True:
             self._wake.wait()
@@ -78,6 +98,7 @@ class Flusher:
                 try:
                     self._flush()
                     self.flushes += 1
+                    self.every = self._spacing()
                 except OSError as error:
                     # a full disk or a file limit: the next write or the close reports it to
                     # the caller, and the journal holds every acknowledged decision meanwhile
