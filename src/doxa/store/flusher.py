@@ -100,6 +100,6 @@ class Flusher:
                     self.flushes += 1
                     self.every = self._spacing()
                 except OSError as error:
-                    # a full disk or a file limit: the next write or the close reports it to
-                    # the caller, and the journal holds every acknowledged decision meanwhile
+                    # a full disk or a file limit: close() flushes again and raises if it
+                    # fails too, and the journal holds every acknowledged decision meanwhile
                     _log.warning("The store's background flush failed: %s", error)
