@@ -402,9 +402,15 @@ class EmbeddedStore:
     def _disk_bytes(self) -> int:
         """The size of the store's table files: what a flush makes RocksDB compact against."""
         assert self.path is not None
-        return sum(
-            entry.stat().st_size for entry in os.scandir(self.path) if entry.name.endswith(".sst")
-        )
+        total = 0
+        with os.scandir(self.path) as entries:
+            for entry in entries:
+                if entry.name.endswith(".sst"):
+                    try:
+                        total += entry.stat().st_size
+                    except FileNotFoundError:
+                        continue  # compacted away while the directory was read
+        return total
 
     def _flushes_paused(self) -> AbstractContextManager[None]:
         return self.flusher.paused() if self.flusher is not None else nullcontext()
