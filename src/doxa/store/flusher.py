@@ -1,10 +1,10 @@
 """Keep RocksDB's in-memory table small by flushing it in a thread of its own.
 
 Oxigraph gives RocksDB 128 MB memtables, flushed only once full: every insert, and the
-existence check Oxigraph makes before it, gets slower as they fill, and a 100k-fact store held
-2.3 GB resident. Flushing after every few thousand writes keeps them small; but each flush
-makes RocksDB compact the new file into the level below, so the flushes are spaced in
-proportion to the store's size, which bounds that work per write (``docs/decisions.md``,
+existence check Oxigraph makes before it, gets slower as they fill, and a process that had
+written 100k facts held 2.3 GB. Flushing often keeps them small; but each flush makes RocksDB
+compact the new file into the level below, so the flushes are spaced in proportion to the
+store's size, which bounds that work per write (``docs/decisions.md``,
 "The memtable is flushed in the background"). The flush runs beside the writes, so none waits
 for it; RocksDB makes a flush atomic, so a crash during one loses nothing.
 """
