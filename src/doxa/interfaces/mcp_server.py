@@ -26,7 +26,8 @@ from pydantic import BaseModel, Field
 from doxa import __version__
 from doxa.errors import DoxaError
 from doxa.memory import Memory
-from doxa.model import Fact, History, Receipt, Why
+from doxa.model import Authority, Fact, History, Receipt, Support, Why
+from doxa.terms import as_iri
 
 __all__ = ["AGENT_TOOLS", "build_server", "serve_memory"]
 
@@ -253,6 +254,24 @@ IncludeEnded = Annotated[bool, _doc("Also superseded and retracted facts.")]
 FactId = Annotated[str, _doc("The fact id, as remember, recall or facts returned it.")]
 
 
+def _agent_write(
+    memory: Memory, authority: object, support: object, standpoint: str | None
+) -> tuple[Authority, Support | None]:
+    """Parse the write's enum arguments with the parse every interface shares, then refuse
+    what only the owner may claim, comparing parsed values (the schema's enum is a hint to
+    the model, not the guard)."""
+    who = Authority.parse(authority)
+    how = Support.parse(support) if support is not None else None
+    if who is Authority.OWNER:
+        raise ToolError(
+            "An agent cannot write with authority 'owner'; write as 'agent', 'tool' or 'external'."
+        )
+    owners = memory.scope.standpoint(Authority.OWNER.value)
+    if standpoint is not None and as_iri(standpoint, "standpoint") == owners:
+        raise ToolError("An agent cannot write in the owner's standpoint; leave out 'standpoint'.")
+    return who, how
+
+
 def build_server(memory: Memory) -> MCPServer:
     """The MCP server over ``memory``: the agent's five tools, bound to its scope."""
     server: MCPServer = MCPServer(
@@ -293,6 +312,7 @@ def build_server(memory: Memory) -> MCPServer:
         A write that breaks the shapes or has a value of the wrong type comes back as an
         error listing what to fix; a rejected write stores no fact.
         """
+        who, how = _guarded(lambda: _agent_write(memory, authority, support, standpoint))
         receipt = _guarded(
             lambda: memory.remember(
                 text,
@@ -301,8 +321,8 @@ def build_server(memory: Memory) -> MCPServer:
                 subject=subject,
                 predicate=predicate,
                 object=object,
-                authority=authority,
-                support=support,
+                authority=who,
+                support=how,
                 standpoint=standpoint,
                 sources=sources or (),
                 valid_from=valid_from,
