@@ -427,7 +427,14 @@ def _choice(members: type[enum.Enum], parse: Callable[[object], enum.Enum]) -> _
 
 def _datatype(value: str) -> URIRef:
     if value.startswith("xsd:"):
-        return XSD[value[4:]]
+        named = URIRef("http://www.w3.org/2001/XMLSchema#" + value[4:])
+        if named not in XSD:  # XSD[name] only warns for a name XSD does not define
+            raise click.BadParameter(
+                f"{value!r} is not an XSD datatype; use one such as xsd:gYear or xsd:integer, "
+                "or a full IRI.",
+                param_hint="'--datatype'",
+            )
+        return named
     if value.startswith(("http://", "https://", "urn:")):
         return URIRef(value)
     raise click.BadParameter(

@@ -33,6 +33,7 @@ Caller = Annotated[Bound, Depends(bound)]
 Owner = Annotated[Bound, Depends(owner)]
 JSON = dict[str, Any]
 NQUADS = "application/n-quads"
+_XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
 class _Body(BaseModel):
@@ -112,7 +113,13 @@ def _object(body: RememberBody) -> object:
                 "'de-CH'."
             ) from None
     if body.datatype.startswith("xsd:"):
-        return Literal(body.literal, datatype=XSD[body.datatype[4:]])
+        named = URIRef(_XSD + body.datatype[4:])
+        if named not in XSD:  # XSD[name] only warns for a name XSD does not define
+            raise InvalidInput(
+                f"{body.datatype!r} is not an XSD datatype; use one such as xsd:gYear or "
+                "xsd:integer, or a full IRI."
+            )
+        return Literal(body.literal, datatype=named)
     if ":" in body.datatype:
         return Literal(body.literal, datatype=URIRef(body.datatype))
     raise InvalidInput(
