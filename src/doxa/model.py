@@ -138,6 +138,7 @@ class Outcome(_IriEnum):
     CALIBRATED = "calibrated"
     CLEARED = "cleared"
     ERASED = "erased"
+    PURGED = "purged"
 
 
 class RuleMode(_IriEnum):

@@ -99,6 +99,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "Calibrated",
         "Cleared",
         "Erased",
+        "Purged",
         "Requires",
         "Forbids",
         "Anything",
