@@ -398,8 +398,11 @@ class Gate:
     ) -> Receipt:
         now = self.clock.now()
         decision = decision or Decision()
-        consulted = tuple(f.iri for f in evidence.consulted)
-        targets = tuple(self.scope.fact(t) for t in (verdict.targets if verdict else ()))
+        # each once: a judge may name a fact twice, and the store keeps a set of triples
+        consulted = tuple(dict.fromkeys(f.iri for f in evidence.consulted))
+        targets = tuple(
+            dict.fromkeys(self.scope.fact(t) for t in (verdict.targets if verdict else ()))
+        )
         judge = (verdict and verdict.judge) or self.judge.name
         version = (verdict and verdict.judge_version) or self.judge.version
         draft = ReceiptDraft(

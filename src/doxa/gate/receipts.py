@@ -1,8 +1,10 @@
 """Receipts: one per decision, hash-chained so an auditor can verify the log from an export.
 
-A receipt's hash is SHA-256 over the sorted N-Triples lines of its own triples, leaving out
-``doxa:receiptHash`` itself. Each receipt names the previous one and carries its hash, so
-changing, removing or reordering any receipt breaks every hash after it.
+A receipt's hash is SHA-256 over the sorted, distinct N-Triples lines of its own triples,
+leaving out ``doxa:receiptHash`` itself: a set, as the store keeps it (a write naming a
+source twice, or its turn among its sources, stores each triple once). Each receipt names
+the previous one and carries its hash, so changing, removing or reordering any receipt breaks
+every hash after it.
 """
 
 from __future__ import annotations
@@ -75,16 +77,24 @@ class ReceiptDraft:
 
 
 def digest(lines: Iterable[str]) -> str:
-    return hashlib.sha256("\n".join(sorted(lines)).encode("utf-8")).hexdigest()
+    """SHA-256 over the distinct lines, sorted, joined by newlines.
+
+    The store keeps a set of quads, so a line given twice counts once. For distinct lines
+    this is exactly the digest receipts have always used, so older receipts still verify.
+
+    >>> digest(["b", "a", "b"]) == digest(["a", "b"])
+    True
+    """
+    return hashlib.sha256("\n".join(sorted(set(lines))).encode("utf-8")).hexdigest()
 
 
 def content_digest(triples: Iterable[Triple]) -> str:
-    """SHA-256 over the sorted N-Triples lines of triples (literals as the store keeps them)."""
+    """SHA-256 over the sorted, distinct N-Triples lines of triples (as the store keeps them)."""
     return digest(f"{ntriples(s)} {ntriples(p)} {ntriples(o)} ." for s, p, o in triples)
 
 
 def quad_digest(quads: Iterable[tuple[Node, Node, Node, Node]]) -> str:
-    """SHA-256 over the sorted N-Quads lines of quads."""
+    """SHA-256 over the sorted, distinct N-Quads lines of quads."""
     return digest(
         f"{ntriples(s)} {ntriples(p)} {ntriples(o)} {ntriples(g)} ." for s, p, o, g in quads
     )
