@@ -67,6 +67,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "HoldStatus",
         "AuditExport",
         "Alarm",
+        "Reseal",
     ),
     "individual": (
         "Owner",
@@ -128,6 +129,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "origin",
         "clears",
         "concerns",
+        "reseals",
     ),
     "datatype_property": (
         "text",
@@ -156,5 +158,6 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "agreements",
         "decisions",
         "salt",
+        "bodyDigest",
     ),
 }

@@ -266,3 +266,49 @@ def test_receipts_without_duplicates_hash_as_before(
         assert digest(lines) == _legacy_digest(lines) == stated[subject]
     assert digest(["b", "a", "b"]) == _legacy_digest(["a", "b"])
     assert digest(["b", "a", "b"]) != _legacy_digest(["a", "b", "b"])  # the old bug
+
+
+# -- an audit export's derived graphs are verified (issue 14, finding 10) -------------------
+
+CURRENT = "<urn:doxa:scope:alice/current> ."
+LIVES_IN = f"<{EX}bob> <{EX}livesIn>"
+
+
+def _current_edits(lines: list[str]) -> dict[str, list[str]]:
+    """Three ways to change ``current``: drop a live statement, bring back an ended one,
+    change a value."""
+    live = next(i for i, line in enumerate(lines) if line.startswith(LIVES_IN) and CURRENT in line)
+    dropped = lines[:live] + lines[live + 1 :]
+    ended = [*lines, f"{LIVES_IN} <{EX}Lyon> {CURRENT}"]
+    changed = list(lines)
+    changed[live] = f"{LIVES_IN} <{EX}Berlin> {CURRENT}"
+    return {"dropped": dropped, "ended-brought-back": ended, "changed": changed}
+
+
+@pytest.mark.parametrize("edit", ["dropped", "ended-brought-back", "changed"])
+def test_altering_current_in_an_audit_export_fails(
+    memory: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path, edit: str
+) -> None:
+    """Dropping, reviving or changing a quad of <scope>/current fails verify; the export as
+    written verifies (control)."""
+    _story(memory, clock)
+    out = tmp_path / "audit.nq"
+    memory.export(out, audit=True)
+    lines = _lines(out)
+    assert _verify(lines) == {"urn:doxa:scope:alice/log": 5}
+    assert f"{LIVES_IN} <{EX}Paris> {CURRENT}" in lines
+    with pytest.raises(doxa.ChainBroken, match="a derived graph was altered"):
+        _verify(_current_edits(lines)[edit])
+
+
+def test_current_matches_the_claims_after_every_ending(
+    memory: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """Control: after supersession, retraction and erasure the live store's current graph is
+    exactly what the claims give, so it verifies."""
+    _story(memory, clock)
+    tea = next(f for f in memory.facts() if "tea" in f.text)
+    memory.retract(tea.id, reason="never liked it")
+    lyon = next(f for f in memory.facts(include_ended=True) if "Lyon" in f.text)
+    memory.erase(lyon.id, reason="old address")
+    assert memory.verify() == 7
