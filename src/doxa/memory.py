@@ -465,6 +465,12 @@ class Memory:
             return self.purge_status()
         return self._purge.wait(timeout)
 
+    @property
+    def store_purges_files(self) -> bool:
+        """Whether erasure reaches the store's files: true on disk and in memory; false on a
+        SPARQL server, whose own files (log, journal, checkpoints) only its tools can purge."""
+        return isinstance(self.store, EmbeddedStore)
+
     def purge_status(self) -> PurgeStatus:
         """Where the background purge of erased content stands."""
         if self._purge is not None:
