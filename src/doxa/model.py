@@ -7,6 +7,7 @@ bare tuples or dicts. RDF terms inside them are rdflib terms (``URIRef``, ``Lite
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -40,6 +41,7 @@ Term = URIRef | Literal
 
 _IRIS: dict[enum.Enum, URIRef] = {}
 _BY_IRI: dict[type[enum.Enum], dict[str, enum.Enum]] = {}
+_BY_TEXT: dict[type[enum.Enum], dict[str, enum.Enum]] = {}
 
 
 class _IriEnum(enum.Enum):
@@ -68,16 +70,45 @@ class _IriEnum(enum.Enum):
 
     @classmethod
     def parse(cls, value: object) -> Self:
-        """Accept a member, its value (``"owner"``) or its IRI."""
+        """The member ``value`` names: the member itself, its exact value or its IRI.
+
+        The one parse of this input for every interface (Python API, CLI, REST, MCP), so a
+        permission check after it compares members, never spellings. Only the exact value
+        (``"owner"``), the IRI (``doxa:Owner``, as a ``URIRef`` or its full string) or the
+        member pass; anything else is refused, never folded into a member: another case
+        (``"Owner"``), the member's Python name (``"OWNER"``), surrounding or inner space,
+        look-alike letters (Cyrillic ``о``, fullwidth ``ｏ``: NFKC is not applied), and values
+        that are not strings (a subclass of ``str`` is read as its plain string value).
+
+        >>> Authority.parse("owner") is Authority.OWNER
+        True
+        >>> RuleMode.parse("FORBIDS")
+        Traceback (most recent call last):
+        ...
+        doxa.errors.InvalidInput: 'FORBIDS' is not a valid rule mode; use one of: requires, forbids.
+        """
         if isinstance(value, cls):
             return value
-        for member in cls:
-            if value in (member.value, member.iri, member.name):
-                return member
+        if isinstance(value, str):
+            text = str.__str__(
+                value
+            )  # a plain str: a subclass's __eq__ or __hash__ decides nothing
+            members = _BY_TEXT.get(cls)
+            if members is None:
+                members = _BY_TEXT[cls] = {
+                    **{str(m.iri): m for m in cls},
+                    **{str(m.value): m for m in cls},
+                }
+            found = members.get(text)
+            if found is not None:
+                assert isinstance(found, cls)
+                return found
         allowed = ", ".join(m.value for m in cls)
-        raise InvalidInput(
-            f"{value!r} is not a valid {cls.__name__.lower()}; use one of: {allowed}."
-        )
+        shown = repr(value)
+        if len(shown) > 80:  # a message names the value, it does not echo a megabyte back
+            shown = shown[:77] + "..."
+        what = re.sub(r"(?<!^)(?=[A-Z])", " ", cls.__name__).lower()  # RuleMode: rule mode
+        raise InvalidInput(f"{shown} is not a valid {what}; use one of: {allowed}.")
 
 
 class Authority(_IriEnum):

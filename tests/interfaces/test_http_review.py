@@ -231,3 +231,105 @@ def test_owner_clears_an_alarm(
     assert owner.get("/alarms").json() == []
     [cleared] = owner.get("/alarms", params={"include_cleared": "true"}).json()
     assert cleared["cleared_reason"] == "the feed was migrated"
+
+
+# -- sign-in CSRF and sign-out -------------------------------------------------------------
+
+REVIEW_HEADING = "Review: scope"
+EVIL = "http://evil.example"
+
+
+def evil_login_form(server: Server, key: str) -> str:
+    """Another site's page whose form signs the visitor in with the attacker's key."""
+    return (
+        f'<form method="post" action="{server.url}/review/login">'
+        f'<input name="key" value="{key}"><button id="go" type="submit">win</button></form>'
+    )
+
+
+def test_a_sign_in_from_another_site_is_refused(page: Page, server: Server) -> None:
+    """Login CSRF: a form on another origin posting a valid owner key to /review/login gets
+    403 and no session; the same key typed into the server's own page signs in (control)."""
+    body = evil_login_form(server, OWNER)
+    page.context.route(
+        f"{EVIL}/**", lambda route: route.fulfill(content_type="text/html", body=body)
+    )
+    page.goto(f"{EVIL}/")
+    with page.expect_navigation():
+        page.click("#go")
+    assert (
+        page.locator("#login-error")
+        .inner_text()
+        .startswith("This sign-in did not come from this server's review page")
+    )
+    assert not [c for c in page.context.cookies() if c["name"] == "doxa_review"]
+    page.goto("/review")
+    assert page.locator("#sign-in").is_visible()  # still signed out
+
+    sign_in(page, OWNER)
+    assert REVIEW_HEADING in page.locator("h1").inner_text()
+
+
+@pytest.mark.parametrize(
+    ("headers", "with_token"),
+    [
+        ({"Origin": EVIL}, True),
+        ({"Origin": "null"}, True),
+        ({"Referer": f"{EVIL}/page"}, True),
+        ({}, False),
+    ],
+    ids=["other-origin", "null-origin", "other-referer", "no-token"],
+)
+def test_sign_in_needs_this_servers_form(
+    server: Server, headers: dict[str, str], with_token: bool
+) -> None:
+    """A sign-in POST is refused (403, no session cookie) unless it comes from this server's
+    origin and carries the token bound to the pre-session cookie."""
+    with httpx.Client(base_url=server.url) as http:
+        form = http.get("/review")
+        token = _hidden_csrf(form.text)
+        data = {"key": OWNER, **({"csrf": token} if with_token else {})}
+        refused = http.post("/review/login", data=data, headers=headers)
+        assert refused.status_code == 403
+        assert "CSRF check failed" in refused.text
+        assert "doxa_review" not in refused.cookies
+        control = http.post(
+            "/review/login", data={"key": OWNER, "csrf": _hidden_csrf(refused.text)}
+        )
+        assert control.status_code == 303
+        assert "doxa_review" in control.cookies
+
+
+def test_a_token_from_another_browser_is_refused(server: Server) -> None:
+    """The token is bound to its own browser's pre-session cookie: an attacker's token, sent
+    from a browser with another cookie, does not sign in."""
+    with httpx.Client(base_url=server.url) as attacker, httpx.Client(base_url=server.url) as victim:
+        token = _hidden_csrf(attacker.get("/review").text)
+        victim.get("/review")
+        refused = victim.post("/review/login", data={"key": OWNER, "csrf": token})
+        assert refused.status_code == 403
+        control = attacker.post("/review/login", data={"key": OWNER, "csrf": token})
+        assert control.status_code == 303
+
+
+def _hidden_csrf(html: str) -> str:
+    marker = 'name="csrf" value="'
+    start = html.index(marker) + len(marker)
+    return html[start : html.index('"', start)]
+
+
+def test_signing_out_revokes_the_session_on_the_server(page: Page, server: Server) -> None:
+    """A copy of the session cookie works while signed in (control) and stops working the
+    moment the owner signs out: the page asks to sign in, and its forms answer 401."""
+    sign_in(page, OWNER)
+    [cookie] = [c for c in page.context.cookies() if c["name"] == "doxa_review"]
+    copied = {"doxa_review": cookie["value"]}
+    with httpx.Client(base_url=server.url, cookies=copied) as thief:
+        assert REVIEW_HEADING in thief.get("/review").text
+        page.click("text=Sign out")
+        page.wait_for_selector("#sign-in")
+        assert REVIEW_HEADING not in thief.get("/review").text
+        csrf = {"csrf": _hidden_csrf(page.content())}
+        assert thief.post("/review/held/x/approve", data=csrf).status_code == 401
+    page.goto("/review")
+    assert page.locator("#sign-in").is_visible()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import select
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -13,7 +17,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, get_default_environment
 from mcp.types import CallToolResult, TextContent
 
 from doxa import Memory
@@ -26,9 +30,13 @@ OWNER_VERBS = {"approve", "reject", "retract", "erase", "grant", "revoke", "clea
 @asynccontextmanager
 async def connect(store: Path, scope: str) -> AsyncIterator[Client]:
     """Spawn ``doxa mcp --path STORE --scope SCOPE`` and connect the SDK's client to it."""
+    # the SDK gives the server a minimal environment; keep PYTHONPATH, so the server runs the
+    # doxa under test (a source tree) and not whichever doxa is installed
+    path = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "doxa", "mcp", "--path", str(store), "--scope", scope],
+        env={**get_default_environment(), **path},
     )
     async with Client(params) as client:
         yield client
@@ -279,3 +287,225 @@ def test_facts_returns_the_newest_up_to_its_limit(store: Path) -> None:
             assert "out of range" in error_text(refused)
 
     session(store, "alice", body)
+
+
+# -- enum arguments (issue 14, finding 2) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        pytest.param(
+            {"authority": "OWNER"}, "Input should be 'agent', 'tool' or 'external'", id="name"
+        ),
+        pytest.param(
+            {"authority": "Agent"}, "Input should be 'agent', 'tool' or 'external'", id="case"
+        ),
+        pytest.param(
+            {"authority": "\u0430gent"},
+            "Input should be 'agent', 'tool' or 'external'",
+            id="cyrillic",
+        ),
+        pytest.param({"support": "STATED"}, "Input should be 'stated'", id="support-name"),
+        pytest.param(
+            {"standpoint": "urn:doxa:scope:alice/standpoint/owner"},
+            "An agent cannot write in the owner's standpoint; leave out 'standpoint'.",
+            id="owner-standpoint",
+        ),
+    ],
+)
+def test_an_agent_cannot_write_as_the_owner_over_mcp(
+    store: Path, arguments: dict[str, Any], message: str
+) -> None:
+    """Every other spelling of an enum argument, a rule, or the owner's standpoint is a tool
+    error and writes nothing; the exact value ``agent`` is written (control)."""
+    texts: list[str] = []
+
+    async def body(client: Client) -> None:
+        call = {"text": "Calls are on Monday", "topic": "calls"} | arguments
+        texts.append(error_text(await client.call_tool("remember", call)))
+        good = {"text": "Calls are on Monday", "topic": "calls", "authority": "agent"}
+        texts.append(structured(await client.call_tool("remember", good))["outcome"])
+
+    session(store, "alice", body)
+    assert message in texts[0]
+    assert texts[1] == "admitted"
+    with Memory.open(store, scope="alice") as memory:
+        assert [f.authority.value for f in memory.facts()] == ["agent"]
+        assert [r.outcome.value for r in memory.receipts()] == ["admitted"]
+
+
+# -- messages the server will not read (issue 14, finding 11) --------------------------------
+
+
+class RawSession:
+    """``doxa mcp`` driven line by line, for messages the SDK's client would never send."""
+
+    def __init__(self, store: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "doxa", "mcp", "--path", str(store), "--scope", "alice"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        assert self.receive()["id"] == 0
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        assert self.process.stdin is not None
+        line = message if isinstance(message, bytes) else json.dumps(message).encode()
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def receive(self, timeout: float = 30) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        assert ready, "no reply within the timeout"
+        reply: dict[str, Any] = json.loads(self.process.stdout.readline())
+        return reply
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+        self.process.stdout.close()
+
+
+def _deep(levels: int) -> bytes:
+    arguments = b'{"text": ' + b"[" * levels + b"]" * levels + b', "topic": "t"}'
+    return (
+        b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "remember", '
+        b'"arguments": ' + arguments + b"}}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "message"),
+    [
+        pytest.param(
+            _deep(100_000),
+            -32700,
+            "Parse error: The JSON nests arrays or objects more than 64 levels deep; send a "
+            "flat document.",
+            id="deep-100000",
+        ),
+        pytest.param(
+            _deep(150),
+            -32700,
+            "Parse error: The JSON nests arrays or objects more than 64 levels deep; send a "
+            "flat document.",
+            id="deep-150",
+        ),
+        pytest.param(
+            b'{"jsonrpc": "2.0", "id": 7, "method": "x"' + b" " * 1_100_000 + b"}",
+            -32600,
+            "The message is larger than this server's limit of 1048576 bytes; send less per "
+            "request.",
+            id="over-1-MiB",
+        ),
+        pytest.param(
+            b'{"jsonrpc": "2.0", "id": 7,',
+            -32700,
+            "Parse error: The body is not valid JSON (Expecting property name enclosed in "
+            "double quotes at line 1, column 28); send one JSON document.",
+            id="not-json",
+        ),
+        pytest.param(
+            b'{"jsonrpc": "2.0", "id": 7, "id": 8, "method": "tools/list"}',
+            -32700,
+            "Parse error: The JSON repeats the key 'id'; send each key once.",
+            id="repeated-key",
+        ),
+        pytest.param(
+            b'{"hello": "world"}',
+            -32600,
+            "Invalid Request: this is not a JSON-RPC 2.0 message; send a request such as "
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.',
+            id="not-json-rpc",
+        ),
+    ],
+)
+def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
+    store: Path, line: bytes, code: int, message: str
+) -> None:
+    """A message nested too deep, too long, or not JSON-RPC is answered with a JSON-RPC error
+    (id null: it could not be read); the next tool call in the same session works (control)."""
+    raw = RawSession(store)
+    try:
+        raw.send(line)
+        assert raw.receive() == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": code, "message": message},
+        }
+        raw.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 8,
+                "method": "tools/call",
+                "params": {"name": "remember", "arguments": {"text": "still here", "topic": "t"}},
+            }
+        )
+        reply = raw.receive()
+        assert reply["id"] == 8
+        assert reply["result"]["structuredContent"]["outcome"] == "admitted"
+    finally:
+        raw.close()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "answer"),
+    [
+        pytest.param(
+            {"text": "No calls on Sunday", "topic": "calls", "rule": "forbids"},
+            {
+                "code": -32602,
+                "message": "Tool 'remember' takes no argument 'rule'; it takes: authority, "
+                "confidence, kind, object, predicate, query, sources, standpoint, subject, "
+                "support, text, topic, turn, valid_from, valid_until.",
+            },
+            id="rule",
+        ),
+        pytest.param(
+            {"text": "No calls on Sunday", "topic": "calls", "Authority": "owner"},
+            {
+                "code": -32602,
+                "message": "Tool 'remember' takes no argument 'Authority'; it takes: authority, "
+                "confidence, kind, object, predicate, query, sources, standpoint, subject, "
+                "support, text, topic, turn, valid_from, valid_until.",
+            },
+            id="other-case-name",
+        ),
+    ],
+)
+def test_an_argument_the_tool_does_not_take_is_refused(
+    store: Path, arguments: dict[str, Any], answer: dict[str, Any]
+) -> None:
+    """A rule (or any argument) smuggled into ``remember`` is refused by name, with the
+    request's id, instead of being dropped; the same call without it is written (control)."""
+    raw = RawSession(store)
+    try:
+        call = {"name": "remember", "arguments": arguments}
+        raw.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": call})
+        assert raw.receive() == {"jsonrpc": "2.0", "id": 5, "error": answer}
+        known = {k: v for k, v in arguments.items() if k in ("text", "topic")}
+        call = {"name": "remember", "arguments": known}
+        raw.send({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": call})
+        assert raw.receive()["result"]["structuredContent"]["outcome"] == "admitted"
+    finally:
+        raw.close()
+    with Memory.open(store, scope="alice") as memory:
+        assert [(f.is_rule, f.authority.value) for f in memory.facts()] == [(False, "agent")]

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import click
 from rdflib import BNode, Literal, URIRef
@@ -404,8 +404,25 @@ def _receipts_table(receipts: Sequence[Receipt]) -> str:
 # -- option types ---------------------------------------------------------------------
 
 
-def _choice(members: type[enum.Enum]) -> click.Choice[str]:
-    return click.Choice([str(m.value) for m in members])
+class _Member(click.Choice[str]):
+    """An enum option: ``--help`` lists the values, and the enum's own ``parse`` (the one the
+    Python API, REST and MCP share) reads what was typed, so the command gets the member."""
+
+    def __init__(self, members: type[enum.Enum], parse: Callable[[object], enum.Enum]) -> None:
+        super().__init__([str(m.value) for m in members])
+        self._parse = parse
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Any:
+        try:
+            return self._parse(value)
+        except InvalidInput as error:
+            self.fail(str(error), param, ctx)
+
+
+def _choice(members: type[enum.Enum], parse: Callable[[object], enum.Enum]) -> _Member:
+    return _Member(members, parse)
 
 
 def _datatype(value: str) -> URIRef:
@@ -512,14 +529,14 @@ def init(settings: Settings) -> None:
 @click.option("--datatype", metavar="TYPE", help="Datatype of --literal: xsd:NAME or a full IRI.")
 @click.option(
     "--authority",
-    type=_choice(Authority),
+    type=_choice(Authority, Authority.parse),
     default="agent",
     show_default=True,
     help="Who stands behind the fact.",
 )
 @click.option(
     "--support",
-    type=_choice(Support),
+    type=_choice(Support, Support.parse),
     help="How it is supported (default: by authority).",
 )
 @click.option("--standpoint", metavar="IRI", help="Whose perspective it holds in.")
@@ -530,7 +547,9 @@ def init(settings: Settings) -> None:
 @click.option("--confidence", metavar="NUMBER", help="Confidence from 0 to 1 (omit: not rated).")
 @click.option("--query", help="The search that found nothing (with --support absent).")
 @click.option("--turn", metavar="IRI", help="The conversation turn or tool call.")
-@click.option("--rule", type=_choice(RuleMode), help="Make it a standing rule of the owner.")
+@click.option(
+    "--rule", type=_choice(RuleMode, RuleMode.parse), help="Make it a standing rule of the owner."
+)
 @click.pass_obj
 def remember(
     settings: Settings,
@@ -542,8 +561,8 @@ def remember(
     object_: str | None,
     literal: str | None,
     datatype: str | None,
-    authority: str,
-    support: str | None,
+    authority: Authority,
+    support: Support | None,
     standpoint: str | None,
     sources: tuple[str, ...],
     attributed_to: str | None,
@@ -552,7 +571,7 @@ def remember(
     confidence: str | None,
     query: str | None,
     turn: str | None,
-    rule: str | None,
+    rule: RuleMode | None,
 ) -> None:
     """Write one fact through the gate and print the receipt."""
     if object_ is not None and literal is not None:
@@ -709,11 +728,11 @@ def held(settings: Settings) -> None:
 @click.option(
     "--as",
     "as_relation",
-    type=_choice(Relation),
+    type=_choice(Relation, Relation.parse),
     help="Apply this relation instead of the judge's.",
 )
 @click.pass_obj
-def approve(settings: Settings, held_id: str, as_relation: str | None) -> None:
+def approve(settings: Settings, held_id: str, as_relation: Relation | None) -> None:
     """Approve a held write (the owner's decision)."""
     _run(settings, lambda m: _show_receipt(settings, m.approve(held_id, as_relation=as_relation)))
 

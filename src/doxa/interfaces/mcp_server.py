@@ -14,21 +14,43 @@ the owner's interfaces (CLI, review page). A doxa error comes back as a tool err
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, BinaryIO, Literal, Protocol, TypeVar, cast
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    ToolAnnotations,
+    jsonrpc_message_adapter,
+)
+from pydantic import BaseModel, Field, ValidationError
 
 from doxa import __version__
-from doxa.errors import DoxaError
+from doxa.errors import DoxaError, InvalidInput
+from doxa.interfaces.wire import parse_json
 from doxa.memory import Memory
-from doxa.model import Fact, History, Receipt, Why
+from doxa.model import Authority, Fact, History, Receipt, Support, Why
+from doxa.terms import as_iri
 
-__all__ = ["AGENT_TOOLS", "build_server", "serve_memory"]
+__all__ = [
+    "AGENT_TOOLS",
+    "MAX_MESSAGE_BYTES",
+    "build_server",
+    "check_message",
+    "serve_memory",
+    "serve_stdio",
+]
 
 #: the agent's tool table: name -> read-only; a test pins it
 AGENT_TOOLS: dict[str, bool] = {
@@ -253,6 +275,24 @@ IncludeEnded = Annotated[bool, _doc("Also superseded and retracted facts.")]
 FactId = Annotated[str, _doc("The fact id, as remember, recall or facts returned it.")]
 
 
+def _agent_write(
+    memory: Memory, authority: object, support: object, standpoint: str | None
+) -> tuple[Authority, Support | None]:
+    """Parse the write's enum arguments with the parse every interface shares, then refuse
+    what only the owner may claim, comparing parsed values (the schema's enum is a hint to
+    the model, not the guard)."""
+    who = Authority.parse(authority)
+    how = Support.parse(support) if support is not None else None
+    if who is Authority.OWNER:
+        raise ToolError(
+            "An agent cannot write with authority 'owner'; write as 'agent', 'tool' or 'external'."
+        )
+    owners = memory.scope.standpoint(Authority.OWNER.value)
+    if standpoint is not None and as_iri(standpoint, "standpoint") == owners:
+        raise ToolError("An agent cannot write in the owner's standpoint; leave out 'standpoint'.")
+    return who, how
+
+
 def build_server(memory: Memory) -> MCPServer:
     """The MCP server over ``memory``: the agent's five tools, bound to its scope."""
     server: MCPServer = MCPServer(
@@ -293,6 +333,7 @@ def build_server(memory: Memory) -> MCPServer:
         A write that breaks the shapes or has a value of the wrong type comes back as an
         error listing what to fix; a rejected write stores no fact.
         """
+        who, how = _guarded(lambda: _agent_write(memory, authority, support, standpoint))
         receipt = _guarded(
             lambda: memory.remember(
                 text,
@@ -301,8 +342,8 @@ def build_server(memory: Memory) -> MCPServer:
                 subject=subject,
                 predicate=predicate,
                 object=object,
-                authority=authority,
-                support=support,
+                authority=who,
+                support=how,
                 standpoint=standpoint,
                 sources=sources or (),
                 valid_from=valid_from,
@@ -383,9 +424,148 @@ def build_server(memory: Memory) -> MCPServer:
     return server
 
 
+# -- the transport: stdio, every message checked before the SDK reads it ----------------
+
+#: the longest message (one line of JSON-RPC) the server reads; a longer one is refused
+MAX_MESSAGE_BYTES = 1_048_576
+
+
+def _refusal(code: int, message: str, id: object = None) -> SessionMessage:
+    """A JSON-RPC error reply; ``id`` is null where the request's id could not be read."""
+    known = id if isinstance(id, str | int) and not isinstance(id, bool) else None
+    return SessionMessage(
+        JSONRPCError(jsonrpc="2.0", id=known, error=ErrorData(code=code, message=message))
+    )
+
+
+def check_message(
+    raw: bytes,
+    *,
+    limit: int = MAX_MESSAGE_BYTES,
+    arguments: dict[str, frozenset[str]] | None = None,
+) -> SessionMessage | None:
+    """The error reply for a message the server will not read, or None to read it.
+
+    Refused: a message over ``limit`` bytes, one that is not UTF-8 JSON, repeats a key,
+    nests more than :data:`doxa.interfaces.wire.MAX_DEPTH` levels deep (the SDK alone
+    would drop such a message without a reply), or is not a JSON-RPC message; and, given
+    ``arguments`` (tool name -> the argument names it takes), a tool call with an argument
+    its tool does not take (the SDK would drop it silently: ``rule`` on ``remember`` would
+    write an ordinary fact while the agent believes it wrote a rule).
+    """
+    if len(raw) > limit:
+        return _refusal(
+            INVALID_REQUEST,
+            f"The message is larger than this server's limit of {limit} bytes; send less "
+            "per request.",
+        )
+    try:
+        value = parse_json(raw)
+    except InvalidInput as error:
+        return _refusal(PARSE_ERROR, f"Parse error: {error}")
+    try:
+        jsonrpc_message_adapter.validate_python(value, by_name=False)
+    except ValidationError:
+        return _refusal(
+            INVALID_REQUEST,
+            "Invalid Request: this is not a JSON-RPC 2.0 message; send a request such as "
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.',
+            value.get("id") if isinstance(value, dict) else None,
+        )
+    params = value.get("params") if value.get("method") == "tools/call" else None
+    if arguments is not None and isinstance(params, dict):
+        takes = arguments.get(str(params.get("name")))
+        given = params.get("arguments")
+        if (
+            takes is not None
+            and isinstance(given, dict)
+            and (unknown := sorted(set(given) - takes))
+        ):
+            shown = ", ".join(repr(name[:40]) for name in unknown[:5])
+            return _refusal(
+                INVALID_PARAMS,
+                f"Tool {params['name']!r} takes no argument {shown}; it takes: "
+                f"{', '.join(sorted(takes))}.",
+                value.get("id"),
+            )
+    return None
+
+
+class _Replies(Protocol):
+    """Where a refusal goes: the server's own write stream (so replies never interleave)."""
+
+    async def send(self, item: SessionMessage, /) -> None: ...
+
+
+class _CheckedLines:
+    """stdin as the SDK's stdio transport reads it (one message per line), each line read
+    with a bound and checked first: a refused line is answered with a JSON-RPC error on the
+    server's own write stream and never reaches the SDK, which would otherwise drop it
+    without a reply; the next line is served as usual."""
+
+    def __init__(self, source: BinaryIO, limit: int, arguments: dict[str, frozenset[str]]) -> None:
+        self._source = source
+        self._limit = limit
+        self._arguments = arguments
+        self._replies: _Replies | None = None
+        self._attached = anyio.Event()
+
+    def attach(self, replies: _Replies) -> None:
+        self._replies = replies
+        self._attached.set()
+
+    def __aiter__(self) -> _CheckedLines:
+        return self
+
+    def _read_line(self) -> bytes | None:
+        """One line, at most limit + 1 bytes of it kept; None at the end of input."""
+        line = self._source.readline(self._limit + 1)
+        if not line:
+            return None
+        if len(line) > self._limit and not line.endswith(b"\n"):
+            while True:  # too long: skip to its end without holding it
+                rest = self._source.readline(65536)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        return line
+
+    async def __anext__(self) -> str:
+        await self._attached.wait()
+        assert self._replies is not None
+        while True:
+            line = await anyio.to_thread.run_sync(self._read_line)
+            if line is None:
+                raise StopAsyncIteration
+            raw = line.rstrip(b"\r\n")
+            if not raw.strip():
+                continue
+            refusal = check_message(raw, limit=self._limit, arguments=self._arguments)
+            if refusal is None:
+                return raw.decode("utf-8")
+            await self._replies.send(refusal)
+
+
+async def serve_stdio(server: MCPServer, *, limit: int = MAX_MESSAGE_BYTES) -> None:
+    """Serve ``server`` over stdio, every message checked by :func:`check_message` first."""
+    arguments = {
+        tool.name: frozenset(tool.input_schema.get("properties", {}))
+        for tool in await server.list_tools()
+    }
+    lines = _CheckedLines(sys.stdin.buffer, limit, arguments)
+    # the SDK still claims stdout (stray prints never reach the wire); stdin is read here
+    async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (reads, writes):
+        lines.attach(writes)
+        # MCPServer.run_stdio_async, with checked stdin: the SDK offers no public hook
+        lowlevel = server._lowlevel_server
+        await lowlevel.run(reads, writes, lowlevel.create_initialization_options())
+
+
 def serve_memory(memory: Memory) -> None:
     """Serve MCP over stdio on ``memory`` until the client closes stdin.
 
     The caller keeps the store open (and its directory locked) for the whole session.
+    Each message is one line of at most :data:`MAX_MESSAGE_BYTES` bytes, nested at most
+    :data:`doxa.interfaces.wire.MAX_DEPTH` levels deep; anything else gets a JSON-RPC
+    error reply (``id`` null where it could not be read) and the session goes on.
     """
-    build_server(memory).run("stdio")
+    anyio.run(serve_stdio, build_server(memory))

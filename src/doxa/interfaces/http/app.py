@@ -21,7 +21,7 @@ from doxa import __version__
 from doxa.clock import Clock
 from doxa.errors import DoxaError
 from doxa.interfaces.http import rest, review, sparql
-from doxa.interfaces.http.auth import Memories
+from doxa.interfaces.http.auth import Memories, ReviewSessions
 from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.errors import error_body, install_handlers
 from doxa.interfaces.http.runner import QueryRunner
@@ -110,10 +110,10 @@ def create_app(
     """A FastAPI app serving ``store`` to the keys in ``config``.
 
     ``judge`` judges every scope's writes (default: the rule judge); ``owns_store`` closes the
-    store when the app shuts down; ``secret`` signs review-page sessions (random per app by
-    default, so a restart signs everyone out). Every ``rejudge_every`` seconds the server
-    judges again the writes a judge that was down left ``unchecked`` (recovery without the
-    owner having to ask; None turns it off).
+    store when the app shuts down; ``secret`` signs the review page's CSRF tokens (random per
+    app by default); its sessions live in the app, so a restart signs everyone out. Every
+    ``rejudge_every`` seconds the server judges again the writes a judge that was down left
+    ``unchecked`` (recovery without the owner having to ask; None turns it off).
     """
     memories = Memories(
         {
@@ -155,6 +155,7 @@ def create_app(
         timeout=config.sparql_timeout, max_running=config.sparql_max_running
     )
     app.state.secret = secret or secrets.token_bytes(32)
+    app.state.sessions = ReviewSessions(seconds=review.SESSION_SECONDS)
     install_handlers(app)
 
     @app.get("/health", tags=["server"])

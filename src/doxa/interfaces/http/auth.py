@@ -6,6 +6,11 @@ only ever reaches the memory of its key's scope.
 
 from __future__ import annotations
 
+import hashlib
+import secrets
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fastapi import Depends, Request
@@ -14,7 +19,7 @@ from doxa.interfaces.http.config import Caller, ServerConfig
 from doxa.interfaces.http.errors import Problem
 from doxa.memory import Memory
 
-__all__ = ["Bound", "Memories", "bound", "owner"]
+__all__ = ["Bound", "Memories", "ReviewSessions", "bound", "owner"]
 
 
 class Memories:
@@ -28,6 +33,66 @@ class Memories:
 
     def values(self) -> list[Memory]:
         return list(self._memories.values())
+
+
+class ReviewSessions:
+    """The review page's signed-in sessions, kept by the server so signing out ends one.
+
+    A session is an opaque random token (256 bits) in the owner's cookie; the server keeps
+    only its SHA-256 digest, the scope and the expiry, so a copied cookie stops working the
+    moment its session is revoked (sign-out) or expires, and a restart signs everyone out.
+    At most ``limit`` sessions are kept; past that the oldest is dropped (signed out).
+
+    >>> sessions = ReviewSessions(seconds=60)
+    >>> token = sessions.open("alice")
+    >>> sessions.scope_of(token)
+    'alice'
+    >>> sessions.revoke(token)
+    >>> sessions.scope_of(token) is None
+    True
+    """
+
+    def __init__(
+        self, *, seconds: int, limit: int = 10_000, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.seconds = seconds
+        self.limit = limit
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._open: dict[str, tuple[str, float]] = {}  # digest -> (scope, expiry)
+
+    @staticmethod
+    def _digest(token: str) -> str:
+        return hashlib.sha256(token.encode("utf-8", errors="replace")).hexdigest()
+
+    def open(self, scope: str) -> str:
+        """A new session for ``scope``; returns the token for the cookie."""
+        token = secrets.token_urlsafe(32)
+        now = self._clock()
+        with self._lock:
+            for digest, (_, expiry) in list(self._open.items()):
+                if expiry <= now:
+                    del self._open[digest]
+            while len(self._open) >= self.limit:
+                del self._open[next(iter(self._open))]  # insertion order: the oldest first
+            self._open[self._digest(token)] = (scope, now + self.seconds)
+        return token
+
+    def scope_of(self, token: str | None) -> str | None:
+        """The scope of a live session, or None (unknown, revoked or expired)."""
+        if not token:
+            return None
+        with self._lock:
+            found = self._open.get(self._digest(token))
+        if found is None or found[1] <= self._clock():
+            return None
+        return found[0]
+
+    def revoke(self, token: str | None) -> None:
+        """End a session now (idempotent): its cookie no longer signs anyone in."""
+        if token:
+            with self._lock:
+                self._open.pop(self._digest(token), None)
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from doxa.errors import InvalidInput
 from doxa.interfaces.cli import _plain
 from doxa.interfaces.http.auth import Bound, bound, owner
+from doxa.interfaces.http.bodies import StrictJSONRoute
 from doxa.interfaces.http.errors import Problem
-from doxa.terms import literal
+from doxa.model import Authority, Relation, RuleMode, Support
+from doxa.terms import as_iri, literal
 
 __all__ = ["router"]
 
-router = APIRouter()
+router = APIRouter(route_class=StrictJSONRoute)
 
 Caller = Annotated[Bound, Depends(bound)]
 Owner = Annotated[Bound, Depends(owner)]
@@ -49,8 +51,16 @@ class RememberBody(_Body):
     literal: str | None = Field(None, description="Object as a literal, whatever it looks like.")
     datatype: str | None = Field(None, description="Datatype of literal: xsd:NAME or an IRI.")
     language: str | None = Field(None, description="Language tag of literal, e.g. 'en'.")
-    authority: str = Field("agent", description="owner, tool, agent or external.")
-    support: str | None = Field(None, description="stated, observed, inferred, quoted, absent.")
+    authority: str = Field(
+        "agent",
+        description="owner (owner key only), tool, agent or external: exactly these words.",
+        json_schema_extra={"enum": [m.value for m in Authority]},
+    )
+    support: str | None = Field(
+        None,
+        description="stated, observed, inferred, quoted or absent.",
+        json_schema_extra={"enum": [*(m.value for m in Support), None]},
+    )
     standpoint: str | None = Field(None, description="Whose perspective it holds in (IRI).")
     sources: list[str] = Field(default_factory=list, description="Evidence IRIs.")
     attributed_to: str | None = Field(None, description="Who said it (IRI).")
@@ -59,11 +69,19 @@ class RememberBody(_Body):
     confidence: float | str | None = Field(None, description="From 0 to 1; omit: not rated.")
     query: str | None = Field(None, description="The search that found nothing (support absent).")
     turn: str | None = Field(None, description="The conversation turn or tool call (IRI).")
-    rule: str | None = Field(None, description="requires or forbids: a standing rule.")
+    rule: str | None = Field(
+        None,
+        description="requires or forbids: a standing rule (owner key only).",
+        json_schema_extra={"enum": [*(m.value for m in RuleMode), None]},
+    )
 
 
 class ApproveBody(_Body):
-    as_relation: str | None = Field(None, description="Apply this relation, not the judge's.")
+    as_relation: str | None = Field(
+        None,
+        description="Apply this relation, not the judge's.",
+        json_schema_extra={"enum": [*(m.value for m in Relation), None]},
+    )
 
 
 class ReasonBody(_Body):
@@ -93,29 +111,32 @@ def remember(body: RememberBody, found: Caller) -> JSON:
     """Write one fact through the gate; returns the receipt (a held write is a success too).
 
     A write the shapes refuse gets 422 with each failed constraint listed (only a rejection
-    receipt is stored).
+    receipt is stored). Only the owner key may write with authority ``owner``, write a
+    standing rule (``rule``) or name the owner's standpoint (403 otherwise).
     """
-    if body.authority == "owner" and not found.caller.is_owner:
-        raise Problem(
-            403,
-            "Forbidden",
-            "Only the owner key may write with authority 'owner'; an agent writes as 'agent', "
-            "'tool' or 'external'.",
-        )
-    receipt = found.memory.remember(body.text, **_fields(body), strict=True)
+    receipt = found.memory.remember(body.text, **_fields(body, found), strict=True)
     return _json(receipt)  # type: ignore[no-any-return]
 
 
-def _fields(body: RememberBody) -> dict[str, Any]:
-    """The keyword arguments of ``Memory.remember`` (and ``preview``) a body carries."""
+def _fields(body: RememberBody, found: Bound) -> dict[str, Any]:
+    """The keyword arguments of ``Memory.remember`` (and ``preview``) a body carries.
+
+    The enum-like fields are parsed here, once, by the parse every interface shares; the
+    permission check then compares the parsed members (``"OWNER"`` is refused by the parse,
+    never admitted as the owner), and the memory receives the members themselves.
+    """
+    authority = Authority.parse(body.authority)
+    rule = RuleMode.parse(body.rule) if body.rule is not None else None
+    support = Support.parse(body.support) if body.support is not None else None
+    _check_caller(found, authority=authority, rule=rule, standpoint=body.standpoint)
     return {
         "topic": body.topic,
         "kind": body.kind,
         "subject": body.subject,
         "predicate": body.predicate,
         "object": _object(body),
-        "authority": body.authority,
-        "support": body.support,
+        "authority": authority,
+        "support": support,
         "standpoint": body.standpoint,
         "sources": body.sources,
         "attributed_to": body.attributed_to,
@@ -124,14 +145,44 @@ def _fields(body: RememberBody) -> dict[str, Any]:
         "confidence": body.confidence,
         "query": body.query,
         "turn": body.turn,
-        "rule": body.rule,
+        "rule": rule,
     }
+
+
+def _check_caller(
+    found: Bound, *, authority: Authority, rule: RuleMode | None, standpoint: str | None
+) -> None:
+    """Refuse (403) what only the owner key may ask for, deciding on parsed values."""
+    if found.caller.is_owner:
+        return
+    if authority is Authority.OWNER:
+        raise Problem(
+            403,
+            "Forbidden",
+            "Only the owner key may write with authority 'owner'; an agent writes as 'agent', "
+            "'tool' or 'external'.",
+        )
+    if rule is not None:
+        raise Problem(
+            403,
+            "Forbidden",
+            "Only the owner key may write a standing rule; leave out 'rule', or ask the owner.",
+        )
+    owners = found.memory.scope.standpoint(Authority.OWNER.value)
+    if standpoint is not None and as_iri(standpoint, "standpoint") == owners:
+        raise Problem(
+            403,
+            "Forbidden",
+            "Only the owner key may write in the owner's standpoint; leave out 'standpoint' "
+            "(an agent's write holds in the agent's own standpoint).",
+        )
 
 
 @router.post("/preview", tags=["reads"])
 def preview(body: RememberBody, found: Caller) -> JSON:
-    """What the judge would say about a write (its verdict), without writing anything."""
-    return _json(found.memory.preview(body.text, **_fields(body)))  # type: ignore[no-any-return]
+    """What the judge would say about a write (its verdict), without writing anything; the
+    same owner-only rules as ``/remember`` apply (403)."""
+    return _json(found.memory.preview(body.text, **_fields(body, found)))  # type: ignore[no-any-return]
 
 
 @router.get("/facts", tags=["reads"])

@@ -1,17 +1,21 @@
 """``/review``: the owner's page — held writes, alarms, quarantine, and each fact's history.
 
 Server-rendered HTML, no JavaScript. The owner signs in by typing the scope's owner key into
-the form at ``/review``; the server answers with a signed session cookie (HttpOnly,
-SameSite=Strict, path ``/review``, 12 hours) that names the scope, never the key. Agent keys
-are refused. Every form that acts carries a CSRF token bound to the session, and a POST from
-another origin is refused, so only the owner's own page can approve or reject.
+the form at ``/review``; the server answers with a session cookie (HttpOnly, SameSite=Strict,
+path ``/review``, 12 hours) holding an opaque random token the server keeps (never the key).
+Agent keys are refused. The sign-in form itself carries a CSRF token bound to a pre-session
+cookie, and a sign-in from another origin is refused (login CSRF: another site cannot sign
+the owner's browser in to the attacker's session). Every form that acts carries a CSRF token
+bound to the session, and a POST from another origin is refused, so only the owner's own page
+can approve or reject. Signing out ends the session on the server: a copied cookie stops
+working at once.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import time
+import secrets
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlencode
@@ -22,7 +26,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from doxa.errors import DoxaError, NotFound
-from doxa.interfaces.http.auth import Memories
+from doxa.interfaces.http.auth import Memories, ReviewSessions
 from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.errors import status_of
 from doxa.interfaces.http.timeline import timeline_svg
@@ -35,6 +39,9 @@ router = APIRouter(prefix="/review", include_in_schema=False)
 
 COOKIE = "doxa_review"
 SESSION_SECONDS = 12 * 3600
+#: the pre-session cookie the sign-in form's CSRF token is bound to
+LOGIN_COOKIE = "doxa_review_login"
+LOGIN_SECONDS = 3600
 
 _templates = Environment(
     loader=PackageLoader("doxa.interfaces.http", "templates"),
@@ -49,25 +56,18 @@ def _sign(secret: bytes, text: str) -> str:
     return hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def _session(scope: str, secret: bytes) -> str:
-    payload = f"{scope}.{int(time.time()) + SESSION_SECONDS}"
-    return f"{payload}.{_sign(secret, payload)}"
-
-
-def _scope_of(token: str | None, secret: bytes) -> str | None:
-    if not token or token.count(".") < 2:
-        return None
-    payload, _, signature = token.rpartition(".")
-    if not hmac.compare_digest(signature, _sign(secret, payload)):
-        return None
-    scope, _, expiry = payload.rpartition(".")
-    if not expiry.isdigit() or int(expiry) < time.time():
-        return None
-    return scope
-
-
 def _csrf(token: str, secret: bytes) -> str:
     return _sign(secret, f"csrf:{token}")
+
+
+def _login_csrf(nonce: str, secret: bytes) -> str:
+    """The sign-in form's token, bound to the browser's pre-session cookie."""
+    return _sign(secret, f"login:{nonce}")
+
+
+def _sessions(request: Request) -> ReviewSessions:
+    sessions: ReviewSessions = request.app.state.sessions
+    return sessions
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class _Owner:
 def _signed_in(request: Request) -> _Owner | None:
     secret: bytes = request.app.state.secret
     token = request.cookies.get(COOKIE)
-    scope = _scope_of(token, secret)
+    scope = _sessions(request).scope_of(token)
     config: ServerConfig = request.app.state.config
     if token is None or scope is None or scope not in {k.scope for k in config.scopes}:
         return None
@@ -116,12 +116,22 @@ async def _form(request: Request) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
 
 
+def _own_origin(request: Request) -> str:
+    return f"{request.url.scheme}://{request.headers.get('host', '')}"
+
+
 def _same_origin(request: Request) -> bool:
+    """Whether the POST came from this server's pages, as far as the browser says: its
+    Origin (``null`` from a sandboxed or privacy-stripped page is refused), or, where a
+    browser sends no Origin, its Referer. Neither header: the CSRF token decides alone."""
+    own = _own_origin(request)
     origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        return origin is None
-    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-    return origin == own
+    if origin is not None:
+        return origin == own
+    referer = request.headers.get("referer")
+    if referer is not None:
+        return referer == own or referer.startswith(own + "/")
+    return True
 
 
 async def _acting(request: Request) -> tuple[_Owner | None, dict[str, str], Response | None]:
@@ -190,11 +200,34 @@ def alarms_of(memory: Memory) -> list[Alarm]:
 # -- routes -----------------------------------------------------------------------------
 
 
+def _login_page(request: Request, status: int = 200, error: str | None = None) -> Response:
+    """The sign-in form, with a token bound to a pre-session cookie (login CSRF: another site
+    cannot sign the owner's browser in to a session of its choosing)."""
+    nonce = request.cookies.get(LOGIN_COOKIE) or ""
+    if not 20 <= len(nonce) <= 100 or not nonce.isascii():
+        nonce = secrets.token_urlsafe(32)
+    page = _page(
+        "login.html",
+        status,
+        error=error,
+        csrf=_login_csrf(nonce, request.app.state.secret),
+    )
+    page.set_cookie(
+        LOGIN_COOKIE,
+        nonce,
+        max_age=LOGIN_SECONDS,
+        path="/review",
+        httponly=True,
+        samesite="strict",
+    )
+    return page
+
+
 @router.get("", response_class=HTMLResponse)
 def page(request: Request) -> Response:
     owner = _signed_in(request)
     if owner is None:
-        return _page("login.html")
+        return _login_page(request)
     memory = owner.memory
     receipts = memory.receipts()
     return _page(
@@ -212,26 +245,42 @@ def page(request: Request) -> Response:
 @router.post("/login")
 async def login(request: Request) -> Response:
     form = await _form(request)
+    nonce = request.cookies.get(LOGIN_COOKIE, "")
+    expected = _login_csrf(nonce, request.app.state.secret)
+    if (
+        not _same_origin(request)
+        or not nonce
+        or not hmac.compare_digest(form.get("csrf", ""), expected)
+    ):
+        return _login_page(
+            request,
+            403,
+            error="This sign-in did not come from this server's review page (CSRF check "
+            "failed); reload the page and sign in again.",
+        )
     config: ServerConfig = request.app.state.config
     caller = config.caller(form.get("key", "").strip())
     if caller is None:
-        return _page("login.html", 401, error="That key is not known to this server.")
+        return _login_page(request, 401, error="That key is not known to this server.")
     if not caller.is_owner:
-        return _page(
-            "login.html",
+        return _login_page(
+            request,
             403,
             error=f"That is an agent key of scope {caller.scope!r}; only the owner key may "
             "open the review page.",
         )
     response = RedirectResponse("/review", status_code=303)
+    # a fresh session every sign-in: a cookie planted before it is never promoted
+    _sessions(request).revoke(request.cookies.get(COOKIE))
     response.set_cookie(
         COOKIE,
-        _session(caller.scope, request.app.state.secret),
+        _sessions(request).open(caller.scope),
         max_age=SESSION_SECONDS,
         path="/review",
         httponly=True,
         samesite="strict",
     )
+    response.delete_cookie(LOGIN_COOKIE, path="/review")
     return response
 
 
@@ -240,6 +289,7 @@ async def logout(request: Request) -> Response:
     _, _, refusal = await _acting(request)
     if refusal is not None:
         return refusal
+    _sessions(request).revoke(request.cookies.get(COOKIE))  # a copied cookie stops working
     response = RedirectResponse("/review", status_code=303)
     response.delete_cookie(COOKIE, path="/review")
     return response
@@ -309,7 +359,7 @@ async def reject(request: Request, held_id: str) -> Response:
 def fact_page(request: Request, fact_id: str) -> Response:
     owner = _signed_in(request)
     if owner is None:
-        return _page("login.html", 401)
+        return _login_page(request, 401)
     memory = owner.memory
     try:
         history = memory.history(fact_id)
