@@ -38,13 +38,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 import pyoxigraph as ox
 
 import doxa
-from doxa.store import EmbeddedStore
+from doxa.store import Dataset, EmbeddedStore
 from workload import Stream, ontology_turtle
 
 SCOPE = "bench"
@@ -151,20 +150,29 @@ def filled(workdir: Path, size: int) -> tuple[Path, list[str]]:
 # -- measuring ---------------------------------------------------------------------------
 
 
-def dump_and_load(store: Any, scratch: Path) -> None:
-    """The alternative rebuild: N-Quads dump to a file, then Oxigraph's bulk loader."""
-    dump, target = scratch / "live.nq", scratch / "rebuilt"
-    store.dump(str(dump), ox.RdfFormat.N_QUADS)
-    fresh = ox.Store(str(target))
-    fresh.bulk_load(path=str(dump), format=ox.RdfFormat.N_QUADS, lenient=True)
-    fresh.flush()
-    dump.unlink()
-    del fresh
-    gc.collect()
-    shutil.rmtree(target)
+def _quads(store: EmbeddedStore) -> int:
+    rows = store.select(
+        "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }",
+        dataset=Dataset(default=(), named=tuple(store.graphs())),
+    )
+    return int(str(rows[0]["n"]))
 
 
-def measure(size: int, workdir: Path, batch: int, full: bool, singles_max: int) -> dict[str, float]:
+def _write(mem: doxa.Memory, index: int) -> float:
+    start = time.perf_counter()
+    mem.remember(f"Bench write {index} while the purge runs", topic="bench", authority="owner")
+    return time.perf_counter() - start
+
+
+def _pct(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def measure(size: int, workdir: Path, batch: int, full: bool, idle_writes: int) -> dict[str, float]:
+    """One size: the rebuild alone, then the logical erasures (each call timed) with the
+    purge they start, and gated writes before (idle) and while that purge runs, side by
+    side in one process."""
     source, subjects = filled(workdir, size)
     path = workdir / f"run-{size}"
     _copy(source, path)
@@ -173,29 +181,37 @@ def measure(size: int, workdir: Path, batch: int, full: bool, singles_max: int) 
         with doxa.Memory.open(path, scope=SCOPE) as mem:
             embedded = mem.store
             assert isinstance(embedded, EmbeddedStore)
-            out["quads"] = len(getattr(embedded, "_store"))  # noqa: B009
+            out["quads"] = _quads(embedded)
             if full:
                 out["rebuild_s"], out["rebuild_cpu"] = _timed(embedded.compact)
-                with tempfile.TemporaryDirectory(dir=workdir) as scratch:
-                    out["dump_s"], out["dump_cpu"] = _timed(
-                        lambda: dump_and_load(getattr(embedded, "_store"), Path(scratch))  # noqa: B009
-                    )
                 mem.backup()
-                receipts: list[doxa.Receipt] = []
-                out["one_s"], _ = _timed(
-                    lambda: receipts.append(mem.erase(subjects[0], reason="bench"))
-                )
-                out["one_claims"] = len(receipts[0].targets)
-            many: list[doxa.Receipt] = []
-            out["many_s"], _ = _timed(
-                lambda: many.extend(mem.erase_many(subjects[1 : 1 + batch], reason="bench"))
-            )
-            out["many_claims"] = sum(len(r.targets) for r in many)
-            if size <= singles_max:  # the same number of subjects, one erase call each
-                more = subjects[1 + batch : 1 + 2 * batch]
-                out["singles_s"], _ = _timed(
-                    lambda: [mem.erase(subject, reason="bench") for subject in more]
-                )
+            idle = [_write(mem, i) for i in range(idle_writes)]
+            logical: list[float] = []
+            claims = 0
+            begun = time.perf_counter()
+            for subject in subjects[:batch]:
+                start = time.perf_counter()
+                claims += len(mem.erase(subject, reason="bench").targets)
+                logical.append(time.perf_counter() - start)
+            during: list[float] = []
+            failures = 0
+            while mem.purge_status().owed or mem.purge_status().running:
+                try:
+                    during.append(_write(mem, idle_writes + len(during)))
+                except doxa.DoxaError:
+                    failures += 1
+            out["purge_s"] = time.perf_counter() - begun
+            mem.purge()
+            out["claims"] = claims
+            out["logical_p50_ms"] = _pct(logical, 0.5) * 1e3
+            out["logical_max_ms"] = max(logical) * 1e3
+            out["idle_p50_ms"] = _pct(idle, 0.5) * 1e3
+            out["idle_p99_ms"] = _pct(idle, 0.99) * 1e3
+            out["during_writes"] = len(during)
+            out["failures"] = failures
+            if during:
+                out["during_p50_ms"] = _pct(during, 0.5) * 1e3
+                out["during_p99_ms"] = _pct(during, 0.99) * 1e3
     finally:
         _remove(path)
     return out
@@ -208,42 +224,38 @@ def _cell(row: dict[str, float], key: str, spec: str) -> str:
 @click.command()
 @click.option("--sizes", default="1000,10000,100000", show_default=True)
 @click.option("--large", is_flag=True, help="Add 1M facts (the 100k store in ten scopes).")
-@click.option("--batch", default=5, show_default=True, help="Subjects erased by erase_many.")
-@click.option(
-    "--singles-max",
-    default=10000,
-    show_default=True,
-    help="Up to this size, also time --batch subjects erased one call each.",
-)
+@click.option("--batch", default=5, show_default=True, help="Subjects erased, one call each.")
+@click.option("--idle-writes", default=300, show_default=True, help="Writes timed before.")
 @click.option("--workdir", type=click.Path(path_type=Path), default=None)
-def main(sizes: str, large: bool, batch: int, singles_max: int, workdir: Path | None) -> None:
-    """Time an erasure, its rebuild (two ways) and a batched erasure at each store size."""
+def main(sizes: str, large: bool, batch: int, idle_writes: int, workdir: Path | None) -> None:
+    """Time logical erasures, the background purge, and writes beside it at each size."""
     base = workdir or Path(tempfile.mkdtemp(prefix="doxa-erase-"))
     base.mkdir(parents=True, exist_ok=True)
     _log(f"work directory: {base} (filled stores are kept there)")
     counts = [int(n) for n in sizes.split(",") if n] + ([LARGE] if large else [])
     rows = []
     for size in counts:
-        row = measure(size, base, batch, full=size < LARGE, singles_max=singles_max)
+        row = measure(size, base, batch, full=size < LARGE, idle_writes=idle_writes)
         rows.append((size, row))
         _log(f"{size}: {json.dumps({k: round(v, 3) for k, v in row.items()})}")
     print(
-        f"{'facts':>9} {'quads':>11} {'rebuild s':>9} {'cpu s':>7} {'dump+load s':>11} "
-        f"{'cpu s':>7} {'µs/quad':>7} {'erase 1 s':>9} {'erase_many s':>12} {'× erase 1':>9} "
-        f"{'one by one s':>12}"
+        f"{'facts':>9} {'quads':>11} {'rebuild s':>9} {'cpu s':>7} {'erase p50 ms':>12} "
+        f"{'erase max ms':>12} {'purge s':>8} {'writes':>6} {'failed':>6} "
+        f"{'p99 idle ms':>11} {'p99 purge ms':>12} {'× idle':>6}"
     )
     for size, r in rows:
-        per_quad = f"{r['rebuild_s'] / r['quads'] * 1e6:.1f}" if "rebuild_s" in r else "-"
-        ratio = f"{r['many_s'] / r['one_s']:.2f}" if "one_s" in r else "-"
+        ratio = f"{r['during_p99_ms'] / r['idle_p99_ms']:.2f}" if "during_p99_ms" in r else "-"
         print(
             f"{size:>9,} {int(r['quads']):>11,} {_cell(r, 'rebuild_s', '.2f'):>9} "
-            f"{_cell(r, 'rebuild_cpu', '.2f'):>7} {_cell(r, 'dump_s', '.2f'):>11} "
-            f"{_cell(r, 'dump_cpu', '.2f'):>7} {per_quad:>7} {_cell(r, 'one_s', '.2f'):>9} "
-            f"{r['many_s']:>12.2f} {ratio:>9} {_cell(r, 'singles_s', '.2f'):>12}"
+            f"{_cell(r, 'rebuild_cpu', '.2f'):>7} {r['logical_p50_ms']:>12.1f} "
+            f"{r['logical_max_ms']:>12.1f} {r['purge_s']:>8.2f} {int(r['during_writes']):>6} "
+            f"{int(r['failures']):>6} {r['idle_p99_ms']:>11.2f} "
+            f"{_cell(r, 'during_p99_ms', '.2f'):>12} {ratio:>6}"
         )
     print(
-        f"erase 1: one subject, store and one backup rebuilt; erase_many: {batch} subjects in "
-        f"one call; one by one: {batch} other subjects, one erase call each"
+        f"erase: {batch} subjects, one logical erase call each (the purge runs in the "
+        "background); purge s: from the first erase until nothing is owed (store and one "
+        "backup rebuilt); writes: gated writes made meanwhile, their p99 against idle writes"
     )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
-from rdflib import URIRef
+from rdflib import Literal, URIRef
 
 from doxa.clock import Clock, SystemClock, parse_instant
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
@@ -30,9 +30,11 @@ from doxa.exports import (
 from doxa.gate.backups import backups_folder, purge_backup
 from doxa.gate.bulk import ImportReport, import_claims, read_claims
 from doxa.gate.closure import close_ontology, next_digest, ontology_digest
+from doxa.gate.erasure import salt, subject_hash
 from doxa.gate.gate import Gate
 from doxa.gate.ledger import alarms, judge_key, standings
 from doxa.gate.proposal import build_proposal
+from doxa.gate.purge import PurgeStatus, purge_of
 from doxa.gate.receipts import verify_chain
 from doxa.gate.shapes import ShapeCheck, default_shape_check
 from doxa.judges.base import Judge
@@ -45,6 +47,7 @@ from doxa.model import (
     FactStatus,
     HeldWrite,
     History,
+    Outcome,
     Receipt,
     Relation,
     Standing,
@@ -111,6 +114,9 @@ class Memory:
         )
         self._ensure_ontology()
         self._check_journal()
+        self._purge = purge_of(store, self.clock) if isinstance(store, EmbeddedStore) else None
+        if self._purge is not None:
+            self._purge.start()  # erasures a stopped process still owed
 
     @classmethod
     def open(
@@ -336,24 +342,27 @@ class Memory:
         as_text(reason, "reason")
         return self.gate.retract(_fact_id(fact), reason=reason)
 
-    def erase(self, target: str | Fact, *, reason: str) -> Receipt:
+    def erase(self, target: str | Fact, *, reason: str, wait: bool = False) -> Receipt:
         """Erase a fact (an id or a :class:`Fact`), or everything about a subject (an IRI).
 
-        The content leaves every graph, every read and export, the store's files and its
-        backups; a tombstone keeps the id, time, who, why and a salted hash, so the same
-        content written again raises :class:`~doxa.ErasedContent`. Erasure is final. To
-        erase several targets, :meth:`erase_many` rebuilds the files once for all of them.
+        When this returns, the content has left every graph, read and export, a tombstone
+        keeps the id, time, who, why and a salted hash (so the same content written again
+        raises :class:`~doxa.ErasedContent`), and the erasure is journaled. Its bytes leave
+        the store's files and backups in the background, while reads and writes go on
+        (:meth:`purge` waits for that; :meth:`close` does too). With ``wait``, this call
+        waits for it. Erasing a target again finishes an interrupted purge and returns the
+        first erasure's receipt. Erasure is final.
         """
-        return self.erase_many([target], reason=reason)[0]
+        return self.erase_many([target], reason=reason, wait=wait)[0]
 
-    def erase_many(self, targets: Sequence[str | Fact], *, reason: str) -> list[Receipt]:
-        """Erase several facts and subjects, one receipt each, with one rebuild of the files.
+    def erase_many(
+        self, targets: Sequence[str | Fact], *, reason: str, wait: bool = False
+    ) -> list[Receipt]:
+        """Erase several facts and subjects, one receipt each; one purge makes them all real.
 
-        Making an erasure real rewrites the whole store and every backup, which costs the same
-        for one target as for many; when this returns, none of the targets is left in any file.
         Targets are erased in order; if one is not found, :class:`~doxa.NotFound` names it
-        after the erasures before it have been made real (a fact an earlier target already
-        took is skipped).
+        after the erasures before it have been made (a fact an earlier target already took is
+        skipped). A target erased before (a retry) gives back its first receipt.
         """
         if not reason:
             raise InvalidInput("An erasure needs a reason; say why the content must go.")
@@ -362,27 +371,35 @@ class Memory:
             raise InvalidInput("erase_many takes a list of targets; erase takes one.")
         receipts: list[Receipt] = []
         claims: list[URIRef] = []
-        subjects: list[URIRef] = []
+        erased: list[Receipt] = []
         try:
             for target in targets:
                 if isinstance(target, Fact) or (isinstance(target, str) and _ID.match(target)):
                     iri = self.scope.fact(_fact_id(target))
                     if iri in claims:
                         continue
-                    receipt = self.gate.erase(
+                    earlier = self._erased_before(iri)
+                    receipt = earlier or self.gate.erase(
                         fact_id=_fact_id(target), subject=None, reason=reason, actor=self._owner
                     )
                 else:
                     subject = as_iri(target, "subject")
-                    receipt = self.gate.erase(
-                        fact_id=None, subject=subject, reason=reason, actor=self._owner
-                    )
-                    subjects.append(subject)
+                    try:
+                        receipt = self.gate.erase(
+                            fact_id=None, subject=subject, reason=reason, actor=self._owner
+                        )
+                    except NotFound:
+                        earlier = self._erased_before(subject)
+                        if earlier is None:
+                            raise
+                        receipt = earlier
                 receipts.append(receipt)
+                if receipt not in erased and receipt.outcome is Outcome.ERASED:
+                    erased.append(receipt)
                 claims += [self.scope.fact(t) for t in receipt.targets]
         finally:
             if receipts:
-                self._purge(claims, subjects)
+                self.purge_later(erased, wait=wait)
                 forget_terms()  # nor in this process's caches of converted terms
         return receipts
 
@@ -390,13 +407,75 @@ class Memory:
     def _owner(self) -> URIRef:
         return self.scope.standpoint("owner")
 
-    def _purge(self, claims: list[URIRef], subjects: list[URIRef]) -> None:
-        """Make erasures real in the files: compact the store, then purge every backup."""
-        compact = getattr(self.store, "compact", None)
-        if compact is not None:
-            compact()
-        for backup in self.backups():
-            purge_backup(backup, self.scope, claims, subjects)
+    def _erased_before(self, key: URIRef) -> Receipt | None:
+        """The erasure receipt whose tombstone ends ``key`` (a node) or keeps its subject
+        hash; None when it was never erased."""
+        keys: list[object] = [key]
+        salt_value = salt(self.store, self.scope)
+        if salt_value is not None:
+            keys.append(Literal(subject_hash(salt_value, key)))
+        for value in keys:
+            rows = self.store.select(
+                query("erasure_receipt"),
+                dataset=_only(self.scope.log),
+                bindings={"key": value},  # type: ignore[dict-item]
+            )
+            if rows:
+                local = self.scope.local_id(URIRef(str(rows[0]["receipt"])))
+                for receipt in self.receipts():
+                    if receipt.id == local:
+                        return receipt
+        return None
+
+    def purge_later(
+        self, receipts: Sequence[Receipt], *, wait: bool = False, start: bool = True
+    ) -> None:
+        """Hand erasure receipts to the store's background purge (in memory: purge now)."""
+        purge = self._purge
+        if purge is None:
+            if isinstance(self.store, EmbeddedStore):
+                self.store.compact()  # in memory, or without a journal: now
+                for backup in self.backups():
+                    records = [e.erasure for e in self._journal_erasures(receipts) if e.erasure]
+                    purge_backup(backup, [(self.scope.name, r) for r in records])
+            return
+        for receipt in receipts:
+            purge.owe(self.scope.name, receipt.id)
+        if start:
+            purge.start()  # a retry finishes what an interrupted purge left
+        if wait:
+            purge.wait()
+
+    def _journal_erasures(self, receipts: Sequence[Receipt]) -> list[JournalEntry]:
+        journal = self.store.journal if isinstance(self.store, EmbeddedStore) else None
+        if journal is None:
+            return []
+        wanted = {r.id for r in receipts}
+        return [e for e in journal.entries if e.receipt in wanted and e.erasure is not None]
+
+    def purge(self, *, timeout: float | None = None) -> PurgeStatus:
+        """Wait until every erasure of the store has left its files and backups.
+
+        Returns the purge's status; raises :class:`~doxa.StoreError` when it failed (it is
+        retried in the background). A store on a SPARQL server has no purge doxa can make:
+        the server's own files keep what it was sent until its tools purge them
+        (docs/remote.md).
+        """
+        if self._purge is None:
+            return self.purge_status()
+        return self._purge.wait(timeout)
+
+    @property
+    def store_purges_files(self) -> bool:
+        """Whether erasure reaches the store's files: true on disk and in memory; false on a
+        SPARQL server, whose own files (log, journal, checkpoints) only its tools can purge."""
+        return isinstance(self.store, EmbeddedStore)
+
+    def purge_status(self) -> PurgeStatus:
+        """Where the background purge of erased content stands."""
+        if self._purge is not None:
+            return self._purge.status()
+        return PurgeStatus(owed=0, running=False, phase=None, purged=0, error=None)
 
     def backup(self) -> Path:
         """Back the store up into ``<store>.backups/<time>``; returns the backup's folder."""

@@ -169,6 +169,7 @@ class Outcome(_IriEnum):
     CALIBRATED = "calibrated"
     CLEARED = "cleared"
     ERASED = "erased"
+    PURGED = "purged"
 
 
 class RuleMode(_IriEnum):

@@ -6,22 +6,30 @@ A caller chooses the object's type like this:
 - a ``str``: an IRI when it is an absolute IRI (``scheme:rest`` with no spaces), else a
   plain string literal; wrap it in ``doxa.Literal`` to force a literal;
 - ``int``, ``float``, ``Decimal``, ``bool``, ``date``, ``datetime``: the matching XSD literal;
-- ``doxa.Literal(value, datatype=XSD.gYear)`` (rdflib's Literal): any typed literal.
+- ``doxa.Literal(value, datatype=XSD.gYear)`` (rdflib's Literal): any typed literal;
+  ``doxa.Literal(value, lang="de-CH")``: a language-tagged string.
+
+Every literal the gate admits can be written in every export format (N-Quads, TriG,
+Turtle) and read back unchanged: an ill-typed lexical form, a language tag that is not
+well-formed BCP 47 (or longer than 64 characters), an ``rdf:langString`` without a
+language and a string no format can carry are refused with :class:`~doxa.InvalidInput`.
+Language tags are kept in lower case, as the store keeps them.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 
 from rdflib import Literal, URIRef
-from rdflib.namespace import XSD
+from rdflib.namespace import RDF, XSD
 
 from doxa.clock import parse_instant
 from doxa.errors import InvalidInput
-from doxa.store.convert import valid_iri
+from doxa.store.convert import language_problem, unserialisable, valid_iri
 
 __all__ = [
     "IRI",
@@ -32,7 +40,14 @@ __all__ = [
     "decimal_literal",
     "dt_literal",
     "instant",
+    "language_tag",
+    "literal",
 ]
+
+#: the longest language tag doxa accepts (RFC 5646 sets no limit; 35 characters cover every
+#: registered combination, private-use and extension subtags need a little more)
+MAX_LANGUAGE = 64
+_RDF_DIR_LANG_STRING = URIRef(str(RDF) + "dirLangString")
 
 IRI = URIRef
 # lexical forms rdflib does not check (it reports them as not ill-typed)
@@ -71,21 +86,7 @@ def as_object(value: object) -> URIRef | Literal:
     if isinstance(value, URIRef):
         return as_iri(value, "object")
     if isinstance(value, Literal):
-        if value.datatype is not None and not valid_iri(str(value.datatype)):
-            raise InvalidInput(
-                f"datatype {str(value.datatype)!r} is not an absolute IRI; use one such as "
-                "xsd:gYear (http://www.w3.org/2001/XMLSchema#gYear)."
-            )
-        as_text(str(value), "object")
-        pattern = _LEXICAL.get(value.datatype) if value.datatype is not None else None
-        if (value.datatype is not None and value.ill_typed) or (
-            pattern is not None and not pattern.match(str(value))
-        ):
-            raise InvalidInput(
-                f"object {str(value)!r} is not a valid {value.datatype}; fix the value or the "
-                "datatype."
-            )
-        return value
+        return _checked_literal(value)
     if isinstance(value, str):
         if _ABSOLUTE_IRI.match(value) and valid_iri(value):
             return URIRef(value)
@@ -100,6 +101,108 @@ def as_object(value: object) -> URIRef | Literal:
         f"object {value!r} has type {type(value).__name__}; pass an IRI, a string, a number, "
         "a date or a doxa.Literal."
     )
+
+
+def _checked_literal(value: Literal) -> Literal:
+    """A literal every export format carries, its language tag in lower case."""
+    as_text(str(value), "object")
+    if value.language is not None:
+        value = Literal(str(value), lang=language_tag(value.language))
+    elif value.datatype in (RDF.langString, _RDF_DIR_LANG_STRING):
+        raise InvalidInput(
+            f"object {str(value)!r} has datatype {value.datatype} but no language tag; give "
+            "a language (such as 'en') or drop the datatype."
+        )
+    elif value.datatype is not None:
+        if not valid_iri(str(value.datatype)):
+            raise InvalidInput(
+                f"datatype {str(value.datatype)!r} is not an absolute IRI; use one such as "
+                "xsd:gYear (http://www.w3.org/2001/XMLSchema#gYear)."
+            )
+        pattern = _LEXICAL.get(value.datatype)
+        if value.ill_typed or (pattern is not None and not pattern.match(str(value))):
+            raise InvalidInput(
+                f"object {str(value)!r} is not a valid {value.datatype}; fix the value or the "
+                "datatype."
+            )
+    failing = unserialisable(value)
+    if failing is not None:
+        raise InvalidInput(
+            f"object {str(value)!r} cannot be written as {failing} and read back unchanged; "
+            "change the value or its datatype."
+        )
+    return value
+
+
+def language_tag(value: object) -> str:
+    """Read a BCP 47 language tag (RFC 5646), in lower case as the store keeps it.
+
+    The tag is parsed subtag by subtag; one that is not well-formed, or longer than
+    :data:`MAX_LANGUAGE` characters, raises :class:`~doxa.InvalidInput`.
+
+    >>> language_tag("de-CH")
+    'de-ch'
+    """
+    if not isinstance(value, str) or not value:
+        raise InvalidInput(f"language {value!r} is not a language tag; use one such as 'en'.")
+    if len(value) > MAX_LANGUAGE:
+        raise InvalidInput(
+            f"language tag {value[:20]!r}… is {len(value)} characters long; doxa takes tags of "
+            f"at most {MAX_LANGUAGE}, such as 'en' or 'de-CH'."
+        )
+    problem = language_problem(value)
+    if problem is not None:
+        raise InvalidInput(
+            f"language {value!r} is not a BCP 47 language tag ({problem}); use one such as "
+            "'en' or 'de-CH'."
+        )
+    return value.lower()
+
+
+def literal(lexical: str, *, datatype: str | None = None, language: str | None = None) -> Literal:
+    """Read a literal given as text: a lexical form with an optional datatype or language.
+
+    ``datatype`` is ``xsd:NAME`` or an absolute IRI. The literal is checked as
+    :func:`as_object` checks one; a bad value raises :class:`~doxa.InvalidInput` saying what to
+    pass instead. The CLI, the REST API and MCP read literals through this one function.
+
+    >>> literal("1971", datatype="xsd:gYear")
+    rdflib.term.Literal('1971', datatype=rdflib.term.URIRef('http://www.w3.org/2001/XMLSchema#gYear'))
+    >>> literal("Mittwoch", language="de")
+    rdflib.term.Literal('Mittwoch', lang='de')
+    """
+    as_text(lexical, "literal")
+    iri: URIRef | None = None
+    if datatype is not None:
+        as_text(datatype, "datatype")
+        if datatype.startswith("xsd:"):
+            iri = URIRef(str(XSD) + datatype[4:])
+        elif ":" in datatype:
+            iri = URIRef(datatype)
+        else:
+            raise InvalidInput(
+                f"{datatype!r} is not a datatype; use xsd:NAME (such as xsd:gYear) or a full IRI."
+            )
+        if not valid_iri(str(iri)):
+            raise InvalidInput(
+                f"datatype {datatype!r} is not an absolute IRI; use xsd:NAME (such as "
+                "xsd:gYear) or a full IRI."
+            )
+    if language is not None:
+        if iri is not None and iri != RDF.langString:
+            raise InvalidInput(
+                f"A literal with a language tag has datatype rdf:langString, not {datatype}; "
+                "give the datatype or the language, not both."
+            )
+        return _checked_literal(Literal(lexical, lang=language_tag(language)))
+    logger = logging.getLogger("rdflib.term")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)  # rdflib logs a traceback for an unparsable value
+    try:
+        made = Literal(lexical, datatype=iri)
+    finally:
+        logger.setLevel(level)
+    return _checked_literal(made)
 
 
 def as_text(value: object, what: str) -> str:

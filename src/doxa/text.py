@@ -1,4 +1,11 @@
-"""Words: how texts are normalised for duplicate detection and for the recall index."""
+"""Words: how texts are normalised for duplicate detection and for the recall index.
+
+Normalising folds case and compatibility forms (NFKC, then NFKD without combining marks) and
+drops format characters (Unicode category Cf: zero-width space and joiners, the byte order
+mark, bidirectional marks, the soft hyphen), so text that reads the same gets the same key.
+``legacy=True`` gives the form doxa used before format characters were dropped (issue 14):
+index keys and tombstones written then are still matched.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,7 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["normalise", "text_key", "words"]
+__all__ = ["normalise", "text_key", "visible", "words"]
 
 # signed numbers, words, and the symbols that change a statement's meaning
 _WORD = re.compile(
@@ -46,36 +53,54 @@ _STOP = frozenset(
 )
 
 
-def normalise(text: str) -> str:
-    """Case-folded, accent-stripped words joined by single spaces.
+def visible(text: str) -> str:
+    """The text in NFKC without format characters (zero-width space, joiners, BOM, bidi marks).
+
+    >>> visible("Wed\u200bnes\u00addAY\ufeff")
+    'WednesdAY'
+    """
+    if text.isascii():  # no ASCII character is a format character, nor changes in NFKC
+        return text
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf")
+
+
+def normalise(text: str, *, legacy: bool = False) -> str:
+    """Case-folded, accent-stripped words joined by single spaces, format characters dropped.
 
     >>> normalise("  The weekly Supplier-call   is on WEDNESDAY. ")
     'the weekly supplier call is on wednesday'
+    >>> normalise("Wed\u200bnesday"), normalise("Wed\u200bnesday", legacy=True)
+    ('wednesday', 'wed nesday')
     """
+    if not legacy:
+        text = visible(text)
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(_WORD.findall(plain))
 
 
-def words(text: str) -> list[str]:
+def words(text: str, *, legacy: bool = False) -> list[str]:
     """The distinct index words of a text, in order: normalised, without stop words.
 
     >>> words("The weekly supplier call is on Wednesday")
     ['weekly', 'supplier', 'call', 'wednesday']
     """
     seen: dict[str, None] = {}
-    for token in normalise(text).split():
+    for token in normalise(text, legacy=legacy).split():
         word = token.lstrip("+-\u2212")  # recall finds "18" in "-18"
         if word and word not in _STOP and any(c.isalnum() for c in word):
             seen.setdefault(word, None)
     return list(seen)
 
 
-def text_key(text: str) -> str:
+def text_key(text: str, *, legacy: bool = False) -> str:
     """An index key shared by texts that are the same once normalised.
 
-    >>> text_key("Call on Wednesday.") == text_key("call  on wednesday")
+    For a text without format characters the key is the same as with ``legacy=True``.
+
+    >>> text_key("Call on Wednesday.") == text_key("call  on wed\u200bnesday")
     True
     """
-    digest = hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:24]
+    digest = hashlib.sha256(normalise(text, legacy=legacy).encode("utf-8")).hexdigest()[:24]
     return f"={digest}"

@@ -67,6 +67,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "HoldStatus",
         "AuditExport",
         "Alarm",
+        "Reseal",
     ),
     "individual": (
         "Owner",
@@ -99,6 +100,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "Calibrated",
         "Cleared",
         "Erased",
+        "Purged",
         "Requires",
         "Forbids",
         "Anything",
@@ -128,6 +130,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "origin",
         "clears",
         "concerns",
+        "reseals",
     ),
     "datatype_property": (
         "text",
@@ -156,5 +159,6 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "agreements",
         "decisions",
         "salt",
+        "bodyDigest",
     ),
 }

@@ -11,6 +11,7 @@ from tests.conftest import EX, statement
 
 import doxa
 from doxa.gate.receipts import verify_export
+from doxa.store import EmbeddedStore
 
 
 def _story(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
@@ -191,3 +192,123 @@ def test_rewriting_claims_or_events_breaks_verification(
     assert forged != lines
     with pytest.raises(doxa.ChainBroken):
         _verify(forged)
+
+
+# -- receipts hash what the store keeps (issue 14, finding 6) -------------------------------
+
+
+def _legacy_digest(lines: list[str]) -> str:
+    """The receipt digest as doxa computed it before set semantics: over the sorted list."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(sorted(lines)).encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"sources": ["urn:src:1", "urn:src:1"]},
+        {"sources": ["urn:src:1"], "turn": "urn:src:1"},
+        {"sources": ["urn:src:1", "urn:src:2", "urn:src:1"], "turn": "urn:src:2"},
+    ],
+    ids=["duplicate-source", "turn-is-a-source", "both"],
+)
+def test_repeated_sources_and_turns_verify(
+    memory: doxa.Memory, tmp_path: Path, fields: dict[str, object]
+) -> None:
+    """A write naming a source twice, or its turn among its sources, verifies, exports and
+    re-imports."""
+    receipt = memory.remember("Bob likes tea", topic="drinks", **fields)  # type: ignore[arg-type]
+    assert receipt.outcome is doxa.Outcome.ADMITTED
+    assert memory.verify() == 1
+    out = tmp_path / "audit.nq"
+    memory.export(out, audit=True)
+    assert verify_export(out) == {"urn:doxa:scope:alice/log": 1}
+    fresh = doxa.Memory(EmbeddedStore(), scope="alice")
+    assert fresh.load_export(out) > 0
+    assert fresh.verify() == 1
+    again = tmp_path / "again.nq"
+    fresh.export(again, audit=True)
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_distinct_sources_keep_their_digest(memory: doxa.Memory) -> None:
+    """Control: a write with distinct sources verifies, and its sources are all kept."""
+    receipt = memory.remember("Bob likes tea", topic="drinks", sources=["urn:a", "urn:b"])
+    assert memory.verify() == 1
+    assert sorted(str(s) for s in memory.why(receipt.fact or "").sources) == ["urn:a", "urn:b"]
+
+
+def test_receipts_without_duplicates_hash_as_before(
+    memory: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path
+) -> None:
+    """For duplicate-free receipts the set digest equals the old list digest, so every receipt
+    written before set semantics still verifies."""
+    from doxa.gate.receipts import digest
+
+    _story(memory, clock)
+    out = tmp_path / "audit.nq"
+    memory.export(out)
+    bodies: dict[str, list[str]] = {}
+    stated: dict[str, str] = {}
+    for line in _lines(out):
+        subject, predicate, rest = line.split(" ", 2)
+        if "/receipt/" not in subject or not line.endswith("/log> ."):
+            continue
+        triple = f"{subject} {predicate} {rest.rsplit(' ', 2)[0]} ."
+        if predicate == "<https://w3id.org/doxa#receiptHash>":
+            stated[subject] = rest.split('"')[1]
+        else:
+            bodies.setdefault(subject, []).append(triple)
+    assert len(stated) == 5
+    for subject, lines in bodies.items():
+        assert len(set(lines)) == len(lines)
+        assert digest(lines) == _legacy_digest(lines) == stated[subject]
+    assert digest(["b", "a", "b"]) == _legacy_digest(["a", "b"])
+    assert digest(["b", "a", "b"]) != _legacy_digest(["a", "b", "b"])  # the old bug
+
+
+# -- an audit export's derived graphs are verified (issue 14, finding 10) -------------------
+
+CURRENT = "<urn:doxa:scope:alice/current> ."
+LIVES_IN = f"<{EX}bob> <{EX}livesIn>"
+
+
+def _current_edits(lines: list[str]) -> dict[str, list[str]]:
+    """Three ways to change ``current``: drop a live statement, bring back an ended one,
+    change a value."""
+    live = next(i for i, line in enumerate(lines) if line.startswith(LIVES_IN) and CURRENT in line)
+    dropped = lines[:live] + lines[live + 1 :]
+    ended = [*lines, f"{LIVES_IN} <{EX}Lyon> {CURRENT}"]
+    changed = list(lines)
+    changed[live] = f"{LIVES_IN} <{EX}Berlin> {CURRENT}"
+    return {"dropped": dropped, "ended-brought-back": ended, "changed": changed}
+
+
+@pytest.mark.parametrize("edit", ["dropped", "ended-brought-back", "changed"])
+def test_altering_current_in_an_audit_export_fails(
+    memory: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path, edit: str
+) -> None:
+    """Dropping, reviving or changing a quad of <scope>/current fails verify; the export as
+    written verifies (control)."""
+    _story(memory, clock)
+    out = tmp_path / "audit.nq"
+    memory.export(out, audit=True)
+    lines = _lines(out)
+    assert _verify(lines) == {"urn:doxa:scope:alice/log": 5}
+    assert f"{LIVES_IN} <{EX}Paris> {CURRENT}" in lines
+    with pytest.raises(doxa.ChainBroken, match="a derived graph was altered"):
+        _verify(_current_edits(lines)[edit])
+
+
+def test_current_matches_the_claims_after_every_ending(
+    memory: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """Control: after supersession, retraction and erasure the live store's current graph is
+    exactly what the claims give, so it verifies."""
+    _story(memory, clock)
+    tea = next(f for f in memory.facts() if "tea" in f.text)
+    memory.retract(tea.id, reason="never liked it")
+    lyon = next(f for f in memory.facts(include_ended=True) if "Lyon" in f.text)
+    memory.erase(lyon.id, reason="old address")
+    assert memory.verify() == 7

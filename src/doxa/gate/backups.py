@@ -12,14 +12,17 @@ import shutil
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from rdflib import URIRef
 
 from doxa.errors import StoreError
-from doxa.gate.erasure import erasure_plan
+from doxa.gate.erasure import erasure_plan, subject_hash
+from doxa.model import Receipt
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, EmbeddedStore, Store
+from doxa.store.generations import is_store
 from doxa.store.journal import Journal
 
 __all__ = ["accept_loss", "backups_folder", "purge_backup", "restore_backup"]
@@ -33,34 +36,53 @@ def backups_folder(store: Store) -> Path:
     return path.with_name(f"{path.name}.backups")
 
 
-def purge_backup(
-    backup: Path, scope: Scope, claims: Sequence[URIRef], subjects: Sequence[URIRef] = ()
-) -> int:
-    """Erase ``claims`` (and every claim about one of ``subjects``) from one backup.
+def purge_backup(backup: Path, erasures: Sequence[tuple[str, dict[str, Any]]]) -> int:
+    """Erase from one backup what journaled erasures took from the store.
 
-    Returns the number of quads removed. The backup's receipts are left as they were: a
-    restore re-applies the erasure, with its tombstones, to the restored store.
+    ``erasures`` are (scope, journal record) pairs: the records name the erased claims and
+    keep salted hashes, never content. A claim the backup holds that the store no longer had
+    when a subject was erased (a held write since rejected, say) is found by its subject's
+    salted hash. Returns the number of quads removed; the backup is then rebuilt, so its
+    files forget them too. The backup's receipts are left as they were: a restore re-applies
+    the erasures, with their tombstones, to the restored store.
     """
     store = EmbeddedStore(backup, journal=False)
     try:
-        graphs = [g for g in store.graphs() if scope.topic_of(g) is not None]
-        graphs.append(scope.rules)
-        found = list(claims)
-        everywhere = Dataset(default=(), named=(*graphs, scope.pending, scope.quarantine))
-        for subject in subjects:
-            found += [
-                URIRef(str(row["claim"]))
-                for row in store.select(
-                    query("claims_about"), dataset=everywhere, bindings={"iri": subject}
-                )
-            ]
-        plan = erasure_plan(store, scope, list(dict.fromkeys(found)), graphs)
-        if plan.change.delete:
-            store.apply(plan.change)
+        removed = 0
+        by_scope: dict[str, list[dict[str, Any]]] = {}
+        for scope_name, record in erasures:
+            by_scope.setdefault(scope_name, []).append(record)
+        for scope_name, records in by_scope.items():
+            scope = Scope.named(scope_name)
+            graphs = [g for g in store.graphs() if scope.topic_of(g) is not None]
+            graphs.append(scope.rules)
+            found = [URIRef(c) for record in records for c in record.get("claims", [])]
+            found += _about_hashed(store, scope, graphs, records)
+            plan = erasure_plan(store, scope, list(dict.fromkeys(found)), graphs)
+            if plan.change.delete:
+                store.apply(plan.change)
+                removed += len(plan.change.delete)
         store.compact()
-        return len(plan.change.delete)
+        return removed
     finally:
         store.close()
+
+
+def _about_hashed(
+    store: Store, scope: Scope, graphs: list[URIRef], records: list[dict[str, Any]]
+) -> list[URIRef]:
+    """The claims whose subject or object has a salted subject hash one of ``records`` keeps."""
+    hashes = {h for record in records for n in record.get("nodes", []) for h in n.get("hashes", [])}
+    salts = {str(record["salt"]) for record in records if record.get("salt")}
+    if not hashes or not salts:
+        return []
+    everywhere = Dataset(default=(), named=(*graphs, scope.pending, scope.quarantine))
+    found = []
+    for row in store.select(query("claim_terms"), dataset=everywhere):
+        terms = [row[name] for name in ("s", "o") if name in row]
+        if any(subject_hash(salt_value, term) in hashes for salt_value in salts for term in terms):
+            found.append(URIRef(str(row["claim"])))
+    return found
 
 
 def restore_backup(path: Path, backup: Path) -> dict[str, int]:
@@ -72,7 +94,7 @@ def restore_backup(path: Path, backup: Path) -> dict[str, int]:
     """
     from doxa.memory import Memory  # the facade builds on the gate, not the reverse
 
-    if not (backup / "CURRENT").is_file():
+    if not is_store(backup):
         raise StoreError(f"{backup} is not a store backup; list them with `doxa backups`.")
     EmbeddedStore(path, journal=False).close()  # refuses a store another process has open
     journal = Journal(path.with_name(f"{path.name}.journal"))
@@ -90,17 +112,26 @@ def restore_backup(path: Path, backup: Path) -> dict[str, int]:
     journal.rewrite(restored)
     journal.close()
     counts: dict[str, int] = {}
-    for entry in since:
-        assert entry.erasure is not None
-        with Memory.open(path, scope=entry.scope) as memory:
-            memory.gate.reapply_erasure(entry.erasure)
-        counts[entry.scope] = counts.get(entry.scope, 0) + 1
-    if since:  # one rebuild makes every re-applied erasure real in the files
-        store = EmbeddedStore(path, journal=False)
-        try:
-            store.compact()
-        finally:
-            store.close()
+    if not since:
+        return counts
+    store = EmbeddedStore(path)  # one store for every re-applied erasure: one purge for all
+    try:
+        memories = {
+            scope: Memory(store, scope=scope, owns_store=False)
+            for scope in {e.scope for e in since}
+        }
+        reapplied: dict[str, list[Receipt]] = {}
+        for entry in since:
+            assert entry.erasure is not None
+            receipt = memories[entry.scope].gate.reapply_erasure(entry.erasure)
+            reapplied.setdefault(entry.scope, []).append(receipt)
+            counts[entry.scope] = counts.get(entry.scope, 0) + 1
+        for scope, receipts in reapplied.items():
+            memories[scope].purge_later(receipts, start=False)
+        for memory in memories.values():
+            memory.purge_later([])  # one purge for all of them
+    finally:
+        store.close()  # the purge finishes first: the files forget what was erased again
     return counts
 
 

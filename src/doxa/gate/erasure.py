@@ -14,20 +14,20 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.gate.closure import property_table
-from doxa.gate.receipts import quad_digest
+from doxa.gate.receipts import content_digest, quad_digest
 from doxa.ontology import PropertyTable
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Change, Dataset, Quad, Store
 from doxa.store.convert import ntriples
-from doxa.text import text_key
-from doxa.vocabulary import DOXA, RDF
+from doxa.text import text_key, visible
+from doxa.vocabulary import DOXA, RDF, XSD
 
 __all__ = [
     "ErasurePlan",
@@ -35,6 +35,7 @@ __all__ = [
     "content_hashes",
     "erasure_plan",
     "salt",
+    "strip_origins",
     "subject_hash",
 ]
 
@@ -73,11 +74,24 @@ def content_hashes(
     obj: Node | None,
 ) -> list[str]:
     """The salted hashes a claim's content is known by: its normalised text and its statement
-    (in canonical form, so an equivalent or inverse phrasing is the same content)."""
-    found = [_hash(salt_value, f"text {text_key(text)}")]
+    (in canonical form, so an equivalent or inverse phrasing is the same content).
+
+    Texts and string objects are compared without format characters (a zero-width space
+    does not make erased content new); the hashes of the form used before that (issue 14)
+    come too, so tombstones written then still guard. Tombstones keep every hash given here,
+    and a write is refused when any of its hashes is on a tombstone.
+    """
+    keys = dict.fromkeys((text_key(text), text_key(text, legacy=True)))
+    found = [_hash(salt_value, f"text {key}") for key in keys]
     if subject is not None and isinstance(predicate, URIRef) and obj is not None:
         s, p, o = table.normalise(subject, predicate, obj)
-        found.append(_hash(salt_value, f"statement {ntriples(s)} {ntriples(p)} {ntriples(o)}"))
+        forms = [o]
+        if isinstance(o, Literal) and (o.datatype is None or o.datatype == XSD.string):
+            forms.append(Literal(visible(str(o)), lang=o.language))
+        for form in dict.fromkeys(forms):
+            found.append(
+                _hash(salt_value, f"statement {ntriples(s)} {ntriples(p)} {ntriples(form)}")
+            )
     return found
 
 
@@ -155,3 +169,73 @@ def claim_hashes(store: Store, salt_value: str, values: dict[URIRef, Node]) -> l
         predicate=values.get(RDF.predicate),
         obj=values.get(RDF.object),
     )
+
+
+def strip_origins(
+    store: Store, scope: Scope, delete: Sequence[Quad], new_node: Callable[[], URIRef]
+) -> tuple[list[Quad], list[Quad], list[URIRef]]:
+    """Take off receipts the origins (sources, turns) that only the erased writes used.
+
+    A receipt names its write's sources and turn (``doxa:origin``) to count bursts; once the
+    erasure's ``delete`` is applied, an origin IRI that no other quad of the scope uses would
+    be the last trace of the erased content (a ``mailto:`` or a URL with a name in it). Each
+    receipt that loses origins keeps its hash (the chain still links) and gets a
+    ``doxa:Reseal`` node saying what its triples digest to now; the caller has the erasure's
+    receipt produce the reseals, so they are covered like any event.
+
+    Returns the quads to delete, the quads to insert and the reseal nodes.
+    """
+    candidates = sorted({o for _, _, o, _ in delete if isinstance(o, URIRef)})
+    if not candidates:
+        return [], [], []
+    log = Dataset(default=(scope.log,))
+    rows = store.select(query("receipts_with_origin"), dataset=log, bindings={"origin": candidates})
+    carried: dict[URIRef, set[URIRef]] = defaultdict(set)  # origin -> receipts naming it
+    for row in rows:
+        carried[URIRef(str(row["origin"]))].add(URIRef(str(row["receipt"])))
+    if not carried:
+        return [], [], []
+    gone = set(delete)
+    graphs = tuple(g for g in store.graphs() if isinstance(g, URIRef) and scope.owns(g))
+    uses = store.select(
+        query("uses_of"),
+        dataset=Dataset(default=(), named=graphs),
+        bindings={"iri": sorted(carried)},
+    )
+    kept: set[URIRef] = set()
+    for row in uses:
+        quad = (row["s"], row["p"], row["o"], URIRef(str(row["g"])))
+        if quad in gone or (quad[1] == DOXA.origin and quad[3] == scope.log):
+            continue
+        kept.add(URIRef(str(row["iri"])))
+    removable = {origin for origin in carried if origin not in kept}
+    receipts = sorted({r for origin in removable for r in carried[origin]})
+    if not receipts:
+        return [], [], []
+    triples = store.select(
+        query("node_quads"),
+        dataset=Dataset(default=(), named=(scope.log,)),
+        bindings={"node": receipts},
+    )
+    bodies: dict[URIRef, list[tuple[Node, Node, Node]]] = defaultdict(list)
+    for row in triples:
+        if URIRef(str(row["g"])) == scope.log:
+            bodies[URIRef(str(row["node"]))].append((row["node"], row["p"], row["o"]))
+    removed: list[Quad] = []
+    inserted: list[Quad] = []
+    nodes: list[URIRef] = []
+    for receipt in receipts:
+        body = []
+        for s, p, o in bodies[receipt]:
+            if p == DOXA.origin and o in removable:
+                removed.append((s, p, o, scope.log))
+            elif p != DOXA.receiptHash:
+                body.append((s, p, o))
+        node = new_node()
+        nodes.append(node)
+        inserted += [
+            (node, RDF.type, DOXA.Reseal, scope.log),
+            (node, DOXA.reseals, receipt, scope.log),
+            (node, DOXA.bodyDigest, Literal(content_digest(body)), scope.log),
+        ]
+    return removed, inserted, nodes

@@ -31,7 +31,14 @@ from doxa.errors import (
 )
 from doxa.gate.believed import believed_by_keys
 from doxa.gate.closure import broader_objects, property_table
-from doxa.gate.erasure import claim_hashes, content_hashes, erasure_plan, salt, subject_hash
+from doxa.gate.erasure import (
+    claim_hashes,
+    content_hashes,
+    erasure_plan,
+    salt,
+    strip_origins,
+    subject_hash,
+)
 from doxa.gate.gather import gather, live_by_keys
 from doxa.gate.ledger import (
     alarm_open,
@@ -278,6 +285,7 @@ class Gate:
                 if q[3] != self.scope.current
                 or not self.record.shared((q[0], q[1], q[2]), set(keep))
             ]
+            self._strip_origins(decision)
             tombstones = []
             for position, node in enumerate(plan.nodes):
                 hashes = (
@@ -289,6 +297,15 @@ class Gate:
                     hashes.append(subject_hash(salt_value, subject))
                 tombstones.append((node, plan.digests.get(node), hashes))
             return self._bury(decision, tombstones, plan.claims, reason, actor, salt_value)
+
+    def _strip_origins(self, decision: Decision) -> None:
+        """Origins only the erased writes used leave the receipts; reseals say so."""
+        removed, inserted, reseals = strip_origins(
+            self.store, self.scope, decision.change.delete, lambda: self.scope.event(new_id())
+        )
+        decision.change.delete += removed
+        decision.change.insert += inserted
+        decision.produced += reseals
 
     def _bury(
         self,
@@ -364,6 +381,7 @@ class Gate:
             claims = [URIRef(c) for c in record["claims"]]
             plan = erasure_plan(self.store, self.scope, claims, self.record.claim_graphs())
             decision.change.delete += plan.change.delete
+            self._strip_origins(decision)
             tombstones = [
                 (URIRef(n["node"]), n.get("digest"), list(n.get("hashes", [])))
                 for n in record["nodes"]
@@ -398,8 +416,11 @@ class Gate:
     ) -> Receipt:
         now = self.clock.now()
         decision = decision or Decision()
-        consulted = tuple(f.iri for f in evidence.consulted)
-        targets = tuple(self.scope.fact(t) for t in (verdict.targets if verdict else ()))
+        # each once: a judge may name a fact twice, and the store keeps a set of triples
+        consulted = tuple(dict.fromkeys(f.iri for f in evidence.consulted))
+        targets = tuple(
+            dict.fromkeys(self.scope.fact(t) for t in (verdict.targets if verdict else ()))
+        )
         judge = (verdict and verdict.judge) or self.judge.name
         version = (verdict and verdict.judge_version) or self.judge.version
         draft = ReceiptDraft(

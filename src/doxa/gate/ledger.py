@@ -117,11 +117,11 @@ def recent_closings(store: Store, scope: Scope, origins: Sequence[URIRef], since
 
 
 def origins(proposal: Proposal) -> tuple[URIRef, ...]:
-    """Where a write came from, for counting bursts: its sources and its turn."""
+    """Where a write came from, for counting bursts: its sources and its turn, each once."""
     found = list(proposal.sources)
     if proposal.turn is not None:
         found.append(proposal.turn)
-    return tuple(found)
+    return tuple(dict.fromkeys(found))
 
 
 def suspicion(

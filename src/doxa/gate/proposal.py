@@ -86,8 +86,11 @@ def build_proposal(
     mode = RuleMode.parse(rule) if rule is not None else None
     kind = check_name(kind, "kind") if kind is not None else ("rule" if mode else "general")
     who = Authority.parse(authority)
+    # each source once: the store keeps a set of triples
     source_iris = tuple(
-        as_iri(s, "source") for s in ([sources] if isinstance(sources, str) else sources)
+        dict.fromkeys(
+            as_iri(s, "source") for s in ([sources] if isinstance(sources, str) else sources)
+        )
     )
     if standpoint is not None:
         point = as_iri(standpoint, "standpoint")

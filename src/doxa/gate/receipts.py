@@ -1,8 +1,10 @@
 """Receipts: one per decision, hash-chained so an auditor can verify the log from an export.
 
-A receipt's hash is SHA-256 over the sorted N-Triples lines of its own triples, leaving out
-``doxa:receiptHash`` itself. Each receipt names the previous one and carries its hash, so
-changing, removing or reordering any receipt breaks every hash after it.
+A receipt's hash is SHA-256 over the sorted, distinct N-Triples lines of its own triples,
+leaving out ``doxa:receiptHash`` itself: a set, as the store keeps it (a write naming a
+source twice, or its turn among its sources, stores each triple once). Each receipt names
+the previous one and carries its hash, so changing, removing or reordering any receipt breaks
+every hash after it.
 """
 
 from __future__ import annotations
@@ -75,16 +77,24 @@ class ReceiptDraft:
 
 
 def digest(lines: Iterable[str]) -> str:
-    return hashlib.sha256("\n".join(sorted(lines)).encode("utf-8")).hexdigest()
+    """SHA-256 over the distinct lines, sorted, joined by newlines.
+
+    The store keeps a set of quads, so a line given twice counts once. For distinct lines
+    this is exactly the digest receipts have always used, so older receipts still verify.
+
+    >>> digest(["b", "a", "b"]) == digest(["a", "b"])
+    True
+    """
+    return hashlib.sha256("\n".join(sorted(set(lines))).encode("utf-8")).hexdigest()
 
 
 def content_digest(triples: Iterable[Triple]) -> str:
-    """SHA-256 over the sorted N-Triples lines of triples (literals as the store keeps them)."""
+    """SHA-256 over the sorted, distinct N-Triples lines of triples (as the store keeps them)."""
     return digest(f"{ntriples(s)} {ntriples(p)} {ntriples(o)} ." for s, p, o in triples)
 
 
 def quad_digest(quads: Iterable[tuple[Node, Node, Node, Node]]) -> str:
-    """SHA-256 over the sorted N-Quads lines of quads."""
+    """SHA-256 over the sorted, distinct N-Quads lines of quads."""
     return digest(
         f"{ntriples(s)} {ntriples(p)} {ntriples(o)} {ntriples(g)} ." for s, p, o, g in quads
     )
@@ -198,6 +208,7 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
     tombstones = {
         node: kept[event] for event, node in erased.items() if event in kept and event in erasures
     }
+    resealed = _reseals(content, receipts, by_node)
     verified: dict[str, int] = {}
     produced_anywhere: set[Node] = set()
     for log, members in receipts.items():
@@ -215,7 +226,8 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
                 )
             stated = str(_value(triples, DOXA.receiptHash) or "")
             body = [t for t in triples if t[1] != DOXA.receiptHash]
-            if content_digest(body) != stated:
+            # an erasure that took origins off this receipt resealed it with the new digest
+            if content_digest(body) != resealed.get(receipt, stated):
                 raise ChainBroken(
                     f"Receipt {name} does not match its hash: its triples were altered."
                 )
@@ -256,25 +268,52 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
     return verified
 
 
+def _reseals(
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]],
+    receipts: dict[Node, set[Node]],
+    by_node: dict[tuple[Node, Node], list[Triple]],
+) -> dict[Node, str]:
+    """Each resealed receipt's digest, from its latest reseal (the one produced last)."""
+    produced_at: dict[Node, int] = {}
+    for log, members in receipts.items():
+        for receipt in members:
+            triples = by_node[(log, receipt)]
+            sequence = _int(_value(triples, DOXA.sequence))
+            for _, p, o in triples:
+                if p == DOXA.produced:
+                    produced_at[o] = sequence
+    latest: dict[Node, tuple[int, str]] = {}
+    for node, quads in content.items():
+        if not any(q[1:3] == (RDF.type, DOXA.Reseal) for q in quads):
+            continue
+        values = {q[1]: q[2] for q in quads}
+        sealed, body = values.get(DOXA.reseals), values.get(DOXA.bodyDigest)
+        if sealed is None or body is None:
+            continue
+        at = produced_at.get(node, -1)
+        if sealed not in latest or at > latest[sealed][0]:
+            latest[sealed] = (at, str(body))
+    return {receipt: body for receipt, (_, body) in latest.items()}
+
+
 def _check_derived(
     derived: list[tuple[Node, Node, Node, Node]],
     content: dict[Node, list[tuple[Node, Node, Node, Node]]],
 ) -> None:
-    """Derived graphs must follow from the record: an index entry or a ``current`` triple
-    that no receipted claim accounts for was altered or written past the gate."""
-    statements: set[Triple] | None = None
+    """Derived graphs must follow from the record.
+
+    ``current`` is rebuilt from the receipted claims and compared both ways: it holds exactly
+    the statements of the live structured claims of the topic graphs (not superseded, not
+    retracted). An index entry of ``search`` must follow from its claim (the statement keys
+    depend on the ontology, which an export does not carry, so those are checked loosely).
+    """
     terms: dict[Node, set[Node]] = {}
+    current: dict[Node, set[Triple]] = defaultdict(set)
     for s, p, o, g in derived:
         if str(g).endswith("/current"):
-            if statements is None:
-                statements = set()
-                for claim, quads in content.items():
-                    values = {q[1]: q[2] for q in quads}
-                    parts = (values.get(RDF.subject), values.get(RDF.predicate))
-                    if parts[0] is not None and parts[1] is not None:
-                        statements.add((parts[0], parts[1], values.get(RDF.object, claim)))
-            ok = (s, p, o) in statements
-        elif p == TERM:
+            current[g].add((s, p, o))
+            continue
+        if p == TERM:
             if s not in terms:
                 terms[s] = _own_terms(content.get(s, []))
             # statement keys ("@…") follow the ontology's property table, which an export
@@ -290,14 +329,57 @@ def _check_derived(
                 f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in {g} does not follow from any "
                 "receipted claim: a derived graph was altered."
             )
+    expected = _live_statements(content)
+    for graph in sorted({*current, *expected}, key=str):
+        have, want = current.get(graph, set()), expected.get(graph, set())
+        for label, found in (
+            ("does not follow from", have - want),
+            ("is missing for", want - have),
+        ):
+            if found:
+                s, p, o = min(found, key=lambda t: tuple(ntriples(x) for x in t))
+                raise ChainBroken(
+                    f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in {graph} {label} the live "
+                    "receipted claims: a derived graph was altered."
+                )
+
+
+def _live_statements(
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]],
+) -> dict[Node, set[Triple]]:
+    """What each scope's ``current`` graph must hold: the statements of its live structured
+    claims in topic graphs (claims not ended by a supersession or a retraction)."""
+    ended: set[Node] = set()
+    for quads in content.values():
+        kinds = {q[2] for q in quads if q[1] == RDF.type}
+        if kinds & {DOXA.Supersession, DOXA.Retraction}:
+            ended.update(q[2] for q in quads if q[1] == DOXA.ends)
+    found: dict[Node, set[Triple]] = defaultdict(set)
+    for claim, quads in content.items():
+        if claim in ended:
+            continue
+        graph = quads[0][3]
+        text = str(graph)
+        if "/topic/" not in text or not any(q[1:3] == (RDF.type, DOXA.Claim) for q in quads):
+            continue
+        values = {q[1]: q[2] for q in quads if q[3] == graph}
+        s, p, o = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
+        if s is not None and p is not None and o is not None:
+            found[URIRef(text.split("/topic/", 1)[0] + "/current")].add((s, p, o))
+    return found
 
 
 def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
-    """The index words and text key a claim's own text gives it."""
+    """The index words and text key a claim's own text gives it (as normalised now, or as
+    before format characters were dropped, for claims indexed then)."""
     text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
     if text is None:
         return set()
-    return {Literal(text_key(text)), *(Literal(w) for w in words(text))}
+    return {
+        Literal(key)
+        for legacy in (False, True)
+        for key in (text_key(text, legacy=legacy), *words(text, legacy=legacy))
+    }
 
 
 def _structured(quads: list[tuple[Node, Node, Node, Node]]) -> bool:
@@ -306,7 +388,14 @@ def _structured(quads: list[tuple[Node, Node, Node, Node]]) -> bool:
 
 
 _ACCOUNTABLE = frozenset(
-    {DOXA.Claim, DOXA.Supersession, DOXA.Retraction, DOXA.Corroboration, DOXA.Erasure}
+    {
+        DOXA.Claim,
+        DOXA.Supersession,
+        DOXA.Retraction,
+        DOXA.Corroboration,
+        DOXA.Erasure,
+        DOXA.Reseal,
+    }
 )
 
 

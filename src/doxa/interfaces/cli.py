@@ -33,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-import logging
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -74,6 +73,7 @@ from doxa.model import (
     Why,
 )
 from doxa.store.convert import ntriples
+from doxa.terms import literal
 
 __all__ = ["main"]
 
@@ -444,14 +444,8 @@ def _datatype(value: str) -> URIRef:
 
 
 def _literal(lexical: str, datatype: URIRef | None) -> Literal:
-    """A literal as given; an ill-typed one is reported by the gate, not logged by rdflib."""
-    logger = logging.getLogger("rdflib.term")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)  # rdflib logs a traceback for an unparsable value
-    try:
-        return Literal(lexical, datatype=datatype)
-    finally:
-        logger.setLevel(level)
+    """A literal as given; a bad one is reported as the gate reports it."""
+    return literal(lexical, datatype=str(datatype) if datatype is not None else None)
 
 
 # -- the commands ---------------------------------------------------------------------
@@ -591,11 +585,11 @@ def remember(
         raise click.UsageError("Give the object once: --object or --literal, not both.")
     if datatype is not None and literal is None:
         raise click.UsageError("--datatype types a --literal; add --literal VALUE.")
-    value: object = object_
-    if literal is not None:
-        value = _literal(literal, _datatype(datatype) if datatype is not None else None)
+    typed = _datatype(datatype) if datatype is not None else None
 
     def action(memory: Memory) -> None:
+        # read here, so a bad literal is reported as every library error is
+        value = _literal(literal, typed) if literal is not None else object_
         receipt = memory.remember(
             text,
             topic=topic,

@@ -14,6 +14,7 @@ import click
 from doxa.errors import DoxaError, StoreError
 from doxa.gate.backups import accept_loss as give_up_lost
 from doxa.gate.backups import restore_backup
+from doxa.gate.purge import PurgeStatus
 from doxa.interfaces.cli import (
     Settings,
     _emit,
@@ -65,26 +66,60 @@ def quarantine_discard(settings: Settings, fact: str, reason: str) -> None:
 
 
 @click.command()
-@click.argument("targets", metavar="TARGET...", nargs=-1, required=True)
-@click.option("--reason", required=True, help="Why the content must go (kept on the tombstone).")
+@click.argument("targets", metavar="TARGET...", nargs=-1)
+@click.option("--reason", default="", help="Why the content must go (kept on the tombstone).")
+@click.option("--status", is_flag=True, help="Say where the purge of erased content stands.")
 @click.pass_obj
-def erase(settings: Settings, targets: tuple[str, ...], reason: str) -> None:
+def erase(settings: Settings, targets: tuple[str, ...], reason: str, status: bool) -> None:
     """Erase facts (their ids) or everything about subjects (their IRIs), from every file.
 
-    The store is rebuilt without the content and every backup is purged, once for all the
-    targets; a tombstone keeps the id, time, who, why and a salted hash, so the same content
-    cannot come back.
+    The content leaves every read at once and a tombstone keeps the id, time, who, why and a
+    salted hash, so the same content cannot come back. The store's files are then rebuilt
+    without it and every backup is purged, once for all the targets; the command waits for
+    that (a `purged` receipt says it is done). Erasing a target again finishes a purge a
+    crash interrupted. `--status` says what is still owed.
     """
+    if status:
+        if targets:
+            raise click.UsageError("--status takes no TARGET; run it on its own.")
+        _run(settings, lambda m: _show_purge(settings, m.purge_status()))
+        return
+    if not targets:
+        raise click.UsageError("Name at least one TARGET (a fact id or a subject IRI).")
+    if not reason:
+        raise click.UsageError("Missing option '--reason': say why the content must go.")
 
     def action(memory: Memory) -> None:
-        receipts = memory.erase_many(list(targets), reason=reason)
+        receipts = memory.erase_many(list(targets), reason=reason, wait=True)
         if settings.json and len(targets) > 1:
             _emit(receipts)  # one JSON document: the list of receipts
             return
         for receipt in receipts:
             _show_receipt(settings, receipt)
+        if not settings.json and not memory.store_purges_files:
+            click.echo(REMOTE_ERASURE, err=True)
 
     _run(settings, action)
+
+
+REMOTE_ERASURE = (
+    "The content is gone from every graph, but doxa cannot purge a SPARQL server's own files "
+    "(its write-ahead log, journal or checkpoints): purge them with the server's tools "
+    '(docs/remote.md, "Erasure on a server").'
+)
+
+
+def _show_purge(settings: Settings, status: PurgeStatus) -> None:
+    if settings.json:
+        _emit(status.as_json())
+        return
+    state = "running" if status.running else "idle"
+    line = f"Purge {state}: {status.owed} erasure(s) owed, {status.purged} purged by this process"
+    if status.phase:
+        line += f", now at {status.phase}"
+    click.echo(line + ".")
+    if status.error:
+        click.echo(f"Last attempt failed: {status.error}", err=True)
 
 
 @click.command()

@@ -36,8 +36,9 @@ _ADDRESSED = re.compile(
 # trying to change the assistant's rules, instructions or memory
 _OVERRIDE = re.compile(
     r"\b(?:"
-    r"(?:ignore|disregard|forget|override|bypass|skip|drop)\s+(?:all\s+|any\s+|the\s+|your\s+|"
-    r"these\s+|those\s+)*(?:previous|prior|above|earlier|preceding|existing|original|system|"
+    # possessive spaces: the \s* below never takes back what the list took (linear time)
+    r"(?:ignore|disregard|forget|override|bypass|skip|drop)\s++(?:all\s++|any\s++|the\s++|"
+    r"your\s++|these\s++|those\s++)*(?:previous|prior|above|earlier|preceding|existing|original|system|"
     r"safety|owner'?s?)?\s*(?:instructions?|rules?|prompts?|guidelines|directions|directives|"
     r"constraints|memor(?:y|ies)|policies|polic(?:y))"
     r"|new (?:system )?(?:rules?|instructions?|directives?)\s*:"

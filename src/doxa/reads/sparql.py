@@ -1,26 +1,50 @@
-"""Hand-written SPARQL, held inside its scope: read-only, no network, no other scope."""
+"""Hand-written SPARQL, held inside its scope: read-only, no network, no other scope.
+
+The guard decides on the parsed query, never on its text. :func:`check_query` expands the
+query's code-point escapes (``\\u0053`` is ``S``, as the SPARQL grammar says, section 19.2),
+parses the result with rdflib's SPARQL 1.1 parser and walks the whole syntax tree: a
+``SERVICE`` anywhere (a subquery, ``EXISTS``, ``OPTIONAL``, ``UNION``, ``MINUS``, ``GRAPH``) is
+refused, and so is anything that parses as an update rather than a query. Text that does not
+parse as one query is refused too, so a trick that fools one tokenizer (``1SERVICE``,
+``trueSERVICE``) never reaches the store. The store then runs exactly the text that was
+checked, escapes already expanded, so the two parsers cannot read different queries. The
+dataset is set by the store, not by the query: ``FROM`` and ``FROM NAMED`` cannot widen it.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
+from pyparsing import ParseBaseException, ParseResults
 from rdflib import URIRef
+from rdflib.plugins.sparql.parser import expandUnicodeEscapes, parseQuery, parseUpdate
+from rdflib.plugins.sparql.parserutils import CompValue
 
-from doxa.errors import ScopeViolation
+from doxa.errors import InvalidInput, ScopeViolation
 from doxa.store import Dataset, QueryResult, Store
+from doxa.store.convert import valid_iri
 
-__all__ = ["narrow", "run_sparql"]
+__all__ = ["SERVICE_REFUSED", "UPDATE_REFUSED", "check_query", "narrow", "run_sparql"]
 
-_NOISE = re.compile(
-    r"""'''.*?'''|\"\"\".*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|<[^<>\s]*>|\#[^\n]*"""
-    r"|[?$]\w+|[\w.-]*:[\w.-]*",  # variables and prefixed names are never keywords
-    re.DOTALL,
+SERVICE_REFUSED = (
+    "SERVICE is not allowed: a query may not make network calls from the store; "
+    "query the other endpoint yourself."
 )
-_UPDATE = re.compile(
-    r"\b(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b", re.IGNORECASE
+UPDATE_REFUSED = (
+    "This is a SPARQL update, and reads are read-only; write through the gate with "
+    "Memory.remember (or `doxa remember`)."
 )
-_SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
+_TOO_DEEP = (
+    "The SPARQL query is nested too deeply to be checked (groups, brackets or parentheses "
+    "dozens of levels deep, or some 80 triple patterns joined by '.' in one group); split it "
+    "into smaller groups { … } { … } or shorten it."
+)
+_FORMS = {
+    "SelectQuery": "select",
+    "AskQuery": "ask",
+    "ConstructQuery": "construct",
+    "DescribeQuery": "construct",
+}
 
 
 def narrow(
@@ -33,8 +57,9 @@ def narrow(
     """The dataset a caller named (SPARQL Protocol ``default-graph-uri``/``named-graph-uri``).
 
     Naming either list replaces the whole dataset, as the Protocol says (an unnamed list is
-    empty); each graph must be one ``allowed`` accepts, so a caller can only narrow ``dataset``.
-    Naming neither keeps ``dataset``.
+    empty); each graph must be an absolute IRI (else :class:`~doxa.InvalidInput`) that
+    ``allowed`` accepts (else :class:`~doxa.ScopeViolation`), so a caller can only narrow
+    ``dataset``. Naming neither keeps ``dataset``.
 
     >>> whole = Dataset(default=(URIRef("urn:a"), URIRef("urn:b")))
     >>> narrow(whole, ["urn:a"], None, allowed=lambda g: g in whole.default)
@@ -43,9 +68,15 @@ def narrow(
     if default is None and named is None:
         return dataset
     graphs = []
-    for given in (default or [], named or []):
+    lists = (("default-graph-uri", default or []), ("named-graph-uri", named or []))
+    for parameter, given in lists:
         chosen = []
         for iri in given:
+            if not valid_iri(iri):
+                raise InvalidInput(
+                    f"The {parameter} {iri!r} is not an absolute IRI; name one of the scope's "
+                    "graphs, such as urn:doxa:scope:NAME/topic/TOPIC."
+                )
             graph = URIRef(iri)
             if not allowed(graph):
                 raise ScopeViolation(
@@ -58,6 +89,70 @@ def narrow(
     return Dataset(default=graphs[0], named=graphs[1])
 
 
+def check_query(sparql: str) -> tuple[str, str]:
+    """The query's form (``select``, ``ask`` or ``construct``) and the text to run: ``sparql``
+    with its code-point escapes expanded, once it parsed as one read-only query without
+    ``SERVICE``.
+
+    Raises :class:`~doxa.ScopeViolation` for an update or a ``SERVICE`` anywhere, and
+    :class:`~doxa.InvalidInput` for text that is not one SPARQL 1.1 query.
+
+    >>> check_query("ASK { ?s <urn:service> 'SERVICE' }")
+    ('ask', "ASK { ?s <urn:service> 'SERVICE' }")
+    >>> check_query("SELECT * { ?s ?p ?o \\\\u0053ERVICE <urn:x> { } }")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    doxa.errors.ScopeViolation: SERVICE is not allowed: ...
+    """
+    try:
+        text = expandUnicodeEscapes(sparql)
+    except ValueError as error:
+        raise InvalidInput(f"The SPARQL query is not valid: {error}.") from None
+    if expandUnicodeEscapes(text) != text:
+        # one expansion spelled another escape: the store must not read a second meaning
+        raise InvalidInput(
+            "The SPARQL query is not valid: a \\u escape spells another \\u escape; write the "
+            "character itself."
+        )
+    try:
+        tree = parseQuery(text)
+    except RecursionError:
+        raise InvalidInput(_TOO_DEEP) from None
+    except ParseBaseException as error:
+        if _is_update(text):
+            raise ScopeViolation(UPDATE_REFUSED) from None
+        raise InvalidInput(f"The SPARQL query is not valid: {error}.") from None
+    if _has_service(tree):
+        raise ScopeViolation(SERVICE_REFUSED)
+    query = tree[-1]
+    assert isinstance(query, CompValue)
+    return _FORMS[query.name], text
+
+
+def _is_update(text: str) -> bool:
+    try:
+        parseUpdate(text)
+    except (ParseBaseException, RecursionError, ValueError):
+        return False
+    return True
+
+
+def _has_service(tree: ParseResults) -> bool:
+    """Whether a ``SERVICE`` pattern occurs anywhere in a parsed query (walked without
+    recursion, so a deep tree cannot exhaust the stack)."""
+    pending: list[object] = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, CompValue):
+            if node.name == "ServiceGraphPattern":
+                return True
+            pending.extend(node.values())
+        elif isinstance(node, ParseResults | list | tuple):
+            pending.extend(node)
+        elif isinstance(node, dict):
+            pending.extend(node.values())
+    return False
+
+
 def run_sparql(
     store: Store,
     sparql: str,
@@ -66,16 +161,12 @@ def run_sparql(
     max_rows: int | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> QueryResult:
-    """Run a read-only query over ``dataset`` only; FROM and FROM NAMED cannot widen it."""
-    bare = _NOISE.sub(" ", sparql)
-    if _SERVICE.search(bare):
-        raise ScopeViolation(
-            "SERVICE is not allowed: a query may not make network calls from the store; "
-            "query the other endpoint yourself."
-        )
-    if _UPDATE.search(bare):
-        raise ScopeViolation(
-            "This is a SPARQL update, and reads are read-only; write through the gate with "
-            "Memory.remember (or `doxa remember`)."
-        )
-    return store.run(sparql, dataset=dataset, max_rows=max_rows, stop=stop)
+    """Run a read-only query over ``dataset`` only; FROM and FROM NAMED cannot widen it.
+
+    The query is checked first (:func:`check_query`); a ``stop()`` already true once it is
+    checked means the store is not asked at all (an empty result marked ``truncated``).
+    """
+    form, text = check_query(sparql)
+    if stop is not None and stop():
+        return QueryResult(form=form, truncated=True)
+    return store.run(text, dataset=dataset, max_rows=max_rows, stop=stop)

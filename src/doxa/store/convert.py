@@ -15,11 +15,13 @@ __all__ = [
     "canonical",
     "forget_terms",
     "from_ox",
+    "language_problem",
     "ntriples",
     "read_quads",
     "stored_literal",
     "to_ox",
     "to_ox_graph",
+    "unserialisable",
     "valid_iri",
 ]
 
@@ -90,6 +92,7 @@ def forget_terms() -> None:
     to_ox.cache_clear()
     ntriples.cache_clear()
     stored_literal.cache_clear()
+    unserialisable.cache_clear()
     _CANONICAL.clear()
 
 
@@ -136,6 +139,55 @@ def valid_iri(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def language_problem(tag: str) -> str | None:
+    """Why ``tag`` is not a well-formed BCP 47 language tag (RFC 5646), or None if it is.
+
+    Oxigraph parses the tag subtag by subtag (no regular expression), as it will when it
+    stores and reads it back.
+
+    >>> language_problem("de-CH") is None, language_problem("a" * 100)
+    (True, 'A subtag may be eight characters in length at maximum')
+    """
+    try:
+        ox.Literal("", language=tag)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+_FORMATS = (ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG, ox.RdfFormat.TURTLE)
+
+
+@lru_cache(maxsize=4096)
+def unserialisable(term: Literal) -> str | None:
+    """The export format that cannot carry ``term`` intact, or None when all of them can.
+
+    Writes the literal in N-Quads, TriG and Turtle with Oxigraph's serialisers and parses it
+    back: what the gate admits must survive every export and import.
+
+    >>> unserialisable(Literal("caf\u00e9", lang="fr")) is None
+    True
+    """
+    s, p, g = ox.NamedNode("urn:doxa:s"), ox.NamedNode("urn:doxa:p"), ox.NamedNode("urn:doxa:g")
+    try:
+        node = to_ox(term)
+    except ValueError:
+        return "N-Quads"
+    for fmt in _FORMATS:
+        rows: list[ox.Quad] | list[ox.Triple] = (
+            [ox.Triple(s, p, node)] if fmt is ox.RdfFormat.TURTLE else [ox.Quad(s, p, node, g)]
+        )
+        try:
+            data = ox.serialize(rows, format=fmt)
+            assert data is not None
+            back = [q.object for q in ox.parse(data, fmt)]
+        except (SyntaxError, ValueError):
+            return fmt.name
+        if back != [node]:
+            return fmt.name
+    return None
 
 
 def canonical(terms: list[Node]) -> list[Node]:

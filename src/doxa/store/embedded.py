@@ -14,7 +14,7 @@ import secrets
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -23,6 +23,7 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.errors import InvalidInput, StoreError, StoreLocked, WriteConflict
+from doxa.store import generations
 from doxa.store.base import (
     SLOT_TOKEN,
     SLOTS_GRAPH,
@@ -67,8 +68,22 @@ def rdf_format(name: str) -> ox.RdfFormat:
         raise InvalidInput(f"{name!r} is not a known RDF format; use one of: {known}.") from None
 
 
+class _Generation:
+    """One open RocksDB database of a store, and how many reads are using it: a rebuilt
+    store replaces it only once the reads that began on it have ended."""
+
+    def __init__(self, store: ox.Store, directory: Path | None) -> None:
+        self.store: ox.Store | None = store
+        self.directory = directory
+        self.readers = 0
+
+
 class EmbeddedStore:
-    """An Oxigraph store in a directory on disk, or in memory when ``path`` is None."""
+    """An Oxigraph store in a directory on disk, or in memory when ``path`` is None.
+
+    Reads run in any thread, writes are serialised by ``lock``, and :meth:`compact` rebuilds
+    the files while both go on (``docs/decisions.md``, "Erasure is a lifecycle").
+    """
 
     def __init__(
         self, path: Path | str | None = None, *, journal: bool = True, durable: bool = True
@@ -77,14 +92,26 @@ class EmbeddedStore:
         self.journal: Journal | None = None
         self.lock = threading.RLock()
         self.memo: dict[object, object] | None = {}  # one writer per directory: caches hold
+        self._handles = threading.Condition()  # guards _live and every generation's readers
+        self._rebuilding = threading.Lock()  # one rebuild at a time
+        self._recorded: list[Callable[[ox.Store], None]] | None = None  # writes during one
+        self._directory_lock: generations.DirectoryLock | None = None
+        self._before_close: list[Callable[[], None]] = []
         try:
             if self.path is None:
-                self._open: ox.Store | None = ox.Store()
+                self._live: _Generation | None = _Generation(ox.Store(), None)
             else:
-                _finish_compaction(self.path)
+                self._directory_lock = generations.DirectoryLock(self.path)
+                _finish_compaction(self.path)  # only under the lock: see generations.tidy
                 self.path.mkdir(parents=True, exist_ok=True)
-                self._open = ox.Store(str(self.path))
-        except OSError as error:
+                generations.tidy(self.path)
+                where = generations.database(self.path)
+                self._live = _Generation(ox.Store(str(where)), where)
+        except StoreLocked:
+            raise
+        except (OSError, RuntimeError) as error:
+            if self._directory_lock is not None:
+                self._directory_lock.release()
             message = str(error)
             if "lock" in message.lower():
                 raise StoreLocked(
@@ -99,48 +126,72 @@ class EmbeddedStore:
             Flusher(self._flush_now, size=self._disk_bytes) if self.path is not None else None
         )
 
+    @contextmanager
+    def _reading(self) -> Iterator[ox.Store]:
+        """The live database, kept open until the block ends even if a rebuild replaces it."""
+        with self._handles:
+            live = self._live
+            if live is None or live.store is None:
+                raise StoreError("The store is closed; open it again with Memory.open.")
+            live.readers += 1
+            store = live.store
+        try:
+            yield store
+        finally:
+            with self._handles:
+                live.readers -= 1
+                if live.readers == 0:
+                    self._handles.notify_all()
+
+    def _record(self, replay: Callable[[ox.Store], None]) -> None:
+        """Remember a write made during a rebuild, to replay it onto the new database."""
+        if self._recorded is not None:
+            self._recorded.append(replay)
+
     # -- reads -------------------------------------------------------------------------
 
-    def _query(self, sparql: str, dataset: Dataset) -> object:
+    def _query(self, store: ox.Store, sparql: str, dataset: Dataset) -> object:
         try:
-            return self._store.query(
+            return store.query(
                 sparql,
                 default_graph=[ox.NamedNode(str(g)) for g in dataset.default],
                 named_graphs=[ox.NamedNode(str(g)) for g in dataset.named],
             )
         except SyntaxError as error:
             raise InvalidInput(f"The SPARQL query is not valid: {error}.") from None
-        except OSError as error:
+        except (OSError, RuntimeError) as error:
             raise StoreError(f"The store could not answer the query: {error}.") from error
 
     def select(
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
     ) -> list[Row]:
-        result = self._query(bind_values(sparql, bindings or {}), dataset)
-        assert isinstance(result, ox.QuerySolutions)
-        names = [v.value for v in result.variables]
-        rows: list[Row] = []
-        for solution in result:
-            row: Row = {}
-            for index, name in enumerate(names):
-                value = solution[index]
-                if value is not None:
-                    row[name] = from_ox(value)
-            rows.append(row)
-        return rows
+        with self._reading() as store:
+            result = self._query(store, bind_values(sparql, bindings or {}), dataset)
+            assert isinstance(result, ox.QuerySolutions)
+            names = [v.value for v in result.variables]
+            rows: list[Row] = []
+            for solution in result:
+                row: Row = {}
+                for index, name in enumerate(names):
+                    value = solution[index]
+                    if value is not None:
+                        row[name] = from_ox(value)
+                rows.append(row)
+            return rows
 
     def referrers(
         self, predicate: URIRef, objects: Sequence[Node], graph: URIRef
     ) -> dict[str, list[str]]:
         p, g = ox.NamedNode(str(predicate)), ox.NamedNode(str(graph))
         found: dict[str, list[str]] = {}
-        for obj in objects:
-            subjects = [
-                str(q.subject.value)  # type: ignore[union-attr]
-                for q in self._store.quads_for_pattern(None, p, to_ox(obj), g)
-            ]
-            if subjects:
-                found[str(obj)] = subjects
+        with self._reading() as store:
+            for obj in objects:
+                subjects = [
+                    str(q.subject.value)  # type: ignore[union-attr]
+                    for q in store.quads_for_pattern(None, p, to_ox(obj), g)
+                ]
+                if subjects:
+                    found[str(obj)] = subjects
         return found
 
     def describe(
@@ -149,7 +200,16 @@ class EmbeddedStore:
         graphs: Sequence[URIRef],
         predicates: Sequence[URIRef] | None = None,
     ) -> dict[str, list[tuple[Node, Node]]]:
-        store = self._store
+        with self._reading() as store:
+            return self._describe(store, subjects, graphs, predicates)
+
+    def _describe(
+        self,
+        store: ox.Store,
+        subjects: Sequence[URIRef],
+        graphs: Sequence[URIRef],
+        predicates: Sequence[URIRef] | None,
+    ) -> dict[str, list[tuple[Node, Node]]]:
         described: dict[str, list[tuple[Node, Node]]] = {}
         if predicates is not None or len(graphs) <= 4:  # a few lookups beat reading the rest
             named = [ox.NamedNode(str(g)) for g in graphs]
@@ -190,21 +250,23 @@ class EmbeddedStore:
         dataset: Dataset,
         bindings: Mapping[str, Binding] | None = None,
     ) -> list[str]:
-        result = self._query(bind_values(sparql, bindings or {}), dataset)
-        assert isinstance(result, ox.QuerySolutions)
-        values = []
-        for solution in result:
-            value = solution[variable]
-            if value is not None:
-                values.append(value.value)
-        return values
+        with self._reading() as store:
+            result = self._query(store, bind_values(sparql, bindings or {}), dataset)
+            assert isinstance(result, ox.QuerySolutions)
+            values = []
+            for solution in result:
+                value = solution[variable]
+                if value is not None:
+                    values.append(value.value)
+            return values
 
     def ask(
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
     ) -> bool:
-        result = self._query(bind_values(sparql, bindings or {}), dataset)
-        assert isinstance(result, ox.QueryBoolean)
-        return bool(result)
+        with self._reading() as store:
+            result = self._query(store, bind_values(sparql, bindings or {}), dataset)
+            assert isinstance(result, ox.QueryBoolean)
+            return bool(result)
 
     def run(
         self,
@@ -214,7 +276,18 @@ class EmbeddedStore:
         max_rows: int | None = None,
         stop: Callable[[], bool] | None = None,
     ) -> QueryResult:
-        result = self._query(sparql, dataset)
+        with self._reading() as store:
+            return self._run(store, sparql, dataset, max_rows, stop)
+
+    def _run(
+        self,
+        store: ox.Store,
+        sparql: str,
+        dataset: Dataset,
+        max_rows: int | None,
+        stop: Callable[[], bool] | None,
+    ) -> QueryResult:
+        result = self._query(store, sparql, dataset)
         if isinstance(result, ox.QueryBoolean):
             return QueryResult(form="ask", boolean=bool(result))
         if isinstance(result, ox.QueryTriples):
@@ -236,36 +309,47 @@ class EmbeddedStore:
         return QueryResult(form="select", variables=names, rows=rows, truncated=cut)
 
     def graphs(self) -> list[URIRef]:
-        return [URIRef(g.value) for g in self._store.named_graphs() if isinstance(g, ox.NamedNode)]
+        with self._reading() as store:
+            return [URIRef(g.value) for g in store.named_graphs() if isinstance(g, ox.NamedNode)]
 
     def quads(self, graph: URIRef | None = None) -> Iterator[Quad]:
         pattern_graph = None if graph is None else ox.NamedNode(str(graph))
-        for quad in self._store.quads_for_pattern(None, None, None, pattern_graph):
-            if isinstance(quad.graph_name, ox.DefaultGraph):
-                continue
-            yield (
-                from_ox(quad.subject),
-                from_ox(quad.predicate),
-                from_ox(quad.object),
-                URIRef(quad.graph_name.value),
-            )
+        with self._reading() as store:
+            for quad in store.quads_for_pattern(None, None, None, pattern_graph):
+                if isinstance(quad.graph_name, ox.DefaultGraph):
+                    continue
+                yield (
+                    from_ox(quad.subject),
+                    from_ox(quad.predicate),
+                    from_ox(quad.object),
+                    URIRef(quad.graph_name.value),
+                )
 
     def values(self, graph: URIRef) -> Iterator[tuple[str, str, str]]:
         """Every triple of ``graph`` as its terms' plain strings (IRIs, literals' lexical
         forms): for a cache that reads a whole graph, without building an RDF term for each."""
-        for quad in self._store.quads_for_pattern(None, None, None, ox.NamedNode(str(graph))):
-            yield quad.subject.value, quad.predicate.value, quad.object.value  # type: ignore[union-attr]
+        with self._reading() as store:
+            for quad in store.quads_for_pattern(None, None, None, ox.NamedNode(str(graph))):
+                yield quad.subject.value, quad.predicate.value, quad.object.value  # type: ignore[union-attr]
 
     # -- writes ------------------------------------------------------------------------
+
+    def _writable(self) -> ox.Store:
+        """The live database, for a write made under ``lock`` (a rebuild swaps under it too)."""
+        live = self._live
+        if live is None or live.store is None:
+            raise StoreError("The store is closed; open it again with Memory.open.")
+        return live.store
 
     def apply(self, change: Change) -> None:
         if not change.delete and not change.insert and change.slot is None:
             return
         try:
-            if change.slot is not None:
-                self._claim(change)
-            else:
-                self._apply(change)
+            with self.lock:
+                if change.slot is not None:
+                    self._claim(change)
+                else:
+                    self._apply(change)
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
         tell_derived(self.memo, change, None)
@@ -278,36 +362,40 @@ class EmbeddedStore:
                 ox.Quad(to_ox(s), to_ox(p), to_ox(o), to_ox_graph(g))  # type: ignore[arg-type]
                 for s, p, o, g in change.insert
             ]
-            self._write(lambda: self._store.extend(quads))
+            self._write(lambda store: store.extend(quads))
             return
         update = change.to_update()
-        self._write(lambda: self._store.update(update))
+        self._write(lambda store: store.update(update))
 
     def _claim(self, change: Change) -> None:
         """Apply a change that claims a slot: this process is the directory's only writer, so
         checking the slot under the store's lock and writing is atomic."""
         assert change.slot is not None
-        with self.lock:
-            claims = self._store.quads_for_pattern(
-                ox.NamedNode(str(change.slot)),
-                ox.NamedNode(str(SLOT_TOKEN)),
-                None,
-                ox.NamedNode(str(SLOTS_GRAPH)),
+        claims = self._writable().quads_for_pattern(
+            ox.NamedNode(str(change.slot)),
+            ox.NamedNode(str(SLOT_TOKEN)),
+            None,
+            ox.NamedNode(str(SLOTS_GRAPH)),
+        )
+        if next(claims, None) is not None:
+            raise WriteConflict(
+                "Another writer published to this scope first; the gate judges again."
             )
-            if next(claims, None) is not None:
-                raise WriteConflict(
-                    "Another writer published to this scope first; the gate judges again."
-                )
-            marker = (change.slot, SLOT_TOKEN, Literal(secrets.token_hex(16)), SLOTS_GRAPH)
-            claim = Change(delete=change.delete, insert=[marker, *change.insert])
-            update = claim.to_update()
-            self._write(lambda: self._store.update(update))
+        marker = (change.slot, SLOT_TOKEN, Literal(secrets.token_hex(16)), SLOTS_GRAPH)
+        claim = Change(delete=change.delete, insert=[marker, *change.insert])
+        update = claim.to_update()
+        self._write(lambda store: store.update(update))
 
-    def _write(self, action: Callable[[], None]) -> None:
+    def _write(self, action: Callable[[ox.Store], None]) -> None:
+        """Apply a write to the live database (the caller holds ``lock``) and, during a
+        rebuild, remember it for the new one. Every write is a blind set of quads (insert,
+        delete, load, clear), so replaying one the rebuild's snapshot already holds is
+        harmless."""
         try:
-            action()
-        except OSError as error:
+            action(self._writable())
+        except (OSError, RuntimeError) as error:
             raise StoreError(f"The store could not apply the write: {error}.") from error
+        self._record(action)
 
     def load(self, data: bytes, *, format: str, graph: URIRef) -> int:
         fmt = rdf_format(format)
@@ -317,65 +405,133 @@ class EmbeddedStore:
                 f"{fmt.name} data names its own graphs and cannot be loaded into one graph; "
                 "use Turtle, N-Triples or RDF/XML."
             )
-        before = self._count(graph)
-        try:
-            self._store.load(data, fmt, to_graph=ox.NamedNode(str(graph)))
-        except SyntaxError as error:
-            raise InvalidInput(f"The RDF data could not be parsed: {_clean(error)}.") from None
-        except OSError as error:
-            raise StoreError(f"The store could not load the data: {error}.") from error
-        finally:
-            tell_derived(self.memo, None, graph)  # a failed load may have written part of it
-        loaded = self._count(graph) - before
+        target = ox.NamedNode(str(graph))
+
+        def load(store: ox.Store) -> None:
+            try:
+                store.load(data, fmt, to_graph=target)
+            except SyntaxError:
+                if store is live:
+                    raise
+                # a replay: the same data fails the same way after writing the same part
+
+        with self.lock:
+            live = self._writable()
+            before = self._count(live, graph)
+            try:
+                self._write(load)
+            except SyntaxError as error:
+                self._record(load)  # the part written before the error must reach a rebuild
+                raise InvalidInput(f"The RDF data could not be parsed: {_clean(error)}.") from None
+            finally:
+                tell_derived(self.memo, None, graph)  # a failed load may have written part of it
+            loaded = self._count(live, graph) - before
         if self.flusher is not None:
             self.flusher.wrote(loaded)
         return loaded
 
-    def _count(self, graph: URIRef) -> int:
-        return sum(
-            1 for _ in self._store.quads_for_pattern(None, None, None, ox.NamedNode(str(graph)))
-        )
+    @staticmethod
+    def _count(store: ox.Store, graph: URIRef) -> int:
+        return sum(1 for _ in store.quads_for_pattern(None, None, None, ox.NamedNode(str(graph))))
 
     def clear_graph(self, graph: URIRef) -> None:
-        self._store.remove_graph(ox.NamedNode(str(graph)))
+        target = ox.NamedNode(str(graph))
+        with self.lock:
+            self._write(lambda store: store.remove_graph(target))
         tell_derived(self.memo, None, graph)
 
-    def compact(self) -> None:
-        """Rewrite the store from its current quads and swap the copy in.
+    # -- rebuilding --------------------------------------------------------------------
+
+    def compact(self, *, progress: Callable[[str], None] | None = None) -> None:
+        """Rebuild the store's files from its live quads, while reads and writes go on.
 
         Oxigraph's files keep every string ever stored (its dictionary is append-only), even
-        after ``remove`` and ``optimize``: only a store rebuilt from what is live forgets
-        erased content. The copy is built beside the store, flushed, then swapped in by two
-        renames; an interrupted swap is finished the next time the directory is opened.
+        after ``remove`` and ``optimize``: only a database rebuilt from what is live forgets
+        erased content. The rebuild dumps a snapshot of the live quads (Oxigraph releases the
+        GIL while it dumps and loads), loads them into the next generation beside the live
+        one, replays the writes made meanwhile, and swaps the new database in under ``lock``
+        with one atomic rename (:func:`generations.switch`). Reads that began on the old
+        database finish on it; its files are deleted once they have. What the erasures
+        before this call removed is gone from the files when it returns; a crash at any point
+        leaves the old store or the new one whole.
         """
+        say = progress or (lambda _: None)
         tell_derived(self.memo, None, None)  # nothing derived keeps what an erasure removed
-        with self.lock, self._flushes_paused():
+        with self._rebuilding:
             if self.path is None:
-                fresh = ox.Store()
-                fresh.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
-                self._open = fresh
-                gc.collect()
+                with self.lock:
+                    fresh = ox.Store()
+                    with self._reading() as store:
+                        fresh.bulk_extend(store.quads_for_pattern(None, None, None, None))
+                    self._swap(_Generation(fresh, None))
                 return
-            building = _sibling(self.path, "compacting")
-            if building.exists():
-                shutil.rmtree(building)
-            fresh = ox.Store(str(building))
-            fresh.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
-            fresh.flush()
-            del fresh
-            self._open = None
-            gc.collect()  # release RocksDB's lock on both directories
-            old = _sibling(self.path, "old")
-            self.path.rename(old)
-            building.rename(self.path)
-            shutil.rmtree(old)
-            self._open = ox.Store(str(self.path))
+            directory = self.path
+            target = generations.next_generation(directory)
+            dump = directory / generations.DUMP
+            recorded: list[Callable[[ox.Store], None]] = []
+            with self.lock:
+                self._recorded = recorded  # from before the snapshot: replays are harmless
+            switched = False
+            try:
+                say("snapshot")
+                with self._reading() as store:
+                    store.dump(str(dump), ox.RdfFormat.N_QUADS)
+                say("load")
+                fresh = ox.Store(str(target))
+                fresh.bulk_load(path=str(dump), format=ox.RdfFormat.N_QUADS)
+                dump.unlink()
+                say("replay")
+                done = 0
+                while len(recorded) - done > _REPLAY_UNLOCKED:  # catch up without the lock
+                    batch = recorded[done : len(recorded)]
+                    for replay in batch:
+                        replay(fresh)
+                    done += len(batch)
+                with self.lock:
+                    for replay in recorded[done:]:
+                        replay(fresh)
+                    fresh.flush()
+                    generations.switch(directory, target)
+                    switched = True
+                    self._recorded = None
+                    old = self._swap(_Generation(fresh, target))
+            except (OSError, RuntimeError, ValueError) as error:
+                raise StoreError(
+                    f"The store at {directory} could not be rebuilt: {error}. It is unchanged; "
+                    "free disk space and erase again to finish the purge."
+                ) from error
+            finally:
+                with self.lock:
+                    self._recorded = None
+                if not switched:
+                    shutil.rmtree(target, ignore_errors=True)
+                    dump.unlink(missing_ok=True)
+            say("retire")
+            self._retire(old)
+
+    def _swap(self, fresh: _Generation) -> _Generation:
+        """Make ``fresh`` the live database; reads begun on the old one go on with it."""
+        with self._handles:
+            old = self._live
+            assert old is not None
+            self._live = fresh
+        return old
+
+    def _retire(self, old: _Generation) -> None:
+        """Close a replaced database once its last read has ended, and delete its files."""
+        with self._handles:
+            while old.readers:
+                self._handles.wait()
+            old.store = None
+        gc.collect()  # the last reference gone, RocksDB closes the database
+        if self.path is not None and old.directory is not None:
+            generations.remove_database(self.path, old.directory)
 
     def clone(self) -> EmbeddedStore:
         """An in-memory copy of this store (for scratch work that must not touch it)."""
         copy = EmbeddedStore(None)
-        assert copy._open is not None
-        copy._open.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
+        with self._reading() as store:
+            copy._writable().bulk_extend(store.quads_for_pattern(None, None, None, None))
         return copy
 
     def backup(self, target: Path) -> None:
@@ -384,26 +540,33 @@ class EmbeddedStore:
             raise StoreError("An in-memory store cannot be backed up; open one on disk.")
         if target.exists():
             raise StoreError(f"The backup directory {target} exists already; choose a new one.")
-        self._store.flush()
-        try:
-            self._store.backup(str(target))
-        except OSError as error:
-            raise StoreError(f"Cannot back up the store to {target}: {error}.") from error
+        with self._reading() as store:
+            store.flush()
+            try:
+                store.backup(str(target))
+            except OSError as error:
+                raise StoreError(f"Cannot back up the store to {target}: {error}.") from error
 
     def flush(self) -> None:
         if self.path is not None:
-            self._store.flush()
+            with self._reading() as store:
+                store.flush()
 
     def _flush_now(self) -> None:
         """The background flush: a store closed meanwhile has nothing left to flush."""
-        if self._open is not None:
-            self._open.flush()
+        try:
+            with self._reading() as store:
+                store.flush()
+        except StoreError:
+            return
 
     def _disk_bytes(self) -> int:
         """The size of the store's table files: what a flush makes RocksDB compact against."""
-        assert self.path is not None
+        live = self._live
+        if live is None or live.directory is None:
+            return 0
         total = 0
-        with os.scandir(self.path) as entries:
+        with os.scandir(live.directory) as entries:
             for entry in entries:
                 if entry.name.endswith(".sst"):
                     try:
@@ -412,36 +575,51 @@ class EmbeddedStore:
                         continue  # compacted away while the directory was read
         return total
 
-    def _flushes_paused(self) -> AbstractContextManager[None]:
-        return self.flusher.paused() if self.flusher is not None else nullcontext()
+    def before_close(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` first when the store closes (the purge finishes what is owed)."""
+        self._before_close.append(callback)
 
     def close(self) -> None:
+        """Flush and close the store; waits for a rebuild under way and for reads in flight."""
+        callbacks, self._before_close = self._before_close, []
+        for callback in callbacks:
+            callback()
         if self.flusher is not None:
             self.flusher.stop()  # waits for a flush under way: it holds the store open
-        if self.journal is not None:
-            self.journal.close()
-        if self._open is None:
-            return
-        if self.path is None:
-            self._open = None  # in memory: nothing to flush, no directory lock to release
-            return
-        try:
-            self._open.flush()
-        except OSError as error:  # a full disk, a file-size limit: what was acknowledged is safe
-            raise StoreError(
-                f"The store at {self.path} could not be flushed on closing: {error}. Every "
-                "acknowledged decision is in its log and journal; free disk space (or file "
-                "handles) and reopen it."
-            ) from error
-        finally:
-            self._open = None  # dropping the last reference releases RocksDB's directory lock
-            gc.collect()
+        with self._rebuilding:  # a rebuild under way finishes (or fails) whole
+            if self.journal is not None:
+                self.journal.close()
+            live = self._live
+            if live is None or live.store is None:
+                self._release()
+                return
+            if self.path is None:
+                self._live = None  # in memory: nothing to flush, no directory lock to release
+                return
+            try:
+                live.store.flush()
+            except (OSError, RuntimeError) as error:  # a full disk: what was acknowledged is safe
+                raise StoreError(
+                    f"The store at {self.path} could not be flushed on closing: {error}. Every "
+                    "acknowledged decision is in its log and journal; free disk space (or file "
+                    "handles) and reopen it."
+                ) from error
+            finally:
+                with self._handles:
+                    self._live = None
+                    while live.readers:
+                        self._handles.wait()
+                    live.store = None  # the last reference released: RocksDB's lock too
+                gc.collect()
+                self._release()
 
-    @property
-    def _store(self) -> ox.Store:
-        if self._open is None:
-            raise StoreError("The store is closed; open it again with Memory.open.")
-        return self._open
+    def _release(self) -> None:
+        if self._directory_lock is not None:
+            self._directory_lock.release()
+            self._directory_lock = None
+
+
+_REPLAY_UNLOCKED = 64  # writes left to replay when the rebuild takes the lock to swap
 
 
 def _take(
@@ -461,7 +639,8 @@ def _sibling(path: Path, what: str) -> Path:
 
 
 def _finish_compaction(path: Path) -> None:
-    """Finish a compaction a crash interrupted (see :meth:`EmbeddedStore.compact`)."""
+    """Finish a compaction of doxa 0.1's layout (the store renamed aside, a sibling copy
+    renamed in) that a crash interrupted; called only under the store's lock."""
     old, building = _sibling(path, "old"), _sibling(path, "compacting")
     if not path.exists() and old.exists() and building.exists():
         building.rename(path)  # the copy was complete: it is renamed only after its flush

@@ -20,8 +20,12 @@ __all__ = ["EMPTY_GRAPH", "query_form", "restrict", "split_prologue"]
 #: absent FROM clause would let the server fall back to its whole store.
 EMPTY_GRAPH = URIRef("urn:doxa:empty")
 
+# Linear in the text's length, whatever it holds: an unterminated string or long string runs
+# to the end of its line (or of the text) instead of failing after its scan, and an IRI that
+# never closes fails at the next '<' at the latest, so no character is scanned twice.
 _TOKEN = re.compile(
-    r"""(?P<skip>'''.*?'''|\"\"\".*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|\#[^\n]*)"""
+    r"""(?P<skip>'''.*?(?:'''|\Z)|\"\"\".*?(?:\"\"\"|\Z)|'(?:[^'\\\n]|\\.)*'?|"(?:[^"\\\n]|\\.)*"?"""
+    r"|\#[^\n]*)"
     r"|(?P<iri><[^<>\"{}|^`\\\s]*>)"
     r"|(?P<word>[A-Za-z_][\w-]*(?::[\w.-]*)?|:[\w.-]*|[?$]\w+)"
     r"|(?P<open>\{)|(?P<close>\})|(?P<other>\S)",

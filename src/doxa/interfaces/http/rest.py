@@ -14,8 +14,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
-from rdflib import Literal, URIRef
-from rdflib.namespace import XSD
 
 from doxa.errors import InvalidInput
 from doxa.interfaces.cli import _plain
@@ -23,7 +21,7 @@ from doxa.interfaces.http.auth import Bound, bound, owner
 from doxa.interfaces.http.bodies import StrictJSONRoute
 from doxa.interfaces.http.errors import Problem
 from doxa.model import Authority, Relation, RuleMode, Support
-from doxa.terms import as_iri
+from doxa.terms import as_iri, literal
 
 __all__ = ["router"]
 
@@ -33,7 +31,6 @@ Caller = Annotated[Bound, Depends(bound)]
 Owner = Annotated[Bound, Depends(owner)]
 JSON = dict[str, Any]
 NQUADS = "application/n-quads"
-_XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
 class _Body(BaseModel):
@@ -102,29 +99,7 @@ def _object(body: RememberBody) -> object:
         return body.object
     if body.object is not None:
         raise InvalidInput("Give the object once: 'object' or 'literal', not both.")
-    if body.datatype is not None and body.language is not None:
-        raise InvalidInput("A literal has a datatype or a language, not both.")
-    if body.datatype is None:
-        try:
-            return Literal(body.literal, lang=body.language)
-        except ValueError:
-            raise InvalidInput(
-                f"language {body.language!r} is not a language tag; use one such as 'en' or "
-                "'de-CH'."
-            ) from None
-    if body.datatype.startswith("xsd:"):
-        named = URIRef(_XSD + body.datatype[4:])
-        if named not in XSD:  # XSD[name] only warns for a name XSD does not define
-            raise InvalidInput(
-                f"{body.datatype!r} is not an XSD datatype; use one such as xsd:gYear or "
-                "xsd:integer, or a full IRI."
-            )
-        return Literal(body.literal, datatype=named)
-    if ":" in body.datatype:
-        return Literal(body.literal, datatype=URIRef(body.datatype))
-    raise InvalidInput(
-        f"{body.datatype!r} is not a datatype; use xsd:NAME (such as xsd:gYear) or a full IRI."
-    )
+    return literal(body.literal, datatype=body.datatype, language=body.language)
 
 
 def _json(value: object) -> Any:

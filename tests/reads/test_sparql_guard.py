@@ -1,0 +1,283 @@
+"""The SPARQL guard decides on the parsed query: SERVICE and updates refused however spelled,
+deep nesting refused before the store's parser sees it, and no check super-linear in the text."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+import doxa
+from doxa.judges.instruction import instruction_sign
+from doxa.reads.sparql import SERVICE_REFUSED, UPDATE_REFUSED, check_query
+from doxa.store import rewrite
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that counts the connections made to it."""
+
+    def __init__(self) -> None:
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(64)
+        self.port = int(self.socket.getsockname()[1])
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/internal"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.socket.accept()
+            except OSError:
+                return
+            self.connections += 1
+            client.close()
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[Listener]:
+    found = Listener()
+    yield found
+    found.socket.close()
+
+
+@pytest.fixture
+def seeded(memory: doxa.Memory) -> doxa.Memory:
+    """A memory with one fact, so a pattern like ``?r ?p ?o`` has rows to join SERVICE with."""
+    memory.remember("Alice prefers tea", topic="drinks")
+    return memory
+
+
+BYPASSES = {
+    "plain": "SELECT * WHERE {{ SERVICE <{u}> {{ ?a ?b ?c }} }}",
+    "glued to a number": "SELECT ?a WHERE {{ ?r ?p ?o . ?r ?p 1SERVICE <{u}> {{ ?a ?b ?c }} }}",
+    "glued to true": "SELECT ?a WHERE {{ ?r ?p ?o . ?r ?p trueSERVICE <{u}> {{ ?a ?b ?c }} }}",
+    "glued, silent": "SELECT ?a WHERE {{ ?r ?p ?o . ?r ?p 1SERVICE SILENT <{u}> {{ ?a ?b ?c }} }}",
+    "glued to a decimal": "SELECT ?a WHERE {{ ?r ?p ?o . ?r ?p 1.5e3SERVICE <{u}> {{ ?a ?b ?c }} }}",
+    "after a string": 'SELECT ?a WHERE {{ ?r ?p ?o . ?r ?p "x"SERVICE <{u}> {{ ?a ?b ?c }} }}',
+    "mixed case": "SELECT * WHERE {{ ?r ?p ?o sErViCe <{u}> {{ ?a ?b ?c }} }}",
+    "after a comment": "SELECT * WHERE {{ ?r ?p ?o #x\nSERVICE <{u}> {{ ?a ?b ?c }} }}",
+    "u escape": "SELECT * WHERE {{ ?r ?p ?o \\u0053ERVICE <{u}> {{ ?a ?b ?c }} }}",
+    "U escape": "SELECT * WHERE {{ ?r ?p ?o \\U00000053ERVICE <{u}> {{ ?a ?b ?c }} }}",
+    "escape spelling an escape": "SELECT * WHERE {{ ?r ?p ?o \\u005Cu0053ERVICE <{u}> {{ }} }}",
+    "in a subquery": "SELECT * WHERE {{ {{ SELECT * WHERE {{ SERVICE <{u}> {{ ?a ?b ?c }} }} }} }}",
+    "in FILTER EXISTS": "SELECT * WHERE {{ ?r ?p ?o FILTER EXISTS {{ SERVICE <{u}> {{ ?a ?b ?c }} }} }}",
+    "in BIND EXISTS": "SELECT * WHERE {{ BIND(EXISTS {{ SERVICE <{u}> {{ ?a ?b ?c }} }} AS ?x) }}",
+    "in OPTIONAL": "SELECT * WHERE {{ ?r ?p ?o OPTIONAL {{ SERVICE <{u}> {{ ?a ?b ?c }} }} }}",
+    "in UNION": "SELECT * WHERE {{ {{ ?r ?p ?o }} UNION {{ SERVICE <{u}> {{ ?a ?b ?c }} }} }}",
+    "in MINUS": "SELECT * WHERE {{ ?r ?p ?o MINUS {{ SERVICE <{u}> {{ ?a ?b ?c }} }} }}",
+    "in GRAPH": "SELECT * WHERE {{ GRAPH ?g {{ SERVICE <{u}> {{ ?a ?b ?c }} }} }}",
+    "by variable": "SELECT * WHERE {{ BIND(<{u}> AS ?u) SERVICE ?u {{ ?a ?b ?c }} }}",
+    "in ASK": "ASK {{ SERVICE SILENT <{u}> {{ ?a ?b ?c }} }}",
+    "in CONSTRUCT": "CONSTRUCT {{ ?a ?b ?c }} WHERE {{ SERVICE <{u}> {{ ?a ?b ?c }} }}",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(BYPASSES))
+def test_service_is_refused_however_spelled(
+    seeded: doxa.Memory, listener: Listener, shape: str
+) -> None:
+    """Every spelling of SERVICE is refused and no connection is made; a plain query runs."""
+    before = listener.connections
+    with pytest.raises((doxa.ScopeViolation, doxa.InvalidInput)):
+        seeded.sparql(BYPASSES[shape].format(u=listener.url))
+    time.sleep(0.05)  # a connection attempt would have reached the listener by now
+    assert listener.connections == before
+    assert seeded.sparql("SELECT * WHERE { ?r ?p ?o }").rows
+
+
+@pytest.mark.parametrize(
+    "sparql",
+    [
+        "SELECT * WHERE { ?s ?p ?o . ?r ?p ?o SERVICE <http://127.0.0.1:9/x> { } }",
+        "SELECT * WHERE { \\u0053ERVICE <http://127.0.0.1:9/x> { } }",
+        "ASK { FILTER NOT EXISTS { SERVICE <http://127.0.0.1:9/x> { } } }",
+    ],
+    ids=["keyword", "escaped", "nested"],
+)
+def test_a_parsed_service_says_so(memory: doxa.Memory, sparql: str) -> None:
+    """A query that parses with SERVICE in it is refused with the SERVICE message."""
+    with pytest.raises(doxa.ScopeViolation) as refused:
+        memory.sparql(sparql)
+    assert str(refused.value) == SERVICE_REFUSED
+
+
+@pytest.mark.parametrize(
+    "sparql",
+    [
+        "SELECT ?service WHERE { ?service ?p ?o }",
+        "SELECT * WHERE { ?s <http://example.org/SERVICE> ?o }",
+        'SELECT ?x WHERE { BIND("SERVICE <http://127.0.0.1:9/x> { }" AS ?x) }',
+        "PREFIX service: <urn:service#> SELECT * WHERE { ?s service:SERVICE ?o }",
+        "SELECT * WHERE { ?s ?p ?o } # SERVICE <http://127.0.0.1:9/x> { }",
+        'SELECT ?x WHERE { BIND("\\u0053ERVICE" AS ?x) }',
+    ],
+    ids=["variable", "iri", "string", "prefixed name", "comment", "escaped in a string"],
+)
+def test_service_as_a_word_is_allowed(seeded: doxa.Memory, sparql: str) -> None:
+    """A variable, IRI, string, prefixed name or comment that says "service" is no SERVICE."""
+    assert seeded.sparql(sparql).form == "select"
+
+
+def test_escapes_are_read_as_the_store_reads_them(memory: doxa.Memory) -> None:
+    """A \\u escape in a string is the character it names, in the checked text and the answer."""
+    result = memory.sparql('SELECT ?x WHERE { BIND("\\u0053\\u00e9" AS ?x) }')
+    assert [str(v) for v in result.rows[0]] == ["Sé"]
+
+
+@pytest.mark.parametrize(
+    "sparql",
+    [
+        "INSERT DATA { <urn:a> <urn:b> <urn:c> }",
+        "insert data { <urn:a> <urn:b> <urn:c> }",
+        "LOAD <http://127.0.0.1:9/data.ttl>",
+        "CLEAR ALL",
+        "DELETE WHERE { ?s ?p ?o }",
+        "WITH <urn:g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }",
+        "# a comment\nDROP SILENT GRAPH <urn:g>",
+        "\\u0049NSERT DATA { <urn:a> <urn:b> <urn:c> }",
+        "CREATE GRAPH <urn:g> ; COPY <urn:a> TO <urn:b>",
+    ],
+    ids=["insert", "lower", "load", "clear", "delete", "with", "comment", "escaped", "two"],
+)
+def test_updates_are_refused(memory: doxa.Memory, sparql: str) -> None:
+    """Text that parses as an update, not a query, is refused with the read-only message."""
+    with pytest.raises(doxa.ScopeViolation) as refused:
+        memory.sparql(sparql)
+    assert str(refused.value) == UPDATE_REFUSED
+    assert memory.sparql("ASK {}").boolean is True
+
+
+def test_from_cannot_widen_the_dataset(memory: doxa.Memory) -> None:
+    """FROM and FROM NAMED naming another scope's graph see nothing of it; the scope's own
+    graphs answer (control)."""
+    other = doxa.Memory(memory.store, scope="bob")
+    other.remember("bobsecret marker", topic="drinks", authority="owner")
+    memory.remember("Alice prefers tea", topic="drinks")
+    sneaky = (
+        "SELECT ?t FROM <urn:doxa:scope:bob/topic/drinks> "
+        "FROM NAMED <urn:doxa:scope:bob/topic/drinks> WHERE { "
+        "{ ?c <https://w3id.org/doxa#text> ?t } UNION "
+        "{ GRAPH ?g { ?c <https://w3id.org/doxa#text> ?t } } }"
+    )
+    found = {str(row[0]) for row in memory.sparql(sneaky).rows}
+    assert "bobsecret marker" not in found
+    assert "Alice prefers tea" in found
+
+
+@pytest.mark.parametrize(
+    "graph",
+    ["urn:doxa:scope:alice/topic/a b", "urn:doxa:scope:alice/topic/a>b", "not an iri", ""],
+    ids=["space", "angle", "relative", "empty"],
+)
+@pytest.mark.parametrize("which", ["default_graphs", "named_graphs"])
+def test_an_invalid_graph_iri_is_invalid_input(memory: doxa.Memory, graph: str, which: str) -> None:
+    """A dataset graph that is not an absolute IRI is InvalidInput; a topic graph works."""
+    parameter = {"default_graphs": "default-graph-uri", "named_graphs": "named-graph-uri"}[which]
+    with pytest.raises(doxa.InvalidInput) as refused:
+        memory.sparql("ASK {}", **{which: [graph]})
+    assert str(refused.value) == (
+        f"The {parameter} {graph!r} is not an absolute IRI; name one of the scope's graphs, "
+        "such as urn:doxa:scope:NAME/topic/TOPIC."
+    )
+    memory.sparql("ASK {}", **{which: [f"{memory.scope.iri}/topic/drinks"]})
+
+
+def test_deep_nesting_is_refused_before_the_store_parses_it() -> None:
+    """10,000 nested groups are InvalidInput (Oxigraph's own parser overflows its stack on
+    them and takes the process down); 20 nested groups run (control)."""
+    program = (
+        "import doxa\nfrom doxa.store import EmbeddedStore\n"
+        "memory = doxa.Memory(EmbeddedStore(None), scope='alice')\n"
+        "print(memory.sparql('SELECT * WHERE ' + '{' * 20 + '}' * 20).form)\n"
+        "try:\n"
+        "    memory.sparql('SELECT * WHERE ' + '{' * 10000 + '}' * 10000)\n"
+        "except doxa.InvalidInput as error:\n"
+        "    print(str(error).split(' (')[0])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (done.returncode, done.stdout.splitlines()) == (
+        0,
+        ["select", "The SPARQL query is nested too deeply to be checked"],
+    ), done.stderr[-2000:]
+
+
+# -- linear time ----------------------------------------------------------------------
+
+
+def _seconds(action: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _quietly(check: Callable[[str], object]) -> Callable[[str], object]:
+    """``check``, with its refusal (an error) counted as an answer."""
+
+    def run(text: str) -> object:
+        try:
+            return check(text)
+        except (doxa.DoxaError, ValueError) as error:
+            return error
+
+    return run
+
+
+LONG_INPUTS: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
+    "guard, digits in BIND (finding 4)": (
+        _quietly(check_query),
+        lambda n: "SELECT * WHERE { BIND(" + "1" * n + " AS ?x) }",
+    ),
+    "guard, a long word": (
+        _quietly(check_query),
+        lambda n: "SELECT * WHERE { ?s ?p " + "a" * n + " }",
+    ),
+    "guard, unterminated strings": (
+        _quietly(check_query),
+        lambda n: 'SELECT * WHERE { ?s ?p "' + '\\"' * n + " }",
+    ),
+    "guard, escapes": (
+        _quietly(check_query),
+        lambda n: "SELECT * WHERE { ?s ?p " + "\\u0041" * n + " }",
+    ),
+    "dataset rewrite, unterminated strings": (
+        _quietly(lambda s: rewrite.restrict(s, [], [])),
+        lambda n: '"' + '\\"' * n,
+    ),
+    "dataset rewrite, IRIs that never close": (
+        _quietly(lambda s: rewrite.restrict(s, [], [])),
+        lambda n: "<a" * n,
+    ),
+    "instruction sign, spaces after a keyword list": (
+        instruction_sign,
+        lambda n: "ignore all" + " " * n + "x",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_INPUTS))
+def test_checks_are_linear_in_the_text(name: str) -> None:
+    """Four times the text costs well under sixteen times the time (quadratic would be 16x),
+    measured side by side in this test."""
+    check, make = LONG_INPUTS[name]
+    small, large = make(15_000), make(60_000)
+    ratios = []
+    for _ in range(3):  # a busy machine can slow one run; a quadratic check is slow in every run
+        ratios.append(_seconds(lambda: check(large)) / max(_seconds(lambda: check(small)), 1e-4))
+        if ratios[-1] < 8:
+            return
+    pytest.fail(f"{name}: 4x the text took {min(ratios):.1f}x the time")

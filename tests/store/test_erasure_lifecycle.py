@@ -1,0 +1,239 @@
+"""Erasure as a lifecycle (issue 14, findings 1 and 5): the logical erasure returns at once,
+the purge rebuilds the files beside live readers and writers, no second process can touch a
+rebuild, and a kill -9 at any point leaves a store that reopens, verifies and finishes the
+purge by itself (or on a retry of the same erase)."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from tests.gate.test_erasure import ERASED, KEPT, hits, people
+
+import doxa
+from doxa.store import EmbeddedStore
+from doxa.store.generations import database
+
+SECRET = "Zebulon Quaxford"
+
+
+def _fill(mem: doxa.Memory, count: int) -> None:
+    for i in range(count):
+        mem.remember(f"Filler fact number {i} about the garden", topic="garden", authority="owner")
+
+
+def test_erasing_while_threads_read_and_write_keeps_every_scope(tmp_path: Path) -> None:
+    """Readers and writers in threads during an erasure: none fails, the store reopens,
+    verifies, keeps the rest and holds no byte of the erased person."""
+    path = tmp_path / "memory"
+    errors: list[BaseException] = []
+    counts = {"reads": 0, "writes": 0}
+    with doxa.Memory.open(path, scope="alice") as mem:
+        phone, kept = people(mem)
+        _fill(mem, 150)
+        other = doxa.Memory(mem.store, scope="bob")
+        other.remember("Bob keeps bees", topic="hobbies", authority="owner")
+        stop = threading.Event()
+
+        def read() -> None:
+            while not stop.is_set():
+                try:
+                    assert other.facts()[0].text == "Bob keeps bees"
+                    mem.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+                    counts["reads"] += 1
+                except BaseException as error:
+                    errors.append(error)
+                    return
+
+        def write() -> None:
+            i = 0
+            while not stop.is_set():
+                try:
+                    other.remember(f"Bob saw bee number {i}", topic="bees", authority="owner")
+                    counts["writes"] += 1
+                    i += 1
+                except BaseException as error:
+                    errors.append(error)
+                    return
+
+        threads = [threading.Thread(target=read) for _ in range(3)]
+        threads.append(threading.Thread(target=write))
+        for thread in threads:
+            thread.start()
+        try:
+            time.sleep(0.2)
+            receipt = mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+            assert receipt.outcome is doxa.Outcome.ERASED
+            status = mem.purge()
+            assert status.owed == 0
+            time.sleep(0.2)
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join()
+        assert errors == []
+        assert counts["reads"] > 0
+        assert counts["writes"] > 0  # the control: they really ran beside the purge
+        written = counts["writes"]
+        assert mem.verify() == len(mem.receipts())
+    with doxa.Memory.open(path, scope="bob") as again:
+        assert len(again.facts(topic="bees")) == written  # no write made meanwhile was lost
+        assert again.verify() == len(again.receipts())
+    assert database(path) != path  # the store lives in a rebuilt generation now
+    for needle in ERASED:
+        assert hits(path, needle) == [], needle
+    assert hits(path, KEPT[0])  # control: the person kept is found the same way
+    del phone, kept
+
+
+def test_a_second_process_cannot_touch_a_store_in_use(tmp_path: Path) -> None:
+    """Another process opening the store is refused (exit StoreLocked) and removes nothing,
+    not even what an interrupted rebuild of the old layout left; the owner's process can."""
+    path = tmp_path / "memory"
+    leftover = tmp_path / "memory.compacting"
+    with doxa.Memory.open(path, scope="alice") as mem:
+        mem.remember("kept", topic="t", authority="owner")
+        leftover.mkdir()
+        probe = (
+            "import sys; from doxa.store import EmbeddedStore; from doxa.errors import StoreLocked\n"
+            "try:\n    EmbeddedStore(sys.argv[1])\nexcept StoreLocked:\n    sys.exit(4)\n"
+        )
+        done = subprocess.run([sys.executable, "-c", probe, str(path)], timeout=60)
+        assert done.returncode == 4
+        assert leftover.is_dir()  # the other process did not clean up under our feet
+        assert [f.text for f in mem.facts()] == ["kept"]
+    # control: once the store is free, opening it (under its lock) tidies the leftover
+    EmbeddedStore(path).close()
+    assert not leftover.exists()
+
+
+_CHILD = """
+import sys, doxa
+path, count = sys.argv[1], int(sys.argv[2])
+mem = doxa.Memory.open(path, scope="alice", durable=True)
+for i in range(count):
+    mem.remember(f"Filler fact number {i} about the garden", topic="garden", authority="owner")
+mem.remember("Zebulon Quaxford lives at Brindlewick Road 3", topic="people", authority="owner",
+             subject="http://example.org/zebulon-quaxford",
+             predicate="http://example.org/address", object="Brindlewick Road 3")
+mem.backup()
+print("erasing", flush=True)
+mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+print("erased", flush=True)
+mem.purge()
+print("purged", flush=True)
+"""
+
+
+def _kill_during_purge(tmp_path: Path, trial: int, rng: random.Random) -> str:
+    path = tmp_path / f"memory-{trial}"
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(path), "40"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    assert line.strip() == "erasing"
+    time.sleep(rng.uniform(0.0, 0.4))  # somewhere in the erasure, the rebuild or the backups
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=60)
+    rest = child.stdout.read()
+    child.stdout.close()
+    stage = "purged" if "purged" in rest else "erased" if "erased" in rest else "erasing"
+    with doxa.Memory.open(path, scope="alice") as mem:
+        erased = not any("Quaxford" in f.text for f in mem.facts(include_ended=True))
+        if not erased:  # killed before the logical erasure committed: the owner erases again
+            mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+        else:  # a retry of the same erase finishes the purge, never NotFound
+            again = mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+            assert again.outcome is doxa.Outcome.ERASED
+        mem.purge()
+        assert mem.verify() == len(mem.receipts())
+        assert [r.outcome for r in mem.receipts()][-1] is doxa.Outcome.PURGED
+        assert len(mem.facts(topic="garden")) == 40
+    for needle in (SECRET, "Brindlewick Road 3"):
+        assert hits(path, needle) == [], (stage, needle)
+        assert hits(tmp_path / f"memory-{trial}.backups", needle) == [], (stage, needle)
+    return stage
+
+
+def _trials(tmp_path: Path, count: int, seed: int) -> dict[str, int]:
+    rng = random.Random(seed)
+    stages: dict[str, int] = {}
+    for trial in range(count):
+        stage = _kill_during_purge(tmp_path, trial, rng)
+        stages[stage] = stages.get(stage, 0) + 1
+    return stages
+
+
+def test_kill_9_during_an_erasure_then_reopen_finishes_the_purge(tmp_path: Path) -> None:
+    """A few SIGKILLs at random points of an erase: every store reopens, verifies, and its
+    purge completes; the bytes are gone from the store and its backup."""
+    stages = _trials(tmp_path, 4, seed=14)
+    assert sum(stages.values()) == 4
+
+
+@pytest.mark.slow
+def test_kill_9_during_an_erasure_fifty_times(tmp_path: Path) -> None:
+    """The long variant: 50 SIGKILLs at random points of an erase."""
+    stages = _trials(tmp_path, 50, seed=1414)
+    assert sum(stages.values()) == 50
+
+
+def test_an_erase_returns_before_its_purge_and_reads_never_see_the_content(
+    tmp_path: Path,
+) -> None:
+    """The logical erasure is immediate: the content is out of every read when erase
+    returns, the purge is owed or running, and purge() makes it real."""
+    path = tmp_path / "memory"
+    with doxa.Memory.open(path, scope="alice") as mem:
+        phone, _ = people(mem)
+        mem.erase(phone.fact or "", reason="asked")
+        assert "555 0142" not in {str(f.object) for f in mem.facts(include_ended=True)}
+        status = mem.purge()
+        assert (status.owed, status.running, status.error) == (0, False, None)
+        assert status.purged == 1
+        assert mem.purge_status().owed == 0
+    assert hits(path, "+1 555 0142") == []
+
+
+def test_the_store_directory_is_never_missing_during_a_rebuild(tmp_path: Path) -> None:
+    """While compactions run, a watcher always finds the store directory and the database
+    its pointer names."""
+    path = tmp_path / "memory"
+    store = EmbeddedStore(path)
+    missing: list[str] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            if not path.is_dir():
+                missing.append("directory")
+            elif (
+                not (database(path) / "CURRENT").exists()
+                and not (
+                    database(path) / "CURRENT"  # the pointer may have moved on: look once more
+                ).exists()
+            ):
+                missing.append(str(database(path)))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        for _ in range(5):
+            store.compact()
+    finally:
+        stop.set()
+        watcher.join()
+        store.close()
+    assert missing == []
+    assert sorted(p.name for p in path.iterdir() if p.name.startswith("gen-")) == ["gen-000005"]
+    assert os.listdir(path)  # control: the watcher looked at a real directory

@@ -1,0 +1,142 @@
+"""Literals the gate admits serialise in every export format; the rest are refused clearly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rdflib import Literal, URIRef
+from rdflib.namespace import RDF, XSD
+from tests.conftest import EX
+
+import doxa
+from doxa.store import EmbeddedStore
+from doxa.terms import as_object, language_tag, literal
+
+LONG_TAG = "a" * 100
+
+# (id, object, message)
+REFUSED: list[tuple[str, object, str]] = [
+    (
+        "langstring-without-language",
+        Literal("x", datatype=RDF.langString),
+        "object 'x' has datatype http://www.w3.org/1999/02/22-rdf-syntax-ns#langString but no "
+        "language tag; give a language (such as 'en') or drop the datatype.",
+    ),
+    (
+        "dirlangstring-without-language",
+        Literal("x", datatype=URIRef(str(RDF) + "dirLangString")),
+        "object 'x' has datatype http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString but "
+        "no language tag; give a language (such as 'en') or drop the datatype.",
+    ),
+    (
+        "100-character-tag",
+        Literal("x", lang=LONG_TAG),
+        "language tag 'aaaaaaaaaaaaaaaaaaaa'… is 100 characters long; doxa takes tags of at "
+        "most 64, such as 'en' or 'de-CH'.",
+    ),
+    (
+        "subtag-too-long",
+        Literal("x", lang="en-abcdefghi"),
+        "language 'en-abcdefghi' is not a BCP 47 language tag (A subtag may be eight "
+        "characters in length at maximum); use one such as 'en' or 'de-CH'.",
+    ),
+    (
+        "ill-typed-gyear",
+        Literal("19x7", datatype=XSD.gYear),
+        "object '19x7' is not a valid http://www.w3.org/2001/XMLSchema#gYear; fix the value "
+        "or the datatype.",
+    ),
+    (
+        "ill-typed-date",
+        Literal("2026-13-01", datatype=XSD.date),
+        "object '2026-13-01' is not a valid http://www.w3.org/2001/XMLSchema#date; fix the "
+        "value or the datatype.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("value", "message"), [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED]
+)
+def test_unserialisable_literals_are_refused(value: object, message: str) -> None:
+    """A literal an export could not carry raises InvalidInput with the exact reason."""
+    with pytest.raises(doxa.InvalidInput) as caught:
+        as_object(value)
+    assert str(caught.value) == message
+
+
+# literals every export format carries: they are admitted, in the store's form
+ADMITTED = [
+    Literal("Mittwoch", lang="de-CH"),
+    Literal("x", lang="en-x-" + "-".join(["abcdefgh"] * 6)),  # 58 characters, well-formed
+    Literal("1971", datatype=XSD.gYear),
+    Literal("2026-03-05", datatype=XSD.date),
+    Literal("0.50", datatype=XSD.decimal),
+    Literal("a\x00b\x7f\u2028\ufffe\U0010ffff\r\t"),
+    Literal("x", datatype=URIRef("urn:example:custom")),
+    Literal("long " * 2000),
+]
+
+
+@pytest.mark.parametrize("value", ADMITTED, ids=lambda v: repr(v)[:40])
+def test_admitted_literals_export_and_import(value: Literal, tmp_path: Path) -> None:
+    """Control: every admitted literal survives N-Quads, TriG and Turtle, import and re-verify."""
+    mem = doxa.Memory(EmbeddedStore(), scope="alice")
+    receipt = mem.remember("a value", topic="t", subject=EX + "s", predicate=EX + "p", object=value)
+    assert receipt.outcome is doxa.Outcome.ADMITTED
+    for suffix in (".nq", ".trig", ".ttl"):
+        out = tmp_path / f"audit{suffix}"
+        mem.export(out, audit=True)
+        if suffix != ".ttl":
+            fresh = doxa.Memory(EmbeddedStore(), scope="alice")
+            fresh.load_export(out)
+            assert fresh.verify() == 1
+            again = tmp_path / f"again{suffix}"
+            fresh.export(again, audit=True)
+            assert again.read_bytes() == out.read_bytes()
+
+
+def test_language_tags_are_kept_in_lower_case() -> None:
+    """A tag is read in the store's own (lower-case) form, so digests compare like with like."""
+    assert language_tag("DE-ch") == "de-ch"
+    assert as_object(Literal("x", lang="EN-GB")) == Literal("x", lang="en-gb")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"language": LONG_TAG},
+            "language tag 'aaaaaaaaaaaaaaaaaaaa'… is 100 characters long; doxa takes tags of "
+            "at most 64, such as 'en' or 'de-CH'.",
+        ),
+        (
+            {"datatype": "xsd:string", "language": "en"},
+            "A literal with a language tag has datatype rdf:langString, not xsd:string; give "
+            "the datatype or the language, not both.",
+        ),
+        (
+            {"datatype": "gYear"},
+            "'gYear' is not a datatype; use xsd:NAME (such as xsd:gYear) or a full IRI.",
+        ),
+        (
+            {"datatype": "xsd:foo bar"},
+            "datatype 'xsd:foo bar' is not an absolute IRI; use xsd:NAME (such as xsd:gYear) "
+            "or a full IRI.",
+        ),
+    ],
+    ids=["long-tag", "string-with-language", "bare-name", "space"],
+)
+def test_literal_text_is_refused(arguments: dict[str, str], message: str) -> None:
+    """The shared reader of literals given as text (CLI, REST) refuses bad parts exactly."""
+    with pytest.raises(doxa.InvalidInput) as caught:
+        literal("x", **arguments)
+    assert str(caught.value) == message
+
+
+def test_literal_text_is_read() -> None:
+    """Control: a datatype, a language and rdf:langString with a language are read."""
+    assert literal("1971", datatype="xsd:gYear") == Literal("1971", datatype=XSD.gYear)
+    assert literal("hi", language="EN") == Literal("hi", lang="en")
+    assert literal("hi", datatype=str(RDF.langString), language="en") == Literal("hi", lang="en")
