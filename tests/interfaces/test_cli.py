@@ -339,8 +339,7 @@ def test_remember_unknown_authority_exits_2(store: Path) -> None:
     result = run(store, "remember", "x", "--topic=t", "--authority=boss")
     assert result.exit_code == 2
     assert (
-        "'boss' is not a valid authority; use one of: owner, tool, agent, external."
-        in result.stderr
+        "'boss' is not a valid authority; use one of: owner, tool, agent, external" in result.stderr
     )
     assert run(store, "remember", "x", "--topic=t", "--authority=tool").exit_code == 0
 
@@ -728,7 +727,7 @@ def test_approve_as_unknown_relation_exits_2(story: tuple[Path, FixedClock]) -> 
     _, held = held_write(path, clock)
     result = run(path, "approve", held, "--as", "maybe", clock=clock)
     assert result.exit_code == 2
-    assert "'maybe' is not a valid relation; use one of: new, same," in result.stderr
+    assert "'maybe' is not a valid relation; use one of: new, same" in result.stderr
     assert [h["id"] for h in run_json(path, "held", clock=clock)] == [held]
 
 
