@@ -64,7 +64,7 @@ def _timed(action: Callable[[], object]) -> tuple[float, float]:
 
 
 def _copy(source: Path, target: Path) -> None:
-    shutil.rmtree(target, ignore_errors=True)
+    _remove(target)
     shutil.copytree(source, target)
     journal = source.with_name(f"{source.name}.journal")
     if journal.exists():
@@ -74,7 +74,8 @@ def _copy(source: Path, target: Path) -> None:
 def _remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
     shutil.rmtree(path.with_name(f"{path.name}.backups"), ignore_errors=True)
-    path.with_name(f"{path.name}.journal").unlink(missing_ok=True)
+    for sibling in ("journal", "purge", "lock"):
+        path.with_name(f"{path.name}.{sibling}").unlink(missing_ok=True)
 
 
 # -- filling -----------------------------------------------------------------------------

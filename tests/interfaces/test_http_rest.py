@@ -200,6 +200,21 @@ def test_erase_is_final_and_the_owners(owner: httpx.Client, agent: httpx.Client)
     assert error_of(agent.post("/remember", json=body), 400)["type"] == "ErasedContent"
     other = {"text": "Dana's email is dana@example.org", "topic": "contacts"}
     assert agent.post("/remember", json=other).json()["outcome"] == "admitted"
+    # erasing it again gives back the first receipt (a retry finishes an interrupted purge)
+    again = owner.post(f"/facts/{fact}/erase", json={"reason": "Dana asked"})
+    assert again.status_code == 200, again.text
+    assert again.json()["id"] == erased.json()["id"]
+
+
+def test_purge_status_is_the_owners(owner: httpx.Client, agent: httpx.Client) -> None:
+    """The owner sees where the purge stands; an agent key gets 403 (control: same route)."""
+    fact = agent.post("/remember", json={"text": "Eve's code is 4417", "topic": "t"}).json()
+    assert owner.post(f"/facts/{fact['fact']}/erase", json={"reason": "asked"}).status_code == 200
+    status = owner.get("/purge")
+    assert status.status_code == 200, status.text
+    assert set(status.json()) == {"owed", "running", "phase", "purged", "error", "purges_files"}
+    assert status.json()["purges_files"] is True
+    assert error_of(agent.get("/purge"), 403)["type"] == "Forbidden"
 
 
 def test_agent_cannot_write_as_owner(owner: httpx.Client, agent: httpx.Client) -> None:

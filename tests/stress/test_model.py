@@ -199,8 +199,8 @@ class MemoryMachine(RuleBasedStateMachine):
     def erase(self, data: st.DataObject) -> None:
         model = self.model
         item = data.draw(st.sampled_from(sorted(model.live | model.ended | model.held)))
-        self.mem.erase(item, reason="asked to forget")
-        model.receipts += 1
+        self.mem.erase(item, reason="asked to forget", wait=True)
+        model.receipts += 2  # the erasure, then the purge that made it real in the files
         for group in (model.live, model.ended, model.retracted, model.held):
             group.discard(item)
         model.erased.add(item)

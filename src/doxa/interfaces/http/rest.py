@@ -328,8 +328,20 @@ def discard(fact: str, found: Owner, body: ReasonBody | None = None) -> JSON:
 
 @router.post("/facts/{fact}/erase", tags=["owner"])
 def erase(fact: str, body: RetractBody, found: Owner) -> JSON:
-    """Erase a fact for good, leaving a tombstone (owner key only; reason required)."""
+    """Erase a fact for good, leaving a tombstone (owner key only; reason required).
+
+    Answers once the content is out of every read; the store's files and backups are purged
+    in the background (``GET /purge`` follows it). Erasing it again returns the first receipt.
+    """
     return _json(found.memory.erase(fact, reason=body.reason))  # type: ignore[no-any-return]
+
+
+@router.get("/purge", tags=["owner"])
+def purge(found: Owner) -> JSON:
+    """Where the background purge of erased content stands (owner key only): erasures owed,
+    whether a purge runs and at which step, how many this server purged, the last error."""
+    status = found.memory.purge_status()
+    return {**status.as_json(), "purges_files": found.memory.store_purges_files}
 
 
 @router.post("/rejudge", tags=["owner"])
