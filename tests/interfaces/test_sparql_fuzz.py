@@ -125,15 +125,24 @@ def _escaped(word: str, draw: st.DrawFn) -> str:
 
 
 @st.composite
+def glued(draw: st.DrawFn, service: str, keyword: str = "SERVICE") -> str:
+    """A number, boolean or string glued to a keyword, then what SERVICE takes after it."""
+    cased = draw(st.sampled_from([keyword, keyword.lower(), keyword.title()]))
+    before = draw(st.sampled_from(["1", "1.5", "1e3", "true", "false", '"x"', "?v", "a"]))
+    silent = draw(st.sampled_from(["", " SILENT", " silent"]))
+    return f"{before}{cased}{silent} <{service}> {{ ?a ?b ?c }}"
+
+
+@st.composite
 def tokens(draw: st.DrawFn, service: str) -> str:
     """One token of a query, often one that a naive tokenizer would misread."""
-    keyword = draw(st.sampled_from(KEYWORDS))
+    keyword = draw(st.sampled_from(["SERVICE"] * len(KEYWORDS) + KEYWORDS))
     cased = "".join(c.upper() if draw(st.booleans()) else c.lower() for c in keyword)
     kind = draw(st.integers(0, 13))
     if kind == 0:
         return cased
-    if kind == 1:  # a number or boolean glued to a keyword
-        return draw(st.sampled_from(["1", "1.5", "1e3", "true", "false", '"x"', "?v"])) + cased
+    if kind == 1:
+        return draw(glued(service, cased))
     if kind == 2:
         return _escaped(cased, draw)
     if kind == 3:
@@ -165,8 +174,9 @@ def queries(draw: st.DrawFn, service: str) -> str:
     glue = draw(st.sampled_from([" ", "", "\n", "\t"]))
     frame = draw(st.integers(0, 3))
     text = glue.join(body)
-    if frame == 0:
-        return f"SELECT * WHERE {{ {text} }}"
+    if frame == 0:  # one token after a pattern with rows: a SERVICE there would be called
+        token = draw(st.one_of(glued(service), tokens(service)))
+        return f"SELECT * WHERE {{ ?r ?p ?o . ?r ?p {token} }}"
     if frame == 1:
         return f"ASK {{ ?s ?p ?o {text} }}"
     if frame == 2:
