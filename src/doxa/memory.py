@@ -60,7 +60,7 @@ from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
 from doxa.reads.receipts import receipts as receipt_reads
-from doxa.reads.sparql import narrow, run_sparql
+from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
 from doxa.resources import data_file, query
@@ -776,7 +776,7 @@ class Memory:
 
     def sparql(
         self,
-        query: str,
+        query: str | CheckedQuery,
         *,
         default_graphs: Sequence[str] | None = None,
         named_graphs: Sequence[str] | None = None,
@@ -791,7 +791,8 @@ class Memory:
         ``max_rows`` caps the rows read and ``stop`` ends reading early (both mark the
         result ``truncated``).
         """
-        as_text(query, "query")
+        if not isinstance(query, CheckedQuery):  # a checked query was read as text already
+            as_text(query, "query")
         ordinary = self.scope.ordinary(self._topic_graphs())
         dataset = narrow(
             ordinary,

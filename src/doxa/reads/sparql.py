@@ -14,6 +14,7 @@ dataset is set by the store, not by the query: ``FROM`` and ``FROM NAMED`` canno
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from pyparsing import ParseBaseException, ParseResults
 from rdflib import URIRef
@@ -24,7 +25,14 @@ from doxa.errors import InvalidInput, ScopeViolation
 from doxa.store import Dataset, QueryResult, Store
 from doxa.store.convert import valid_iri
 
-__all__ = ["SERVICE_REFUSED", "UPDATE_REFUSED", "check_query", "narrow", "run_sparql"]
+__all__ = [
+    "SERVICE_REFUSED",
+    "UPDATE_REFUSED",
+    "CheckedQuery",
+    "check_query",
+    "narrow",
+    "run_sparql",
+]
 
 SERVICE_REFUSED = (
     "SERVICE is not allowed: a query may not make network calls from the store; "
@@ -89,16 +97,23 @@ def narrow(
     return Dataset(default=graphs[0], named=graphs[1])
 
 
-def check_query(sparql: str) -> tuple[str, str]:
-    """The query's form (``select``, ``ask`` or ``construct``) and the text to run: ``sparql``
-    with its code-point escapes expanded, once it parsed as one read-only query without
-    ``SERVICE``.
+@dataclass(frozen=True)
+class CheckedQuery:
+    """A query that :func:`check_query` passed: its form and the text the store runs."""
+
+    form: str  # "select", "ask" or "construct" (DESCRIBE answers with triples too)
+    text: str  # the query with its code-point escapes expanded
+
+
+def check_query(sparql: str) -> CheckedQuery:
+    """``sparql`` checked: parsed as one read-only query without ``SERVICE``, its code-point
+    escapes expanded in the text the store will run.
 
     Raises :class:`~doxa.ScopeViolation` for an update or a ``SERVICE`` anywhere, and
     :class:`~doxa.InvalidInput` for text that is not one SPARQL 1.1 query.
 
     >>> check_query("ASK { ?s <urn:service> 'SERVICE' }")
-    ('ask', "ASK { ?s <urn:service> 'SERVICE' }")
+    CheckedQuery(form='ask', text="ASK { ?s <urn:service> 'SERVICE' }")
     >>> check_query("SELECT * { ?s ?p ?o \\\\u0053ERVICE <urn:x> { } }")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     doxa.errors.ScopeViolation: SERVICE is not allowed: ...
@@ -125,7 +140,7 @@ def check_query(sparql: str) -> tuple[str, str]:
         raise ScopeViolation(SERVICE_REFUSED)
     query = tree[-1]
     assert isinstance(query, CompValue)
-    return _FORMS[query.name], text
+    return CheckedQuery(_FORMS[query.name], text)
 
 
 def _is_update(text: str) -> bool:
@@ -155,7 +170,7 @@ def _has_service(tree: ParseResults) -> bool:
 
 def run_sparql(
     store: Store,
-    sparql: str,
+    sparql: str | CheckedQuery,
     dataset: Dataset,
     *,
     max_rows: int | None = None,
@@ -163,10 +178,11 @@ def run_sparql(
 ) -> QueryResult:
     """Run a read-only query over ``dataset`` only; FROM and FROM NAMED cannot widen it.
 
-    The query is checked first (:func:`check_query`); a ``stop()`` already true once it is
-    checked means the store is not asked at all (an empty result marked ``truncated``).
+    A string is checked first (:func:`check_query`; a :class:`CheckedQuery` was checked
+    already, for example in a worker process); a ``stop()`` already true by then means the
+    store is not asked at all (an empty result marked ``truncated``).
     """
-    form, text = check_query(sparql)
+    checked = sparql if isinstance(sparql, CheckedQuery) else check_query(sparql)
     if stop is not None and stop():
-        return QueryResult(form=form, truncated=True)
-    return store.run(text, dataset=dataset, max_rows=max_rows, stop=stop)
+        return QueryResult(form=checked.form, truncated=True)
+    return store.run(checked.text, dataset=dataset, max_rows=max_rows, stop=stop)

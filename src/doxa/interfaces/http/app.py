@@ -22,6 +22,7 @@ from doxa.clock import Clock
 from doxa.errors import DoxaError
 from doxa.interfaces.http import rest, review, sparql
 from doxa.interfaces.http.auth import Memories, ReviewSessions
+from doxa.interfaces.http.checker import QueryChecker
 from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.errors import error_body, install_handlers
 from doxa.interfaces.http.runner import QueryRunner
@@ -132,12 +133,16 @@ def create_app(
                     except DoxaError:
                         logger.exception("judging unchecked writes again failed; will retry")
 
+    checker = QueryChecker()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         task = asyncio.create_task(rejudge_loop(rejudge_every)) if rejudge_every else None
+        checker.start()
         try:
             yield
         finally:
+            checker.close()
             if task is not None:
                 task.cancel()
             if owns_store:
@@ -152,8 +157,11 @@ def create_app(
     app.state.config = config
     app.state.memories = memories
     app.state.runner = QueryRunner(
-        timeout=config.sparql_timeout, max_running=config.sparql_max_running
+        timeout=config.sparql_timeout,
+        max_running=config.sparql_max_running,
+        max_running_per_scope=config.sparql_max_running_per_scope,
     )
+    app.state.checker = checker
     app.state.secret = secret or secrets.token_bytes(32)
     app.state.sessions = ReviewSessions(seconds=review.SESSION_SECONDS)
     install_handlers(app)

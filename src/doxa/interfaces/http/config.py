@@ -9,6 +9,8 @@ A TOML file, read once at start::
     timeout = 10.0                 # seconds before a query is abandoned (503)
     max_rows = 10000               # rows (or triples) a response carries at most
     max_running = 4                # queries running at once, abandoned ones included
+    max_running_per_scope = 2      # of those, for one scope at most (default: half, at least 1)
+    max_query_bytes = 262144       # longer queries get 413
 
     [scopes.alice]
     owner_key = "a long random string"        # may approve, reject, retract, grant, review
@@ -67,6 +69,9 @@ class ServerConfig:
     sparql_timeout: float = 10.0
     sparql_max_rows: int = 10_000
     sparql_max_running: int = 4
+    #: None: half of ``sparql_max_running``, at least 1
+    sparql_max_running_per_scope: int | None = None
+    sparql_max_query_bytes: int = 262_144
     _callers: dict[str, Caller] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -151,12 +156,23 @@ def parse_config(data: Mapping[str, object], *, source: str = "the configuration
                 ),
             )
         )
+    running = int(_number(sparql, "max_running", 4, whole=True))
+    per_scope = sparql.get("max_running_per_scope")
+    if per_scope is not None:
+        per_scope = int(_number(sparql, "max_running_per_scope", 1, whole=True))
+        if per_scope > running:
+            raise InvalidInput(
+                f"max_running_per_scope = {per_scope} is above max_running = {running}; use "
+                "at most max_running (less, so one scope cannot take every worker)."
+            )
     return ServerConfig(
         scopes=tuple(entries),
         max_body_bytes=int(_number(server, "max_body_bytes", 1_048_576, whole=True)),
         sparql_timeout=float(_number(sparql, "timeout", 10.0, whole=False)),
         sparql_max_rows=int(_number(sparql, "max_rows", 10_000, whole=True)),
-        sparql_max_running=int(_number(sparql, "max_running", 4, whole=True)),
+        sparql_max_running=running,
+        sparql_max_running_per_scope=per_scope,
+        sparql_max_query_bytes=int(_number(sparql, "max_query_bytes", 262_144, whole=True)),
     )
 
 

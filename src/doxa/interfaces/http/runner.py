@@ -1,12 +1,17 @@
-"""Run a query with a hard timeout: in a thread of its own, abandoned when time is up.
+"""Run a query with a hard timeout, a limit per process and a limit per scope.
 
-pyoxigraph has no timeout and no way to cancel a query. It releases the GIL while it
+pyoxigraph 0.5 has no timeout and its Python bindings cannot cancel a query (Oxigraph's Rust
+API has a cancellation token; the bindings do not pass one). It releases the GIL while it
 evaluates, and its results must be read in the thread that ran the query, so each query runs
 (and is read to the end) in a fresh thread. When the timeout passes, the request gets 503 at
-once and the thread is abandoned: it is told to stop reading at the next row, and a query that
-is still computing its first row runs on until it ends. ``max_running`` bounds how many such
-threads exist, abandoned ones included; when all are busy a new query gets 503 straight away,
-so runaway queries cannot pile up.
+once and the thread is abandoned: a check still parsing is killed with its worker process
+(:mod:`doxa.interfaces.http.checker`), a query being read stops at its next row, and a query
+still computing its first row (a cross product, a big ``ORDER BY``) runs on until it ends.
+
+Every thread holds a slot until it ends, abandoned ones included, so runaway queries cannot
+pile up: at most ``max_running`` in the process and ``max_running_per_scope`` for any one
+scope. A query that finds no free slot gets 503 ``Busy`` at once. With a per-scope limit below
+the process limit, one scope's slow queries leave slots for the others.
 """
 
 from __future__ import annotations
@@ -30,28 +35,41 @@ class _Outcome(Generic[T]):
 
 
 class QueryRunner:
-    """At most ``max_running`` queries at once, each given ``timeout`` seconds."""
+    """At most ``max_running`` queries at once (``max_running_per_scope`` for one scope), each
+    given ``timeout`` seconds."""
 
-    def __init__(self, *, timeout: float, max_running: int) -> None:
+    def __init__(
+        self, *, timeout: float, max_running: int, max_running_per_scope: int | None = None
+    ) -> None:
         self.timeout = timeout
         self.max_running = max_running
-        self._slots = threading.BoundedSemaphore(max_running)
+        if max_running_per_scope is None:  # half the workers, so one scope leaves the rest free
+            max_running_per_scope = max(1, max_running // 2)
+        self.max_running_per_scope = min(max_running_per_scope, max_running)
+        self._lock = threading.Lock()
+        self._running: dict[str, int] = {}
 
-    def run(self, work: Callable[[Callable[[], bool]], T], *, timeout: float | None = None) -> T:
+    def running(self, scope: str | None = None) -> int:
+        """How many query threads are alive (abandoned ones included), in ``scope`` or in all."""
+        with self._lock:
+            if scope is not None:
+                return self._running.get(scope, 0)
+            return sum(self._running.values())
+
+    def run(
+        self,
+        work: Callable[[Callable[[], bool]], T],
+        *,
+        scope: str = "",
+        timeout: float | None = None,
+    ) -> T:
         """Call ``work(stop)`` in a worker thread; ``stop()`` turns true once abandoned.
 
-        Raises :class:`Problem` (503) when no worker is free or the time runs out; re-raises
-        what ``work`` raised.
+        Raises :class:`Problem` (503) when no slot is free, for the process or for ``scope``,
+        or the time runs out; re-raises what ``work`` raised.
         """
         limit = self.timeout if timeout is None else min(timeout, self.timeout)
-        if not self._slots.acquire(blocking=False):
-            raise Problem(
-                503,
-                "Busy",
-                f"All {self.max_running} query workers are busy (slow queries run until they "
-                "end); try again shortly, or ask a narrower query.",
-                headers={"Retry-After": "5"},
-            )
+        self._claim(scope)
         outcome: _Outcome[T] = _Outcome()
         abandoned = threading.Event()
 
@@ -61,10 +79,14 @@ class QueryRunner:
             except BaseException as error:  # handed to the waiting request
                 outcome.error = error
             finally:
-                self._slots.release()
+                self._release(scope)
                 outcome.done.set()
 
-        threading.Thread(target=target, name="doxa-sparql", daemon=True).start()
+        try:
+            threading.Thread(target=target, name="doxa-sparql", daemon=True).start()
+        except BaseException:
+            self._release(scope)
+            raise
         if not outcome.done.wait(limit):
             abandoned.set()
             raise Problem(
@@ -76,3 +98,33 @@ class QueryRunner:
         if outcome.error is not None:
             raise outcome.error
         return outcome.value  # type: ignore[return-value]
+
+    def _claim(self, scope: str) -> None:
+        with self._lock:
+            mine = self._running.get(scope, 0)
+            if mine >= self.max_running_per_scope:
+                raise Problem(
+                    503,
+                    "Busy",
+                    f"All {self.max_running_per_scope} query workers of this scope are busy "
+                    "(slow queries run until they end); try again shortly, or ask a narrower "
+                    "query.",
+                    headers={"Retry-After": "5"},
+                )
+            if sum(self._running.values()) >= self.max_running:
+                raise Problem(
+                    503,
+                    "Busy",
+                    f"All {self.max_running} query workers are busy (slow queries run until "
+                    "they end); try again shortly, or ask a narrower query.",
+                    headers={"Retry-After": "5"},
+                )
+            self._running[scope] = mine + 1
+
+    def _release(self, scope: str) -> None:
+        with self._lock:
+            left = self._running[scope] - 1
+            if left:
+                self._running[scope] = left
+            else:
+                del self._running[scope]

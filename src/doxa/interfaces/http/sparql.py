@@ -19,6 +19,8 @@ from fastapi import APIRouter, Depends, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from doxa.interfaces.http.auth import Bound, bound
+from doxa.interfaces.http.checker import QueryChecker
+from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.errors import Problem
 from doxa.interfaces.http.results import choose, media_types, serialise
 from doxa.interfaces.http.runner import QueryRunner
@@ -162,18 +164,33 @@ async def sparql_post(request: Request, found: Bound = Depends(bound)) -> Respon
 
 async def _answer(request: Request, found: Bound) -> Response:
     given, params = await _request(request)
+    config: ServerConfig = request.app.state.config
+    size = len(given.encode("utf-8", "surrogatepass"))
+    if size > config.sparql_max_query_bytes:
+        raise Problem(
+            413,
+            "QueryTooLarge",
+            f"The query is {size} bytes long, above this server's limit of "
+            f"{config.sparql_max_query_bytes}; shorten it (a VALUES list can often become a "
+            "FILTER or several queries).",
+        )
     text = _with_base(request, given)
     runner: QueryRunner = request.app.state.runner
-    cap: int = request.app.state.config.sparql_max_rows
+    checker: QueryChecker = request.app.state.checker
+    cap = config.sparql_max_rows
     default = params.get("default-graph-uri")
     named = params.get("named-graph-uri")
 
     def work(stop: Callable[[], bool]) -> QueryResult:
+        # parsed in a worker process: a parse past the timeout is killed with it
+        checked = checker.check(text, stop=stop)
         return found.memory.sparql(
-            text, default_graphs=default, named_graphs=named, max_rows=cap, stop=stop
+            checked, default_graphs=default, named_graphs=named, max_rows=cap, stop=stop
         )
 
-    result = await run_in_threadpool(runner.run, work, timeout=_timeout(params))
+    result = await run_in_threadpool(
+        runner.run, work, scope=found.caller.scope, timeout=_timeout(params)
+    )
     shorts = params.get("format") or params.get("output") or []
     short = shorts[-1] if shorts else None
     fmt = choose(result.form, request.headers.get("accept"), short)

@@ -1,0 +1,285 @@
+"""``/sparql`` under attack: SERVICE however spelled, bad dataset IRIs, long queries, slow
+queries from one scope; each with its control."""
+
+from __future__ import annotations
+
+import threading
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+from tests.reads.test_sparql_guard import Listener
+
+from doxa.errors import InvalidInput
+from doxa.interfaces.http.config import parse_config
+from doxa.interfaces.http.errors import Problem
+from doxa.interfaces.http.runner import QueryRunner
+
+from .conftest import AGENT, BOB, Server, config_text
+
+ALICE = "urn:doxa:scope:alice"
+TIMEOUT = 3.0
+MAX_QUERY = 62_000
+
+
+@pytest.fixture(scope="module")
+def server(serve: Callable[[str], Server]) -> Server:
+    server = serve(
+        config_text(
+            timeout=TIMEOUT, max_running=4, max_running_per_scope=2, max_query_bytes=MAX_QUERY
+        )
+    )
+    with server.client(AGENT) as alice, server.client(BOB) as bob:
+        for index in range(12):
+            body = {"text": f"Alice note {index}", "topic": "notes"}
+            assert alice.post("/remember", json=body).json()["outcome"] == "admitted"
+        marker = {"text": "bobsecret marker", "topic": "drinks", "authority": "owner"}
+        assert bob.post("/remember", json=marker).json()["outcome"] == "admitted"
+    return server
+
+
+@pytest.fixture(scope="module")
+def alice(server: Server) -> Iterator[httpx.Client]:
+    with server.client(AGENT) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def bob(server: Server) -> Iterator[httpx.Client]:
+    with server.client(BOB) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[Listener]:
+    found = Listener()
+    yield found
+    found.socket.close()
+
+
+def query(client: httpx.Client, text: str, **params: str) -> httpx.Response:
+    return client.post(
+        "/sparql",
+        params=params,
+        content=text.encode(),
+        headers={"content-type": "application/sparql-query"},
+    )
+
+
+# -- finding 3: SERVICE ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("SELECT ?a WHERE {{ ?r ?p ?o . ?r ?p 1SERVICE <{u}> {{ ?a ?b ?c }} }}", 400),
+        ("SELECT ?a WHERE {{ ?r ?p ?o . ?r ?p trueSERVICE <{u}> {{ ?a ?b ?c }} }}", 400),
+        ("SELECT ?a WHERE {{ ?r ?p ?o . ?r ?p 1SERVICE SILENT <{u}> {{ ?a ?b ?c }} }}", 400),
+        ("SELECT ?a WHERE {{ ?r ?p ?o \\u0053ERVICE <{u}> {{ ?a ?b ?c }} }}", 403),
+        ("SELECT ?a WHERE {{ ?r ?p ?o FILTER EXISTS {{ service <{u}> {{ }} }} }}", 403),
+    ],
+    ids=["1SERVICE", "trueSERVICE", "1SERVICE SILENT", "escaped", "in EXISTS"],
+)
+def test_service_never_reaches_the_network(
+    alice: httpx.Client, listener: Listener, text: str, status: int
+) -> None:
+    """SERVICE spelled to slip past a tokenizer is refused (400 not a query, 403 SERVICE) and
+    no connection is made; a query that only names "service" in an IRI answers (control)."""
+    before = listener.connections
+    refused = query(alice, text.format(u=listener.url))
+    assert refused.status_code == status, refused.text
+    assert refused.json()["error"]["type"] == {400: "InvalidInput", 403: "ScopeViolation"}[status]
+    time.sleep(0.05)
+    assert listener.connections == before
+    control = query(alice, f"SELECT * WHERE {{ ?s ?p <{listener.url}> }}")
+    assert control.status_code == 200
+
+
+# -- finding 7: the dataset's IRIs ----------------------------------------------------
+
+
+@pytest.mark.parametrize("graph", [f"{ALICE}/topic/a b", f"{ALICE}/topic/a>b", "a b"])
+@pytest.mark.parametrize("param", ["default-graph-uri", "named-graph-uri"])
+def test_a_bad_dataset_iri_is_400(alice: httpx.Client, graph: str, param: str) -> None:
+    """A dataset graph that is not an IRI gets 400 in doxa's error shape; a topic graph is
+    fine (control)."""
+    refused = alice.get("/sparql", params={"query": "ASK {}", param: graph})
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "error": {
+            "type": "InvalidInput",
+            "message": f"The {param} {graph!r} is not an absolute IRI; name one of the scope's "
+            "graphs, such as urn:doxa:scope:NAME/topic/TOPIC.",
+            "status": 400,
+        }
+    }
+    fine = alice.get("/sparql", params={"query": "ASK {}", param: f"{ALICE}/topic/notes"})
+    assert fine.status_code == 200
+
+
+# -- finding 4: long queries ----------------------------------------------------------
+
+
+def test_a_long_run_of_digits_is_answered_within_the_timeout(
+    alice: httpx.Client, bob: httpx.Client
+) -> None:
+    """The 60 KB ``BIND(111…1 AS ?x)`` is answered within the timeout, and so is another
+    scope's query sent meanwhile."""
+    long = "SELECT * WHERE { BIND(" + "1" * 60_000 + " AS ?x) }"
+    with ThreadPoolExecutor(2) as pool:
+        start = time.monotonic()
+        answer = pool.submit(query, alice, long)
+        other = query(bob, "ASK {}")
+        other_time = time.monotonic() - start
+        answered = answer.result()
+        long_time = time.monotonic() - start
+    assert answered.status_code == 200, answered.text
+    assert other.status_code == 200
+    assert long_time < TIMEOUT
+    assert other_time < TIMEOUT
+
+
+def test_a_slow_parse_is_killed_at_the_timeout(alice: httpx.Client, bob: httpx.Client) -> None:
+    """A query that takes rdflib many seconds to parse gets 503 QueryTimeout at the timeout,
+    its parse is killed (the scope's workers are free again at once), and another scope is
+    served meanwhile (control)."""
+    slow = "SELECT * WHERE { BIND(" + "+".join(["1"] * 12_000) + " AS ?x) }"
+    with ThreadPoolExecutor(2) as pool:
+        start = time.monotonic()
+        answers = [pool.submit(query, alice, slow, timeout="1") for _ in range(2)]
+        time.sleep(0.3)
+        other = query(bob, "ASK {}")
+        results = [answer.result() for answer in answers]
+        elapsed = time.monotonic() - start
+    assert [r.json()["error"]["type"] for r in results] == ["QueryTimeout", "QueryTimeout"]
+    assert elapsed < 1 + 2.0  # the timeout plus a margin, not the parse's tens of seconds
+    assert other.status_code == 200
+    time.sleep(0.2)  # the killed checks hand back their slots
+    assert query(alice, "ASK {}").status_code == 200
+
+
+def test_a_query_over_the_size_limit_is_413(alice: httpx.Client) -> None:
+    """A query above max_query_bytes gets 413 QueryTooLarge; one just under it answers."""
+    filler = "#" + "x" * MAX_QUERY + "\n"
+    refused = query(alice, filler + "ASK {}")
+    assert refused.status_code == 413
+    assert refused.json()["error"] == {
+        "type": "QueryTooLarge",
+        "message": f"The query is {MAX_QUERY + 8} bytes long, above this server's limit of "
+        f"{MAX_QUERY}; shorten it (a VALUES list can often become a FILTER or several queries).",
+        "status": 413,
+    }
+    fine = query(alice, "#" + "x" * (MAX_QUERY - 20) + "\nASK {}")
+    assert fine.status_code == 200
+
+
+# -- finding 9: one scope's slow queries ----------------------------------------------
+
+
+def _cross_product(client: httpx.Client) -> str:
+    count = query(client, "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    triples = int(count.json()["results"]["bindings"][0]["n"]["value"])
+    spread = max(1, 60_000_000 // triples**3)  # several seconds of joining
+    values = " ".join(str(i) for i in range(min(spread, 5_000)))
+    return (
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . "
+        f"VALUES ?x {{ {values} }} }}"
+    )
+
+
+def test_one_scopes_slow_queries_leave_other_scopes_served(
+    alice: httpx.Client, bob: httpx.Client
+) -> None:
+    """Four slow queries from one scope: two run and time out, two get Busy at once (the
+    scope's limit, abandoned queries included), and another scope's ASK answers meanwhile."""
+    slow = _cross_product(alice)
+    with ThreadPoolExecutor(4) as pool:
+        answers = [pool.submit(query, alice, slow, timeout="0.5") for _ in range(4)]
+        kinds = sorted(answer.result().json()["error"]["type"] for answer in answers)
+    assert kinds == ["Busy", "Busy", "QueryTimeout", "QueryTimeout"]
+    busy = query(alice, "ASK {}")
+    assert busy.status_code == 503
+    assert busy.json()["error"]["message"] == (
+        "All 2 query workers of this scope are busy (slow queries run until they end); try "
+        "again shortly, or ask a narrower query."
+    )
+    served = query(bob, "ASK {}")
+    assert (served.status_code, served.json()["boolean"]) == (200, True)
+    deadline = time.monotonic() + 120
+    while query(alice, "ASK {}").status_code == 503:
+        assert time.monotonic() < deadline, "the abandoned queries never ended"
+        time.sleep(0.2)
+
+
+# -- the runner itself ----------------------------------------------------------------
+
+
+def test_runner_bounds_each_scope_and_the_process() -> None:
+    """A scope past its limit gets Busy while another scope runs; the process limit holds
+    across scopes; finished work hands its slot back (control)."""
+    runner = QueryRunner(timeout=0.1, max_running=3, max_running_per_scope=2)
+    release = threading.Event()
+
+    def hang(stop: Callable[[], bool]) -> str:
+        release.wait(10)
+        return "late"
+
+    for _ in range(2):
+        with pytest.raises(Problem) as timed_out:
+            runner.run(hang, scope="a")
+        assert timed_out.value.type_name == "QueryTimeout"
+    with pytest.raises(Problem) as busy:
+        runner.run(hang, scope="a")
+    assert (busy.value.type_name, runner.running("a")) == ("Busy", 2)
+    with pytest.raises(Problem):
+        runner.run(hang, scope="b")  # runs (and times out): b had a free slot
+    with pytest.raises(Problem) as full:
+        runner.run(lambda stop: "x", scope="c")
+    assert full.value.message.startswith("All 3 query workers are busy")
+    assert runner.running() == 3
+    release.set()
+    deadline = time.monotonic() + 10
+    while runner.running() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert runner.running() == 0
+    assert runner.run(lambda stop: "answered", scope="a") == "answered"
+
+
+@pytest.mark.parametrize(
+    ("table", "per_scope"),
+    [
+        ("max_running = 4", 2),
+        ("max_running = 1", 1),
+        ("max_running = 6\nmax_running_per_scope = 5", 5),
+    ],
+    ids=["half", "at least one", "given"],
+)
+def test_the_per_scope_limit_defaults_to_half(table: str, per_scope: int) -> None:
+    """Without max_running_per_scope a scope gets half the workers (at least one)."""
+    config = parse_config(
+        _toml(f"[sparql]\n{table}\n[scopes.a]\nowner_key = 'a-owner-key-0123456789'\n")
+    )
+    runner = QueryRunner(
+        timeout=1,
+        max_running=config.sparql_max_running,
+        max_running_per_scope=config.sparql_max_running_per_scope,
+    )
+    assert runner.max_running_per_scope == per_scope
+
+
+def test_a_per_scope_limit_above_the_process_limit_is_refused() -> None:
+    """max_running_per_scope above max_running is refused with what to use instead."""
+    text = "[sparql]\nmax_running = 2\nmax_running_per_scope = 3\n"
+    with pytest.raises(InvalidInput) as refused:
+        parse_config(_toml(text + "[scopes.a]\nowner_key = 'a-owner-key-0123456789'\n"))
+    assert str(refused.value) == (
+        "max_running_per_scope = 3 is above max_running = 2; use at most max_running (less, so "
+        "one scope cannot take every worker)."
+    )
+
+
+def _toml(text: str) -> dict[str, object]:
+    return tomllib.loads(text)
