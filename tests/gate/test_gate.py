@@ -259,3 +259,50 @@ def test_concurrent_writers_never_leave_two_live_values(memory: doxa.Memory) -> 
     assert len(admitted) + len(held) == 12
     assert len(admitted) >= 1
     assert memory.verify() == 13
+
+
+def _steps(mem: doxa.Memory, steps: list[tuple[int, int] | None]) -> None:
+    """Owner writes of "p lives in city C from month M" (None: approve the first held)."""
+    for step in steps:
+        if step is None:
+            mem.approve(mem.held()[0])
+            continue
+        city, month = step
+        mem.remember(
+            f"p lives in city {city} from month {month}",
+            topic="t",
+            subject=EX + "p",
+            predicate=EX + "livesIn",
+            object=f"{EX}c{city}",
+            authority="owner",
+            valid_from=f"2026-{month:02d}-01",
+        )
+
+
+def _current(mem: doxa.Memory) -> set[str]:
+    rows = mem.sparql("SELECT ?o WHERE { GRAPH <urn:doxa:scope:s/current> { ?s ?p ?o } }").rows
+    return {str(row[0]) for row in rows}
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        pytest.param([(1, 11), (0, 2), (0, 11), None, (1, 10), None], id="two-ways"),
+        pytest.param([(1, 11), (0, 2)], id="control-one-way"),
+    ],
+)
+def test_an_approval_ending_two_claims_two_ways_takes_their_statement_out_of_current(
+    steps: list[tuple[int, int] | None],
+) -> None:
+    """An approval that supersedes one claim and retracts another, both stating the same
+    triple, leaves that triple out of ``current`` (found by the derived-graph check of
+    ``verify``); current holds exactly the live facts' statements (control: one ending)."""
+    mem = doxa.Memory.open(None, scope="s", clock=doxa.FixedClock("2026-12-01"))
+    mem.add_ontology(
+        b"@prefix ex: <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> ."
+        b" ex:livesIn a owl:ObjectProperty, owl:FunctionalProperty ."
+    )
+    mem.grant("general")
+    _steps(mem, steps)
+    assert mem.verify() == len(mem.receipts())
+    assert _current(mem) == {str(f.object) for f in mem.facts()}

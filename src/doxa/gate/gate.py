@@ -621,11 +621,18 @@ class Gate:
             starts = None if valid_from is None else instant(valid_from)
             closings = [] if is_rule else self._conflicts(values, starts, relation)
             self.record.admit(decision, iri, pairs, graph, now)
+            closed = tuple(t for _, targets in closings for t in targets)
             for closing, targets in closings:
                 self.record.close(
-                    decision, closing, targets, iri, starts, "approved by the owner", now
+                    decision,
+                    closing,
+                    targets,
+                    iri,
+                    starts,
+                    "approved by the owner",
+                    now,
+                    also_ending=closed,
                 )
-            closed = tuple(t for _, targets in closings for t in targets)
             return self.record.commit(
                 decision,
                 ReceiptDraft(

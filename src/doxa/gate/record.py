@@ -169,8 +169,15 @@ class Record:
         valid_from: datetime | None,
         reason: str,
         now: datetime,
+        *,
+        also_ending: tuple[URIRef, ...] = (),
     ) -> list[URIRef]:
+        """End ``targets`` (one event each) in ``decision``. A target's statement leaves
+        ``current`` unless a claim that stays live states it too; ``also_ending`` names the
+        claims the same decision ends in another call (an approval ends some by supersession
+        and others by retraction), which do not count as staying."""
         log = self.scope.log
+        leaving = {*targets, *also_ending, successor}
         events = []
         for target in targets:
             event = self.scope.event(new_id())
@@ -189,7 +196,7 @@ class Record:
             if relation is Relation.REPLACES:
                 change.insert.append((event, DOXA.validUntil, dt_literal(valid_from or now), log))
             _, statement = self.locate(target)
-            if statement is not None and not self.shared(statement, {*targets, successor}):
+            if statement is not None and not self.shared(statement, leaving):
                 change.delete.append((*statement, self.scope.current))
             self._unkey(decision, relation, target, valid_from or now)
             decision.bumped = True
