@@ -237,3 +237,37 @@ def test_the_store_directory_is_never_missing_during_a_rebuild(tmp_path: Path) -
     assert missing == []
     assert sorted(p.name for p in path.iterdir() if p.name.startswith("gen-")) == ["gen-000005"]
     assert os.listdir(path)  # control: the watcher looked at a real directory
+
+
+def test_a_source_only_the_erased_fact_used_leaves_backups_and_restores(tmp_path: Path) -> None:
+    """A ``mailto:`` source used only by an erased fact leaves the store's files and the
+    backup's, and a restore of that backup verifies without it; a source another fact still
+    uses stays everywhere (control)."""
+    path = tmp_path / "memory"
+    private, shared = "mailto:zebulon.quaxford@example.org", "https://example.org/shared-page"
+    with doxa.Memory.open(path, scope="alice") as mem:
+        erased = mem.remember(
+            "Zebulon's phone is +1 555 0142",
+            topic="contacts",
+            authority="owner",
+            sources=[private, shared],
+        )
+        mem.remember(
+            "Maribel lives at Quillfeather Lane 7",
+            topic="people",
+            authority="owner",
+            sources=[shared],
+        )
+        backup = mem.backup()
+        mem.erase(erased.fact or "", reason="asked", wait=True)
+        assert mem.verify() == len(mem.receipts())
+    for folder in (path, backup):
+        assert hits(folder, private) == [], folder
+        assert hits(folder, shared), folder  # the control: still used, so kept
+    from doxa.gate.backups import restore_backup
+
+    assert restore_backup(path, backup) == {"alice": 1}
+    with doxa.Memory.open(path, scope="alice") as mem:
+        assert mem.verify() == len(mem.receipts())
+        assert [f.text for f in mem.facts()] == ["Maribel lives at Quillfeather Lane 7"]
+    assert hits(path, private) == []

@@ -8,6 +8,7 @@ events and held writes are deleted, then the backup is compacted.
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -17,11 +18,11 @@ from typing import Any
 from rdflib import URIRef
 
 from doxa.errors import StoreError
-from doxa.gate.erasure import erasure_plan, subject_hash
+from doxa.gate.erasure import erasure_plan, strip_origins, subject_hash
 from doxa.model import Receipt
 from doxa.resources import query
-from doxa.scope import Scope
-from doxa.store import Dataset, EmbeddedStore, Store
+from doxa.scope import Scope, new_id
+from doxa.store import Change, Dataset, EmbeddedStore, Store
 from doxa.store.generations import is_store
 from doxa.store.journal import Journal
 
@@ -62,10 +63,22 @@ def purge_backup(backup: Path, erasures: Sequence[tuple[str, dict[str, Any]]]) -
             if plan.change.delete:
                 store.apply(plan.change)
                 removed += len(plan.change.delete)
+            # sources and turns only the erased writes used leave the backup's receipts too;
+            # the reseals are taken over by the erasure a restore re-applies
+            gone, reseals, _ = strip_origins(
+                store, scope, plan.change.delete, functools.partial(_event, scope)
+            )
+            if gone:
+                store.apply(Change(delete=gone, insert=reseals))
+                removed += len(gone)
         store.compact()
         return removed
     finally:
         store.close()
+
+
+def _event(scope: Scope) -> URIRef:
+    return scope.event(new_id())
 
 
 def _about_hashed(

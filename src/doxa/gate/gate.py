@@ -307,6 +307,22 @@ class Gate:
         decision.change.insert += inserted
         decision.produced += reseals
 
+    def _adopt_reseals(self, decision: Decision) -> None:
+        """Reseals a backup's purge wrote (it makes no receipt) become this decision's, under
+        new ids, so a restored backup verifies."""
+        log = self.scope.log
+        rows = self.store.select(query("orphan_reseals"), dataset=Dataset(default=(log,)))
+        for row in rows:
+            old, node = URIRef(str(row["reseal"])), self.scope.event(new_id())
+            receipt, digest = row["receipt"], row["digest"]
+            for reseal, change in ((old, decision.change.delete), (node, decision.change.insert)):
+                change += [
+                    (reseal, RDF.type, DOXA.Reseal, log),
+                    (reseal, DOXA.reseals, receipt, log),
+                    (reseal, DOXA.bodyDigest, digest, log),
+                ]
+            decision.produced.append(node)
+
     def _bury(
         self,
         decision: Decision,
@@ -382,6 +398,7 @@ class Gate:
             plan = erasure_plan(self.store, self.scope, claims, self.record.claim_graphs())
             decision.change.delete += plan.change.delete
             self._strip_origins(decision)
+            self._adopt_reseals(decision)
             tombstones = [
                 (URIRef(n["node"]), n.get("digest"), list(n.get("hashes", [])))
                 for n in record["nodes"]
