@@ -13,6 +13,7 @@ dataset is set by the store, not by the query: ``FROM`` and ``FROM NAMED`` canno
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -97,6 +98,11 @@ def narrow(
     return Dataset(default=graphs[0], named=graphs[1])
 
 
+#: rdflib's grammar (pyparsing) keeps parse state in shared objects: two threads parsing at
+#: once fail with TypeErrors from its parse actions, so parses take turns
+_PARSING = threading.Lock()
+
+
 @dataclass(frozen=True)
 class CheckedQuery:
     """A query that :func:`check_query` passed: its form and the text the store runs."""
@@ -129,7 +135,8 @@ def check_query(sparql: str) -> CheckedQuery:
             "character itself."
         )
     try:
-        tree = parseQuery(text)
+        with _PARSING:
+            tree = parseQuery(text)
     except RecursionError:
         raise InvalidInput(_TOO_DEEP) from None
     except ParseBaseException as error:
@@ -145,7 +152,8 @@ def check_query(sparql: str) -> CheckedQuery:
 
 def _is_update(text: str) -> bool:
     try:
-        parseUpdate(text)
+        with _PARSING:
+            parseUpdate(text)
     except (ParseBaseException, RecursionError, ValueError):
         return False
     return True
