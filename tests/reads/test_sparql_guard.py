@@ -283,23 +283,34 @@ def test_checks_are_linear_in_the_text(name: str) -> None:
     pytest.fail(f"{name}: 4x the text took {min(ratios):.1f}x the time")
 
 
+_COLD_THREADS = """
+import threading, doxa
+mem = doxa.Memory.open(None, scope="alice")
+errors, answered = [], []
+def ask():
+    for _ in range(100):
+        try:
+            mem.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+            answered.append(1)
+        except BaseException as error:
+            errors.append(repr(error))
+            return
+threads = [threading.Thread(target=ask) for _ in range(3)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(len(answered), errors[:1])
+"""
+
+
 def test_queries_checked_from_many_threads_at_once_all_pass() -> None:
-    """rdflib's parser is not thread-safe; the guard's parses take turns, so eight threads
-    checking queries at once all get their answer (control: the same query in one thread)."""
-    query = "SELECT ?s WHERE { ?s ?p ?o OPTIONAL { ?s <urn:p> ?x } FILTER(?o != 1) } LIMIT 5"
-    assert check_query(query).form == "select"
-    errors: list[BaseException] = []
-
-    def check() -> None:
-        for _ in range(30):
-            try:
-                check_query(query)
-            except BaseException as error:  # collected for the assertion
-                errors.append(error)
-
-    threads = [threading.Thread(target=check) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    """rdflib's parser is not thread-safe while it first builds its grammar: three threads
+    querying a fresh process's memory at once got TypeErrors and false "not valid" answers.
+    The guard's parses take turns, so all 300 queries are answered (a fresh interpreter, as
+    the first parse is the one that races)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _COLD_THREADS], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["300", "[]"]
