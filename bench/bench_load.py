@@ -60,9 +60,12 @@ def rss_kib(pid: int) -> int:
 
 def start(root: Path, clients: int) -> tuple[subprocess.Popen[bytes], str]:
     config = root / "server.toml"
-    # as many SPARQL workers as clients: past that the server answers 503 Busy by design
+    # as many SPARQL workers as clients, all for the one scope they use: past that the
+    # server answers 503 Busy by design
+    workers = max(4, clients)
     config.write_text(
-        f'[sparql]\nmax_running = {max(4, clients)}\n[scopes.load]\nowner_key = "{OWNER}"\n',
+        f"[sparql]\nmax_running = {workers}\nmax_running_per_scope = {workers}\n"
+        f'[scopes.load]\nowner_key = "{OWNER}"\n',
         encoding="utf-8",
     )
     port = free_port()
