@@ -73,7 +73,13 @@ from doxa.terms import as_iri, as_text
 from doxa.text import words
 from doxa.vocabulary import ONTOLOGY_GRAPH
 
-__all__ = ["Memory"]
+__all__ = ["SERVER_FILES_NOT_PURGED", "Memory"]
+
+#: what an erasure's receipt adds on a SPARQL server: the server's files are its own business
+SERVER_FILES_NOT_PURGED = (
+    "the SPARQL server's own files (log, journal, checkpoints, backups) still hold the "
+    "content until the server's tools purge them; see docs/remote.md, Erasure on a server"
+)
 
 
 class Memory:
@@ -369,6 +375,8 @@ class Memory:
         as_text(reason, "reason")
         if isinstance(targets, str | Fact):
             raise InvalidInput("erase_many takes a list of targets; erase takes one.")
+        if not self.store_purges_files:  # the receipt says what doxa could not do
+            reason = f"{reason} ({SERVER_FILES_NOT_PURGED})"
         receipts: list[Receipt] = []
         claims: list[URIRef] = []
         erased: list[Receipt] = []
