@@ -66,6 +66,7 @@ from doxa.reads.stats import stats as stats_read
 from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
+from doxa.store.base import tell_derived
 from doxa.store.convert import forget_terms, ntriples
 from doxa.store.journal import Journal, JournalEntry
 from doxa.store.remote import RemoteStore
@@ -407,6 +408,9 @@ class Memory:
                 claims += [self.scope.fact(t) for t in receipt.targets]
         finally:
             if receipts:
+                # no cache keeps the erased words: the scope's word index is read afresh (the
+                # erasure's change alone would only reach it at the next recall)
+                tell_derived(self.store.memo, None, self.scope.search)
                 self.purge_later(erased, wait=wait)
                 forget_terms()  # nor in this process's caches of converted terms
         return receipts

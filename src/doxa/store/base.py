@@ -90,7 +90,8 @@ class Derived:
 
     The store tells it of every write, so it never answers from content the store no longer
     holds: :meth:`changed` for a :class:`Change` it applied, :meth:`reset` for a write it
-    cannot describe as one (a load, a cleared graph, a compaction after an erasure).
+    cannot describe as one (a load, a cleared graph). A rebuild of the files changes no content
+    and tells it nothing.
     """
 
     def changed(self, change: Change) -> None:

@@ -456,7 +456,8 @@ class EmbeddedStore:
         leaves the old store or the new one whole.
         """
         say = progress or (lambda _: None)
-        tell_derived(self.memo, None, None)  # nothing derived keeps what an erasure removed
+        # no derived cache is reset: a rebuild keeps the same quads, and the erasure's own
+        # change already told every cache what it removed
         with self._rebuilding:
             if self.path is None:
                 with self.lock:
