@@ -3,27 +3,29 @@
     python bench/bench_erase.py --sizes 1000,10000,100000
     python bench/bench_erase.py --sizes 1000,10000,100000 --large     # and 1M facts
 
-An erasure deletes the content logically (milliseconds), then rebuilds the store from its live
-quads and purges every backup the same way, because Oxigraph's files keep every string they
-ever held until the store is rebuilt. Per size this prints, measured in one run:
+An erasure has two steps: the logical one (content out of every read, tombstones, journaled)
+inside the call, and the purge, which rebuilds the store's files from the live quads and purges
+every backup in the background while reads and writes go on. Per size this prints, measured
+side by side in one process:
 
-- ``rebuild``: ``EmbeddedStore.compact`` (``bulk_extend`` of the live quads into a fresh
-  store, swapped in), wall and CPU seconds;
-- ``dump+load``: the alternative tried: ``Store.dump`` to an N-Quads file, then
-  ``bulk_load(lenient=True)`` into a fresh store (not swapped in), wall and CPU seconds;
-- ``erase 1``: ``Memory.erase`` of one subject, with one backup (store and backup rebuilt);
-- ``erase_many``: ``Memory.erase_many`` of ``--batch`` more subjects in one call (one rebuild
-  of the store and of the backup for all of them), and the ratio to ``erase 1``;
-- ``one by one`` (up to ``--singles-max`` facts): ``--batch`` other subjects, one ``erase``
-  call each (what erasing several cost before ``erase_many``).
+- ``rebuild``: ``EmbeddedStore.compact`` alone (dump a snapshot, bulk-load the next
+  generation, replay, swap), wall and CPU seconds;
+- ``fact ms``: the p50 of ``--batch`` logical erasures of one fact by id (no purge running;
+  ``purge()`` is then awaited);
+- ``erase p50 / max ms``: ``--batch`` subjects, one ``erase`` call each, while the purges they
+  start run;
+- ``purge s``: from the first of those erasures until nothing is owed (store and one backup
+  rebuilt, erasures arriving meanwhile batched);
+- ``writes`` / ``failed`` / ``p99``: gated writes made as fast as one thread can while the
+  purge runs, how many failed, and their p99 against the p99 of idle writes made before.
 
 Filling: each size is written through the gated bulk import (``Memory.import_claims``, the
 same decisions as ``remember`` one by one, published in batches) from the seeded
 ``workload.Stream``, in chunks of 5,000 whose outcomes the stream observes. The 1M store of
 ``--large`` is the 100k store plus nine copies of it under other scope names (every IRI of
 the scope and every text made distinct per copy, so the dictionary grows as with
-new content), bulk loaded: gating 1M claims at ~200/s would take well over an hour. At 1M only
-the ``erase_many`` is timed (no backup, no method comparison). Filled stores are kept in
+new content), bulk loaded: gating 1M claims at ~200/s would take well over an hour. At 1M the
+rebuild is not timed alone and no backup is made. Filled stores are kept in
 ``--workdir`` and reused by the next run.
 """
 
@@ -187,6 +189,13 @@ def measure(size: int, workdir: Path, batch: int, full: bool, idle_writes: int) 
                 out["rebuild_s"], out["rebuild_cpu"] = _timed(embedded.compact)
                 mem.backup()
             idle = [_write(mem, i) for i in range(idle_writes)]
+            single: list[float] = []  # one fact by its id, before any purge runs
+            for fact in [f.id for f in mem.facts(topic="bench")][:batch]:
+                start = time.perf_counter()
+                mem.erase(fact, reason="bench")
+                single.append(time.perf_counter() - start)
+            mem.purge()
+            idle += [_write(mem, idle_writes + i) for i in range(idle_writes)]
             logical: list[float] = []
             claims = 0
             begun = time.perf_counter()
@@ -204,6 +213,7 @@ def measure(size: int, workdir: Path, batch: int, full: bool, idle_writes: int) 
             out["purge_s"] = time.perf_counter() - begun
             mem.purge()
             out["claims"] = claims
+            out["fact_p50_ms"] = _pct(single, 0.5) * 1e3
             out["logical_p50_ms"] = _pct(logical, 0.5) * 1e3
             out["logical_max_ms"] = max(logical) * 1e3
             out["idle_p50_ms"] = _pct(idle, 0.5) * 1e3
@@ -240,20 +250,22 @@ def main(sizes: str, large: bool, batch: int, idle_writes: int, workdir: Path | 
         rows.append((size, row))
         _log(f"{size}: {json.dumps({k: round(v, 3) for k, v in row.items()})}")
     print(
-        f"{'facts':>9} {'quads':>11} {'rebuild s':>9} {'cpu s':>7} {'erase p50 ms':>12} "
-        f"{'erase max ms':>12} {'purge s':>8} {'writes':>6} {'failed':>6} "
+        f"{'facts':>9} {'quads':>11} {'rebuild s':>9} {'cpu s':>7} {'fact ms':>7} "
+        f"{'erase p50 ms':>12} {'erase max ms':>12} {'purge s':>8} {'writes':>6} {'failed':>6} "
         f"{'p99 idle ms':>11} {'p99 purge ms':>12} {'× idle':>6}"
     )
     for size, r in rows:
         ratio = f"{r['during_p99_ms'] / r['idle_p99_ms']:.2f}" if "during_p99_ms" in r else "-"
         print(
             f"{size:>9,} {int(r['quads']):>11,} {_cell(r, 'rebuild_s', '.2f'):>9} "
-            f"{_cell(r, 'rebuild_cpu', '.2f'):>7} {r['logical_p50_ms']:>12.1f} "
-            f"{r['logical_max_ms']:>12.1f} {r['purge_s']:>8.2f} {int(r['during_writes']):>6} "
+            f"{_cell(r, 'rebuild_cpu', '.2f'):>7} {r['fact_p50_ms']:>7.1f} "
+            f"{r['logical_p50_ms']:>12.1f} {r['logical_max_ms']:>12.1f} {r['purge_s']:>8.2f} "
+            f"{int(r['during_writes']):>6} "
             f"{int(r['failures']):>6} {r['idle_p99_ms']:>11.2f} "
             f"{_cell(r, 'during_p99_ms', '.2f'):>12} {ratio:>6}"
         )
     print(
+        f"fact ms: p50 of {batch} logical erasures of one fact by id (no purge running); "
         f"erase: {batch} subjects, one logical erase call each (the purge runs in the "
         "background); purge s: from the first erase until nothing is owed (store and one "
         "backup rebuilt); writes: gated writes made meanwhile, their p99 against idle writes"
