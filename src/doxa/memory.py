@@ -30,7 +30,7 @@ from doxa.exports import (
 from doxa.gate.backups import backups_folder, purge_backup
 from doxa.gate.bulk import ImportReport, import_claims, read_claims
 from doxa.gate.closure import close_ontology, next_digest, ontology_digest
-from doxa.gate.erasure import salt, subject_hash
+from doxa.gate.erasure import erasure_record, salt, subject_hash
 from doxa.gate.gate import Gate
 from doxa.gate.ledger import alarms, judge_key, standings
 from doxa.gate.proposal import build_proposal
@@ -229,9 +229,21 @@ class Memory:
             )
         if known < head.sequence:  # stored, then a crash before the journal line: repair
             for receipt in self.receipts()[known:]:
+                record = None
+                if receipt.outcome is Outcome.ERASED:  # the purge's intent, from the tombstones
+                    record = erasure_record(
+                        self.store,
+                        self.scope,
+                        self.scope.receipt(receipt.id),
+                        [self.scope.fact(t) for t in receipt.targets],
+                    )
                 journal.append(
                     JournalEntry(
-                        self.scope.name, receipt.sequence, receipt.id, receipt.receipt_hash
+                        self.scope.name,
+                        receipt.sequence,
+                        receipt.id,
+                        receipt.receipt_hash,
+                        record,
                     )
                 )
 
@@ -452,7 +464,7 @@ class Memory:
                     purge_backup(backup, [(self.scope.name, r) for r in records])
             return
         for receipt in receipts:
-            purge.owe(self.scope.name, receipt.id)
+            purge.owe(self.scope.name, receipt.id, [self.scope.fact(t) for t in receipt.targets])
         if start:
             purge.start()  # a retry finishes what an interrupted purge left
         if wait:

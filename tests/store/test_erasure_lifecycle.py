@@ -285,3 +285,44 @@ def test_a_source_only_the_erased_fact_used_leaves_backups_and_restores(tmp_path
         assert mem.verify() == len(mem.receipts())
         assert [f.text for f in mem.facts()] == ["Maribel lives at Quillfeather Lane 7"]
     assert hits(path, private) == []
+
+
+_CUT_JOURNAL = """
+import os, sys, doxa
+from doxa.gate.purge import Purge
+Purge.start = lambda self: None  # the process dies before its purge starts
+path = sys.argv[1]
+mem = doxa.Memory.open(path, scope="alice")
+mem.remember("Zebulon Quaxford lives at Brindlewick Road 3", topic="people", authority="owner",
+             subject="http://example.org/zebulon-quaxford",
+             predicate="http://example.org/address", object="Brindlewick Road 3")
+mem.remember("Maribel Ostrander lives at Quillfeather Lane 7", topic="people", authority="owner")
+mem.backup()
+mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+os._exit(0)  # like a kill: nothing closed, nothing purged
+"""
+
+
+@pytest.mark.parametrize("cut", [True, False], ids=["journal-line-lost", "journal-line-kept"])
+def test_an_erasure_whose_journal_line_a_crash_cut_is_still_purged(
+    tmp_path: Path, cut: bool
+) -> None:
+    """A crash between the store's commit of an erasure and its journal line: on reopen the
+    journal is repaired with the erasure's record read back from its tombstones, so the purge
+    is owed and runs (the control keeps the line)."""
+    path = tmp_path / "memory"
+    done = subprocess.run([sys.executable, "-c", _CUT_JOURNAL, str(path)], timeout=120)
+    assert done.returncode == 0
+    journal = tmp_path / "memory.journal"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    assert b'"erasure"' in lines[-1]
+    if cut:
+        journal.write_bytes(b"".join(lines[:-1]))
+    with doxa.Memory.open(path, scope="alice") as mem:
+        assert mem.purge_status().owed == 1  # found again, from the journal or its repair
+        mem.purge()
+        assert mem.verify() == len(mem.receipts())
+    for needle in (SECRET, "Brindlewick Road 3"):
+        assert hits(path, needle) == [], needle
+        assert hits(tmp_path / "memory.backups", needle) == [], needle
+    assert hits(path, "Quillfeather Lane 7")  # control: the kept fact is still in the files

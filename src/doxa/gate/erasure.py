@@ -15,6 +15,7 @@ import hashlib
 import secrets
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
@@ -34,6 +35,7 @@ __all__ = [
     "claim_hashes",
     "content_hashes",
     "erasure_plan",
+    "erasure_record",
     "salt",
     "strip_origins",
     "subject_hash",
@@ -93,6 +95,39 @@ def content_hashes(
                 _hash(salt_value, f"statement {ntriples(s)} {ntriples(p)} {ntriples(form)}")
             )
     return found
+
+
+def erasure_record(
+    store: Store, scope: Scope, receipt: URIRef, claims: Sequence[URIRef]
+) -> dict[str, Any] | None:
+    """The journal's record of an erasure (tombstones, salted hashes, never content), read
+    back from the tombstones its receipt produced: for a journal line a crash cut between the
+    store's commit and the journal's, so the purge still knows what to take out of backups.
+    None when the receipt produced no tombstone."""
+    rows = store.select(
+        query("erasure_tombstones"),
+        dataset=Dataset(default=(scope.log,)),
+        bindings={"receipt": receipt},
+    )
+    if not rows:
+        return None
+    nodes: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        node = nodes.setdefault(
+            str(row["node"]),
+            {"node": str(row["node"]), "digest": None, "hashes": []},
+        )
+        if "digest" in row:
+            node["digest"] = str(row["digest"])
+        if "hash" in row and str(row["hash"]) not in node["hashes"]:
+            node["hashes"].append(str(row["hash"]))
+    return {
+        "salt": salt(store, scope) or "",
+        "reason": str(rows[0]["reason"]),
+        "actor": str(rows[0]["actor"]),
+        "claims": [str(c) for c in claims],
+        "nodes": [nodes[key] for key in sorted(nodes)],
+    }
 
 
 class ErasurePlan:

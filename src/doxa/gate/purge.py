@@ -19,6 +19,7 @@ import logging
 import os
 import threading
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from rdflib import URIRef
 from doxa.clock import Clock
 from doxa.errors import StoreError
 from doxa.gate.backups import backups_folder, purge_backup
+from doxa.gate.erasure import erasure_record
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision, Record
 from doxa.model import Outcome
@@ -121,20 +123,25 @@ class Purge:
         with self._condition:
             return list(self._owed.values())
 
-    def owe(self, scope: str, receipt: str) -> None:
-        """Note an erasure just committed (and journaled); :meth:`start` then purges it."""
+    def owe(self, scope: str, receipt: str, claims: Sequence[URIRef] = ()) -> None:
+        """Note an erasure just committed (or retried); :meth:`start` then purges it.
+
+        Its record is the journal's; a journal line written before records were kept, or
+        repaired after a crash, has none, and then it is read back from the tombstones."""
         journal = self.store.journal
         assert journal is not None
         entry = journal.heads.get(scope)
-        if entry is None or entry.receipt != receipt or entry.erasure is None:
-            found = [e for e in reversed(journal.entries) if e.receipt == receipt]
-            if not found or found[0].erasure is None:
-                raise StoreError(f"The erasure receipt {receipt} is not in the store's journal.")
-            entry = found[0]
-        assert entry.erasure is not None
+        if entry is None or entry.receipt != receipt:
+            entry = next((e for e in reversed(journal.entries) if e.receipt == receipt), None)
+        record = entry.erasure if entry is not None else None
+        if record is None:
+            named = Scope.named(scope)
+            record = erasure_record(self.store, named, named.receipt(receipt), claims)
+        if record is None:
+            raise StoreError(f"The receipt {receipt} erased nothing: there is no purge to owe.")
         with self._condition:
             if receipt not in self._done:
-                self._owed[receipt] = Owed(scope, receipt, entry.erasure)
+                self._owed[receipt] = Owed(scope, receipt, record)
 
     def status(self) -> PurgeStatus:
         with self._condition:
