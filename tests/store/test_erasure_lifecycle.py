@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from rdflib import Literal, URIRef
 from tests.gate.test_erasure import ERASED, KEPT, hits, people
 
 import doxa
@@ -239,10 +240,20 @@ def test_the_store_directory_is_never_missing_during_a_rebuild(tmp_path: Path) -
             ):
                 missing.append(str(database(path)))
 
+    store.apply(
+        doxa.store.Change(
+            insert=[(URIRef("urn:s"), URIRef("urn:p"), Literal("o"), URIRef("urn:g"))]
+        )
+    )
+    store.load(b"<urn:a> <urn:b> <urn:c> .", format="nt", graph=URIRef("urn:h"))  # recorded
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        for _ in range(5):
+        store.compact()
+        # the first database (the directory itself) is closed and gone once compact returns
+        assert not (path / "CURRENT").exists()
+        assert not list(path.glob("*.sst"))
+        for _ in range(4):
             store.compact()
     finally:
         stop.set()

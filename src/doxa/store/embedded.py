@@ -477,6 +477,7 @@ class EmbeddedStore:
                 say("snapshot")
                 with self._reading() as store:
                     store.dump(str(dump), ox.RdfFormat.N_QUADS)
+                del store  # no reference may keep the old database open once it is retired
                 say("load")
                 fresh = ox.Store(str(target))
                 fresh.bulk_load(path=str(dump), format=ox.RdfFormat.N_QUADS)
@@ -507,6 +508,7 @@ class EmbeddedStore:
                 if not switched:
                     shutil.rmtree(target, ignore_errors=True)
                     dump.unlink(missing_ok=True)
+            recorded.clear()  # a recorded load holds the database it was made on
             say("retire")
             self._retire(old)
 
