@@ -123,7 +123,8 @@ class Memory:
         self._check_journal()
         self._purge = purge_of(store, self.clock) if isinstance(store, EmbeddedStore) else None
         if self._purge is not None:
-            self._purge.start()  # erasures a stopped process still owed
+            self._purge.rescan()  # erasures a stopped process still owed, this scope's too
+            self._purge.start()
 
     @classmethod
     def open(

@@ -314,13 +314,18 @@ os._exit(0)  # like a kill: nothing closed, nothing purged
 """
 
 
-@pytest.mark.parametrize("cut", [True, False], ids=["journal-line-lost", "journal-line-kept"])
+@pytest.mark.parametrize(
+    ("cut", "bob_first"),
+    [(True, False), (True, True), (False, False)],
+    ids=["journal-line-lost", "lost-another-scope-opened-first", "journal-line-kept"],
+)
 def test_an_erasure_whose_journal_line_a_crash_cut_is_still_purged(
-    tmp_path: Path, cut: bool
+    tmp_path: Path, cut: bool, bob_first: bool
 ) -> None:
     """A crash between the store's commit of an erasure and its journal line: on reopen the
     journal is repaired with the erasure's record read back from its tombstones, so the purge
-    is owed and runs (the control keeps the line)."""
+    is owed and runs, also when a server opened another scope first (the control keeps the
+    line)."""
     path = tmp_path / "memory"
     done = subprocess.run([sys.executable, "-c", _CUT_JOURNAL, str(path)], timeout=120)
     assert done.returncode == 0
@@ -329,7 +334,8 @@ def test_an_erasure_whose_journal_line_a_crash_cut_is_still_purged(
     assert b'"erasure"' in lines[-1]
     if cut:
         journal.write_bytes(b"".join(lines[:-1]))
-    with doxa.Memory.open(path, scope="alice") as mem:
+    with doxa.Memory.open(path, scope="bob" if bob_first else "alice") as first:
+        mem = doxa.Memory(first.store, scope="alice") if bob_first else first
         assert mem.purge_status().owed == 1  # found again, from the journal or its repair
         mem.purge()
         assert mem.verify() == len(mem.receipts())

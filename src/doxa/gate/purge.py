@@ -81,12 +81,7 @@ class Purge:
         self.clock = clock
         self.path = store.path.with_name(f"{store.path.name}.purge")
         self._done: set[str] = set(self._read())
-        # erasures the journal holds that the purge record does not: owed since a crash
-        self._owed: dict[str, Owed] = {
-            entry.receipt: Owed(entry.scope, entry.receipt, entry.erasure)
-            for entry in store.journal.entries
-            if entry.erasure is not None and entry.receipt not in self._done
-        }
+        self._owed: dict[str, Owed] = {}
         self._condition = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stopping = False
@@ -117,6 +112,18 @@ class Purge:
             file.flush()
             os.fsync(file.fileno())
         temporary.replace(self.path)
+
+    def rescan(self) -> None:
+        """Owe every erasure the journal holds that the purge record does not: those a
+        stopped process left, and those a journal repair of another scope just wrote back."""
+        journal = self.store.journal
+        assert journal is not None
+        with self._condition:
+            for entry in list(journal.entries):
+                if entry.erasure is not None and entry.receipt not in self._done:
+                    self._owed.setdefault(
+                        entry.receipt, Owed(entry.scope, entry.receipt, entry.erasure)
+                    )
 
     def owed(self) -> list[Owed]:
         """The journaled erasures not yet made real in the files, oldest first."""
