@@ -141,8 +141,7 @@ def restore_backup(path: Path, backup: Path) -> dict[str, int]:
             counts[entry.scope] = counts.get(entry.scope, 0) + 1
         for scope, receipts in reapplied.items():
             memories[scope].purge_later(receipts, start=False)
-        for memory in memories.values():
-            memory.purge_later([])  # one purge for all of them
+        memories[since[0].scope].purge_later([])  # one purge for all of them: start it
     finally:
         store.close()  # the purge finishes first: the files forget what was erased again
     return counts
