@@ -27,7 +27,7 @@ from doxa.exports import (
     read_export,
     scope_quads,
 )
-from doxa.gate.backups import backups_folder, purge_backup
+from doxa.gate.backups import backups_folder
 from doxa.gate.bulk import ImportReport, import_claims, read_claims
 from doxa.gate.closure import close_ontology, next_digest, ontology_digest
 from doxa.gate.erasure import erasure_record, salt, subject_hash
@@ -396,25 +396,24 @@ class Memory:
         erased: list[Receipt] = []
         try:
             for target in targets:
+                fact_id: str | None = None
+                subject: URIRef | None = None
                 if isinstance(target, Fact) or (isinstance(target, str) and _ID.match(target)):
-                    iri = self.scope.fact(_fact_id(target))
-                    if iri in claims:
+                    fact_id = _fact_id(target)
+                    key = self.scope.fact(fact_id)
+                    if key in claims:
                         continue
-                    earlier = self._erased_before(iri)
-                    receipt = earlier or self.gate.erase(
-                        fact_id=_fact_id(target), subject=None, reason=reason, actor=self._owner
-                    )
                 else:
-                    subject = as_iri(target, "subject")
-                    try:
-                        receipt = self.gate.erase(
-                            fact_id=None, subject=subject, reason=reason, actor=self._owner
-                        )
-                    except NotFound:
-                        earlier = self._erased_before(subject)
-                        if earlier is None:
-                            raise
-                        receipt = earlier
+                    key = subject = as_iri(target, "subject")
+                try:
+                    receipt = self.gate.erase(
+                        fact_id=fact_id, subject=subject, reason=reason, actor=self._owner
+                    )
+                except NotFound:  # erased before: a retry, or another thread just now
+                    earlier = self._erased_before(key)
+                    if earlier is None:
+                        raise
+                    receipt = earlier
                 receipts.append(receipt)
                 if receipt not in erased and receipt.outcome is Outcome.ERASED:
                     erased.append(receipt)
@@ -459,10 +458,7 @@ class Memory:
         purge = self._purge
         if purge is None:
             if isinstance(self.store, EmbeddedStore):
-                self.store.compact()  # in memory, or without a journal: now
-                for backup in self.backups():
-                    records = [e.erasure for e in self._journal_erasures(receipts) if e.erasure]
-                    purge_backup(backup, [(self.scope.name, r) for r in records])
+                self.store.compact()  # in memory: no files, no backups, nothing to wait for
             return
         for receipt in receipts:
             purge.owe(self.scope.name, receipt.id, [self.scope.fact(t) for t in receipt.targets])
@@ -470,13 +466,6 @@ class Memory:
             purge.start()  # a retry finishes what an interrupted purge left
         if wait:
             purge.wait()
-
-    def _journal_erasures(self, receipts: Sequence[Receipt]) -> list[JournalEntry]:
-        journal = self.store.journal if isinstance(self.store, EmbeddedStore) else None
-        if journal is None:
-            return []
-        wanted = {r.id for r in receipts}
-        return [e for e in journal.entries if e.receipt in wanted and e.erasure is not None]
 
     def purge(self, *, timeout: float | None = None) -> PurgeStatus:
         """Wait until every erasure of the store has left its files and backups.

@@ -343,3 +343,29 @@ def test_an_erasure_whose_journal_line_a_crash_cut_is_still_purged(
         assert hits(path, needle) == [], needle
         assert hits(tmp_path / "memory.backups", needle) == [], needle
     assert hits(path, "Quillfeather Lane 7")  # control: the kept fact is still in the files
+
+
+def test_two_threads_erasing_one_fact_both_get_its_receipt(tmp_path: Path) -> None:
+    """Two threads erase the same fact at once: one erases it, the other gets the same
+    receipt back instead of NotFound (control: a fact never written is still NotFound)."""
+    with doxa.Memory.open(tmp_path / "memory", scope="alice") as mem:
+        phone, _ = people(mem)
+        results: list[object] = []
+        barrier = threading.Barrier(2)
+
+        def erase() -> None:
+            barrier.wait()
+            try:
+                results.append(mem.erase(phone.fact or "", reason="asked").id)
+            except doxa.DoxaError as error:
+                results.append(error)
+
+        threads = [threading.Thread(target=erase) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(results) == 2
+        assert results[0] == results[1], results
+        with pytest.raises(doxa.NotFound):
+            mem.erase("019ac4f2b0e3a1b2c3d4", reason="asked")
