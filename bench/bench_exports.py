@@ -18,7 +18,7 @@ import click
 import pyoxigraph as ox
 
 import doxa
-from doxa.gate.receipts import verify_export
+from doxa.audit.chain import verify_export
 from doxa.store.convert import to_ox, to_ox_graph
 
 

@@ -31,7 +31,7 @@ from typing import Any
 import click
 
 import doxa
-from doxa.judges.evaluation import Case
+from doxa.evaluation import Case
 from workload import Stream, Write, ontology_turtle
 
 #: what the stream means by each operation, as the owner would decide it

@@ -17,7 +17,7 @@ from rdflib import Graph as RdfGraph
 from tests.conftest import DOMAIN, EX
 
 import doxa
-from doxa.gate.receipts import verify_export
+from doxa.audit.chain import verify_export
 from doxa.interfaces.cli import main
 from doxa.store import Change
 from doxa.store.convert import read_quads

@@ -12,7 +12,7 @@ from tests.conftest import DOMAIN, EX
 import doxa
 from doxa.gate.gather import gather
 from doxa.gate.proposal import build_proposal
-from doxa.judges.rules import same_term
+from doxa.judges.compare import same_term
 from doxa.terms import as_object
 
 # texts a person could write: any unicode except surrogates and NUL-like controls

@@ -23,9 +23,9 @@ from doxa.errors import (
     StoreLocked,
     WriteConflict,
 )
+from doxa.evaluation import Case, EvalReport
 from doxa.gate.bulk import ImportReport
 from doxa.judges import Evidence, Judge, RuleJudge
-from doxa.judges.evaluation import Case, EvalReport
 from doxa.judges.llm import LLMConfig, LLMJudge
 from doxa.memory import Memory
 from doxa.model import (

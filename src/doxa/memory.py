@@ -17,9 +17,9 @@ from typing import IO, Any
 import httpx
 from rdflib import Literal, URIRef
 
-from doxa.clock import Clock, SystemClock, parse_instant
-from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
-from doxa.exports import (
+from doxa.audit.backups import backups_folder, swap_in_backup
+from doxa.audit.chain import verify_chain
+from doxa.audit.exports import (
     Progress,
     export_scope,
     format_of,
@@ -27,18 +27,16 @@ from doxa.exports import (
     read_export,
     scope_quads,
 )
-from doxa.gate.backups import backups_folder
+from doxa.audit.purge import PurgeStatus, purge_of
+from doxa.clock import Clock, SystemClock, parse_instant
+from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
+from doxa.evaluation import Case, EvalReport, evaluate, load_cases_with_digest
 from doxa.gate.bulk import ImportReport, import_claims, read_claims
-from doxa.gate.closure import close_ontology, next_digest, ontology_digest
 from doxa.gate.erasure import erasure_record, salt, subject_hash
 from doxa.gate.gate import Gate
-from doxa.gate.ledger import alarms, judge_key, standings
 from doxa.gate.proposal import build_proposal
-from doxa.gate.purge import PurgeStatus, purge_of
-from doxa.gate.receipts import verify_chain
 from doxa.gate.shapes import ShapeCheck, default_shape_check
 from doxa.judges.base import Judge
-from doxa.judges.evaluation import Case, EvalReport, evaluate, load_cases_with_digest
 from doxa.judges.rules import RuleJudge
 from doxa.model import (
     Alarm,
@@ -54,11 +52,13 @@ from doxa.model import (
     Verdict,
     Why,
 )
+from doxa.ontology.closure import close_ontology, next_digest, ontology_digest
 from doxa.reads import facts as fact_reads
 from doxa.reads.claims import load_facts
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
+from doxa.reads.ledger import alarms, judge_key, standings
 from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
@@ -502,6 +502,38 @@ class Memory:
         backup(target)
         return target
 
+    @staticmethod
+    def restore_backup(path: str | Path, backup: str | Path) -> dict[str, int]:
+        """Put ``backup`` in place of the closed store at ``path``; returns erasures per scope.
+
+        The replaced store is kept as a backup (``<time>-replaced``), so nothing is lost.
+        Every erasure recorded since the backup is applied again, tombstones included, and
+        purged from the files before this returns: erased content stays erased.
+        """
+        path, backup = Path(path), Path(backup)
+        since = swap_in_backup(path, backup)
+        counts: dict[str, int] = {}
+        if not since:
+            return counts
+        store = EmbeddedStore(path)  # one store for every re-applied erasure: one purge for all
+        try:
+            memories = {
+                scope: Memory(store, scope=scope, owns_store=False)
+                for scope in {e.scope for e in since}
+            }
+            reapplied: dict[str, list[Receipt]] = {}
+            for entry in since:
+                assert entry.erasure is not None
+                receipt = memories[entry.scope].gate.reapply_erasure(entry.erasure)
+                reapplied.setdefault(entry.scope, []).append(receipt)
+                counts[entry.scope] = counts.get(entry.scope, 0) + 1
+            for scope, receipts in reapplied.items():
+                memories[scope].purge_later(receipts, start=False)
+            memories[since[0].scope].purge_later([])  # one purge for all of them: start it
+        finally:
+            store.close()  # the purge finishes first: the files forget what was erased again
+        return counts
+
     def backups(self) -> list[Path]:
         """The store's backups, oldest first."""
         try:
@@ -560,7 +592,7 @@ class Memory:
 
         Each case runs in a scratch in-memory store that starts from this memory's ontology
         (or from ``ontology=[...]`` Turtle documents). Other ``options`` go to
-        :func:`doxa.judges.evaluation.evaluate` (e.g. ``progress``).
+        :func:`doxa.evaluation.evaluate` (e.g. ``progress``).
         """
         loaded, _ = load_cases_with_digest(cases)
         return self._evaluate(loaded, options)

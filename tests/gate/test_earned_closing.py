@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import DOMAIN, EX
 
 import doxa
-from doxa.judges.evaluation import Case
+from doxa.evaluation import Case
 
 JAN, MAR, APR = "2026-01-05", "2026-03-08", "2026-04-01"
 

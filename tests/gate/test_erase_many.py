@@ -128,7 +128,6 @@ def test_erase_many_refuses_bad_calls(memory: doxa.Memory) -> None:
 def test_restore_reapplies_every_erasure_then_rebuilds_once(
     tmp_path: Path, clock: doxa.FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from doxa.gate.backups import restore_backup
 
     path = tmp_path / "memory"
     with doxa.Memory.open(path, scope="alice", clock=clock) as mem:
@@ -138,7 +137,7 @@ def test_restore_reapplies_every_erasure_then_rebuilds_once(
         mem.erase(EX + "zebulon-quaxford", reason="asked")
         mem.erase(other.fact or "", reason="asked")
     rebuilt = counted_compactions(monkeypatch)  # closing purged them; now the restore
-    assert restore_backup(path, backup) == {"alice": 2}
+    assert doxa.Memory.restore_backup(path, backup) == {"alice": 2}
     assert [p for p in rebuilt if p == path] == [path]  # once for both erasures
     for needle in (*ERASED, *OTHER):
         assert hits(path, needle) == [], needle

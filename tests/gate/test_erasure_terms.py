@@ -10,8 +10,8 @@ import pytest
 from tests.conftest import EX
 
 import doxa
+from doxa.audit.chain import verify_export
 from doxa.gate.erasure import content_hashes
-from doxa.gate.receipts import verify_export
 from doxa.ontology import PropertyTable
 from doxa.store import EmbeddedStore
 from doxa.text import text_key

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import EX, statement
 
 import doxa
-from doxa.gate.receipts import verify_export
+from doxa.audit.chain import verify_export
 from doxa.store import EmbeddedStore
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import doxa
-from doxa.judges.evaluation import EvalReport, evaluate, load_cases
+from doxa.evaluation import EvalReport, evaluate, load_cases
 
 DATA = Path(__file__).parents[1] / "data"
 CASES = DATA / "judge_cases.jsonl"

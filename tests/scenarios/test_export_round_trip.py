@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import EX
 
 import doxa
-from doxa.gate.receipts import verify_export
+from doxa.audit.chain import verify_export
 from doxa.store import EmbeddedStore
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 import doxa
-from doxa.gate.backups import restore_backup
 from doxa.store.journal import Journal, JournalEntry
 
 EX = "http://example.org/"
@@ -118,7 +117,7 @@ def test_restore_brings_a_backup_back_and_keeps_erasures(tmp_path: Path) -> None
         backup = mem.backup()
         mem.remember("written after the backup", topic="c", authority="owner")
         mem.erase(secret.fact or "", reason="asked to be forgotten")
-    counts = restore_backup(path, backup)
+    counts = doxa.Memory.restore_backup(path, backup)
     assert counts == {"alice": 1}
     with doxa.Memory.open(path, scope="alice") as mem:
         texts = {f.text for f in mem.facts()}
@@ -144,7 +143,7 @@ def test_restore_refuses_what_is_not_a_backup(tmp_path: Path) -> None:
     with doxa.Memory.open(path, scope="alice") as mem:
         mem.remember("stays", topic="t", authority="owner")
     with pytest.raises(doxa.StoreError, match="not a store backup"):
-        restore_backup(path, tmp_path)
+        doxa.Memory.restore_backup(path, tmp_path)
     with doxa.Memory.open(path, scope="alice") as mem:  # control: untouched
         assert [f.text for f in mem.facts()] == ["stays"]
 

@@ -289,9 +289,8 @@ def test_a_source_only_the_erased_fact_used_leaves_backups_and_restores(tmp_path
     for folder in (path, backup):
         assert hits(folder, private) == [], folder
         assert hits(folder, shared), folder  # the control: still used, so kept
-    from doxa.gate.backups import restore_backup
 
-    assert restore_backup(path, backup) == {"alice": 1}
+    assert doxa.Memory.restore_backup(path, backup) == {"alice": 1}
     with doxa.Memory.open(path, scope="alice") as mem:
         assert mem.verify() == len(mem.receipts())
         assert [f.text for f in mem.facts()] == ["Maribel lives at Quillfeather Lane 7"]
@@ -300,7 +299,7 @@ def test_a_source_only_the_erased_fact_used_leaves_backups_and_restores(tmp_path
 
 _CUT_JOURNAL = """
 import os, sys, doxa
-from doxa.gate.purge import Purge
+from doxa.audit.purge import Purge
 Purge.start = lambda self: None  # the process dies before its purge starts
 path = sys.argv[1]
 mem = doxa.Memory.open(path, scope="alice")

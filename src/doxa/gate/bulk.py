@@ -29,12 +29,12 @@ from rdflib import URIRef
 from rdflib.term import Node
 
 from doxa.errors import ConstraintFailure, ErasedContent, InvalidInput, NotFound
-from doxa.gate.closure import property_table
 from doxa.gate.gate import Gate
 from doxa.gate.index import live_keys
 from doxa.gate.proposal import build_proposal, claim_pairs, write_triples
 from doxa.gate.record import Batch
 from doxa.model import Outcome, Proposal, Receipt
+from doxa.ontology.closure import property_table
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA
 

@@ -20,9 +20,9 @@ from typing import Any
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.gate.closure import property_table
 from doxa.gate.receipts import content_digest, quad_digest
 from doxa.ontology import PropertyTable
+from doxa.ontology.closure import property_table
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Change, Dataset, Quad, Store

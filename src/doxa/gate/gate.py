@@ -30,7 +30,6 @@ from doxa.errors import (
     WriteConflict,
 )
 from doxa.gate.believed import believed_by_keys
-from doxa.gate.closure import broader_objects, property_table
 from doxa.gate.erasure import (
     claim_hashes,
     content_hashes,
@@ -40,21 +39,12 @@ from doxa.gate.erasure import (
     subject_hash,
 )
 from doxa.gate.gather import gather, live_by_keys
-from doxa.gate.ledger import (
-    alarm_open,
-    alarms,
-    judge_key,
-    origins,
-    recent_closings,
-    standing,
-    suspicion,
-)
 from doxa.gate.proposal import claim_pairs, input_digest, proposal_from_pairs, write_triples
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision, Record
 from doxa.gate.shapes import ShapeCheck
 from doxa.judges.base import Evidence, Judge
-from doxa.judges.rules import contradicts, overlaps
+from doxa.judges.compare import contradicts, overlaps
 from doxa.model import (
     ClosingPolicy,
     HoldStatus,
@@ -63,6 +53,16 @@ from doxa.model import (
     Receipt,
     Relation,
     Verdict,
+)
+from doxa.ontology.closure import broader_objects, property_table
+from doxa.reads.ledger import (
+    alarm_open,
+    alarms,
+    judge_key,
+    origins,
+    recent_closings,
+    standing,
+    suspicion,
 )
 from doxa.resources import query
 from doxa.scope import Scope, new_id

@@ -14,10 +14,10 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.gate.believed import believed_by_keys
-from doxa.gate.closure import broader_objects, property_table
 from doxa.gate.index import TERM
 from doxa.judges.base import Evidence
 from doxa.model import Fact, Proposal
+from doxa.ontology.closure import broader_objects, property_table
 from doxa.reads.claims import load_facts
 from doxa.reads.facts import recall
 from doxa.resources import query

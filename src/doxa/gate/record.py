@@ -12,7 +12,6 @@ from rdflib.term import Node
 from doxa.clock import Clock
 from doxa.errors import NotFound
 from doxa.gate.believed import front
-from doxa.gate.closure import property_table
 from doxa.gate.gather import kept_rules, live_by_key
 from doxa.gate.index import FRONT, PAST, TERM, front_key, index_entries, past_key
 from doxa.gate.receipts import (
@@ -30,6 +29,7 @@ from doxa.model import (
     Relation,
 )
 from doxa.ontology import statement_key
+from doxa.ontology.closure import property_table
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, Quad, Store

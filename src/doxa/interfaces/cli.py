@@ -47,6 +47,7 @@ from rdflib.namespace import XSD
 from rdflib.term import Node
 
 from doxa import __version__
+from doxa.audit.chain import verify_export
 from doxa.clock import Clock
 from doxa.errors import (
     ChainBroken,
@@ -56,7 +57,6 @@ from doxa.errors import (
     ShapeViolation,
     StoreError,
 )
-from doxa.gate.receipts import verify_export
 from doxa.interfaces.location import is_url, open_memory
 from doxa.interfaces.progress import ProgressBar
 from doxa.memory import Memory

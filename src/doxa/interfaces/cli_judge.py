@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from doxa.errors import NotFound
+from doxa.evaluation import CaseResult, EvalReport, load_cases
 from doxa.interfaces.cli import (
     Settings,
     _emit,
@@ -24,7 +25,6 @@ from doxa.interfaces.cli import (
     _table,
     _when,
 )
-from doxa.judges.evaluation import CaseResult, EvalReport, load_cases
 from doxa.memory import Memory
 from doxa.model import Alarm, Standing
 from doxa.reads.stats import Stats

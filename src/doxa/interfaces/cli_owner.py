@@ -11,10 +11,9 @@ from pathlib import Path
 
 import click
 
+from doxa.audit.backups import accept_loss as give_up_lost
+from doxa.audit.purge import PurgeStatus
 from doxa.errors import DoxaError, StoreError
-from doxa.gate.backups import accept_loss as give_up_lost
-from doxa.gate.backups import restore_backup
-from doxa.gate.purge import PurgeStatus
 from doxa.interfaces.cli import (
     Settings,
     _emit,
@@ -169,7 +168,9 @@ def restore(settings: Settings, backup_dir: Path) -> None:
 
     The replaced store is kept as a backup (<time>-replaced), so nothing is lost.
     """
-    _offline_run(settings, "restore", lambda path: restore_backup(path, backup_dir), "restored")
+    _offline_run(
+        settings, "restore", lambda path: Memory.restore_backup(path, backup_dir), "restored"
+    )
 
 
 @click.command()

@@ -7,21 +7,19 @@ text-only claims by normalised duplicates.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
 
-from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.judges.base import Evidence, Judge
+from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.instruction import instruction_sign
 from doxa.model import Authority, Fact, Proposal, Relation, RuleMode, Verdict
-from doxa.ontology import PropertyTable
 from doxa.text import normalise
 from doxa.vocabulary import DOXA
 
-__all__ = ["RuleJudge", "contradicts", "overlaps", "same_term"]
+__all__ = ["RuleJudge"]
 
 _OUTSIDE = (Authority.EXTERNAL, Authority.TOOL)
 
@@ -133,7 +131,7 @@ class RuleJudge:
             )
             if f_subject != subject:
                 continue
-            how = _compare(table, evidence, (predicate, obj), (f_predicate, f_object))
+            how = compare(table, evidence, (predicate, obj), (f_predicate, f_object))
             if how == "same":
                 same_slot.append(fact)
             elif how == "detail":
@@ -201,7 +199,7 @@ class RuleJudge:
             )
             if (
                 f_subject == subject
-                and _compare(table, evidence, (predicate, obj), (f_predicate, f_object))
+                and compare(table, evidence, (predicate, obj), (f_predicate, f_object))
                 == "conflict"
                 and overlaps(
                     fact.valid_from, fact.valid_until, proposal.valid_from, proposal.valid_until
@@ -254,50 +252,6 @@ class RuleJudge:
         return Verdict(Relation.NEW, (), "no stored text in this topic says the same")
 
 
-def _compare(
-    table: PropertyTable,
-    evidence: Evidence,
-    new: tuple[URIRef, Node | None],
-    old: tuple[URIRef, Node | None],
-) -> str:
-    """How a new (predicate, object) stands to a stored one about the same subject.
-
-    ``same``: the same statement; ``detail``: the new one is more specific (a sub-property,
-    or a narrower object); ``implied``: the stored one is more specific; ``conflict``: both
-    fill one functional slot with values that do not agree; ``other``: unrelated.
-    """
-    new_p, new_o = new
-    old_p, old_o = old
-    same_value = same_term(new_o, old_o)
-    narrower = old_o in evidence.broader.get(new_o, frozenset()) if new_o is not None else False
-    wider = new_o in evidence.broader.get(old_o, frozenset()) if old_o is not None else False
-    if new_p == old_p:
-        if same_value:
-            return "same"
-        if narrower:
-            return "detail"
-        if wider:
-            return "implied"
-    elif old_p in table.family(new_p) and (same_value or narrower):
-        return "detail"  # stated with a sub-property of the stored one
-    elif new_p in table.family(old_p) and (same_value or wider):
-        return "implied"  # stated with a super-property of the stored one
-    if table.shared_functional(new_p, old_p) and not (same_value or narrower or wider):
-        return "conflict"
-    return "other"
-
-
-def contradicts(
-    table: PropertyTable,
-    broader: Mapping[Node, frozenset[Node]],
-    new: tuple[URIRef, Node | None],
-    old: tuple[URIRef, Node | None],
-) -> bool:
-    """Whether two values of one subject compete for a functional slot and disagree."""
-    evidence = Evidence(same_topic=(), rules=(), observations=(), broader=broader, properties=table)
-    return _compare(table, evidence, new, old) == "conflict"
-
-
 def _same_statement(fact: Fact, proposal: Proposal) -> bool:
     return (
         fact.subject == proposal.subject
@@ -305,39 +259,6 @@ def _same_statement(fact: Fact, proposal: Proposal) -> bool:
         and same_term(fact.object, proposal.object)
         and (proposal.structured or normalise(fact.text) == normalise(proposal.text))
     )
-
-
-def same_term(a: object, b: object) -> bool:
-    """Equal as RDF values: literals compare by value (``"0.0"`` and ``"0"`` decimals agree).
-
-    >>> from rdflib import Literal
-    >>> from decimal import Decimal
-    >>> same_term(Literal(Decimal("0.000")), Literal(Decimal("0")))
-    True
-    """
-    if isinstance(a, Literal) and isinstance(b, Literal):
-        try:
-            return bool(a.eq(b)) and a.datatype == b.datatype
-        except TypeError:
-            return a == b
-    return a == b
-
-
-def overlaps(
-    a_from: datetime | None,
-    a_until: datetime | None,
-    b_from: datetime | None,
-    b_until: datetime | None,
-) -> bool:
-    """Whether two valid-time intervals share a moment (None: unbounded on that side).
-
-    >>> from datetime import datetime
-    >>> overlaps(datetime(2025, 1, 1), datetime(2025, 6, 1), datetime(2025, 6, 1), None)
-    False
-    """
-    if a_until is not None and b_from is not None and a_until <= b_from:
-        return False
-    return not (b_until is not None and a_from is not None and b_until <= a_from)
 
 
 def _timing(old: datetime | None, new: datetime | None) -> Relation:

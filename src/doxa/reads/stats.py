@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from rdflib import URIRef
 
-from doxa.gate.ledger import alarms, standings
 from doxa.model import ClosingPolicy, Outcome, Relation, Standing
+from doxa.reads.ledger import alarms, standings
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store

@@ -26,9 +26,9 @@ from typing import Any
 
 from rdflib import URIRef
 
+from doxa.audit.backups import backups_folder, purge_backup
 from doxa.clock import Clock
 from doxa.errors import StoreError
-from doxa.gate.backups import backups_folder, purge_backup
 from doxa.gate.erasure import erasure_record
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision, Record

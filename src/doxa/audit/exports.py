@@ -17,8 +17,8 @@ from typing import IO
 from rdflib import URIRef
 from rdflib.term import Node
 
+from doxa.audit.chain import verify_chain
 from doxa.errors import InvalidInput, NotFound, StoreError
-from doxa.gate.receipts import verify_chain
 from doxa.scope import Scope
 from doxa.store import Change, Quad, Store
 from doxa.store.canon import ExportFormat, serialize

@@ -19,14 +19,13 @@ from rdflib import URIRef
 
 from doxa.errors import StoreError
 from doxa.gate.erasure import erasure_plan, strip_origins, subject_hash
-from doxa.model import Receipt
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, EmbeddedStore, Store
 from doxa.store.generations import is_store
-from doxa.store.journal import Journal
+from doxa.store.journal import Journal, JournalEntry
 
-__all__ = ["accept_loss", "backups_folder", "purge_backup", "restore_backup"]
+__all__ = ["accept_loss", "backups_folder", "purge_backup", "swap_in_backup"]
 
 
 def backups_folder(store: Store) -> Path:
@@ -98,15 +97,14 @@ def _about_hashed(
     return found
 
 
-def restore_backup(path: Path, backup: Path) -> dict[str, int]:
-    """Put ``backup`` in place of the store at ``path``; returns erasures re-applied per scope.
+def swap_in_backup(path: Path, backup: Path) -> list[JournalEntry]:
+    """Put ``backup`` in place of the store at ``path``; returns the erasures recorded since.
 
     The store being replaced is kept as a backup itself (``…-replaced``), so restoring loses
-    nothing. Decisions after the backup are dropped from the journal; every erasure recorded
-    since is applied again, tombstones included, so erased content stays erased.
+    nothing. Decisions after the backup are dropped from the journal; the erasures recorded
+    since are returned, oldest first, for the caller to apply again
+    (:meth:`doxa.Memory.restore_backup` does, tombstones included).
     """
-    from doxa.memory import Memory  # the facade builds on the gate, not the reverse
-
     if not is_store(backup):
         raise StoreError(f"{backup} is not a store backup; list them with `doxa backups`.")
     EmbeddedStore(path, journal=False).close()  # refuses a store another process has open
@@ -124,27 +122,7 @@ def restore_backup(path: Path, backup: Path) -> dict[str, int]:
     journal = Journal(path.with_name(f"{path.name}.journal"))
     journal.rewrite(restored)
     journal.close()
-    counts: dict[str, int] = {}
-    if not since:
-        return counts
-    store = EmbeddedStore(path)  # one store for every re-applied erasure: one purge for all
-    try:
-        memories = {
-            scope: Memory(store, scope=scope, owns_store=False)
-            for scope in {e.scope for e in since}
-        }
-        reapplied: dict[str, list[Receipt]] = {}
-        for entry in since:
-            assert entry.erasure is not None
-            receipt = memories[entry.scope].gate.reapply_erasure(entry.erasure)
-            reapplied.setdefault(entry.scope, []).append(receipt)
-            counts[entry.scope] = counts.get(entry.scope, 0) + 1
-        for scope, receipts in reapplied.items():
-            memories[scope].purge_later(receipts, start=False)
-        memories[since[0].scope].purge_later([])  # one purge for all of them: start it
-    finally:
-        store.close()  # the purge finishes first: the files forget what was erased again
-    return counts
+    return since
 
 
 def _heads(path: Path) -> dict[str, int]:
@@ -161,7 +139,7 @@ def accept_loss(path: Path) -> dict[str, int]:
     """Accept that a crash lost acknowledged decisions: cut the journal back to the store.
 
     Returns how many journaled decisions were given up, per scope. Use it only when no
-    backup holds them; ``restore_backup`` is the other way out.
+    backup holds them; ``Memory.restore_backup`` is the other way out.
     """
     heads = _heads(path)
     journal = Journal(path.with_name(f"{path.name}.journal"))

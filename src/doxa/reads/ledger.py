@@ -17,7 +17,7 @@ from datetime import datetime
 
 from rdflib import Literal, URIRef
 
-from doxa.judges.rules import same_term
+from doxa.judges.compare import same_term
 from doxa.model import Alarm, ClosingPolicy, Fact, Proposal, RuleMode, Standing
 from doxa.ontology import PropertyTable
 from doxa.resources import query

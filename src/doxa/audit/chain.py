@@ -1,0 +1,309 @@
+"""Verifying the receipt chain: from an export file alone, or from a live store's quads.
+
+The gate writes the chain (:mod:`doxa.gate.receipts`); an auditor checks it here, with
+nothing but the quads: every receipt's hash and link, and that receipts account for every
+claim and event the graphs hold.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from rdflib import Literal, URIRef
+from rdflib.term import Node
+
+from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
+from doxa.gate.index import TERM
+from doxa.gate.receipts import Triple, content_digest, covered, produced_digest, quad_digest
+from doxa.store.convert import ntriples, read_quads
+from doxa.text import text_key, words
+from doxa.vocabulary import DOXA, RDF
+
+__all__ = ["verify_chain", "verify_export"]
+
+
+def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, int]:
+    """Check every scope's receipt chain and that receipts account for every claim and event.
+
+    Takes the quads of an export (or of a live store); returns the number of receipts
+    verified per log graph. Raises :class:`ChainBroken` naming the first thing that fails:
+    a receipt altered, missing or out of order; a claim or event altered, moved or removed
+    after its receipt was written; or a claim or event that no receipt produced.
+    """
+    by_node: dict[tuple[Node, Node], list[Triple]] = defaultdict(list)
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]] = defaultdict(list)
+    receipts: dict[Node, set[Node]] = defaultdict(set)
+    accountable: set[Node] = set()
+    heads: dict[Node, Node] = {}
+    derived: list[tuple[Node, Node, Node, Node]] = []
+    erased: dict[Node, Node] = {}  # erasure event -> the node it erased
+    kept: dict[Node, str] = {}  # erasure event -> the digest it kept
+    for s, p, o, g in quads:
+        by_node[(g, s)].append((s, p, o))
+        if str(g).endswith(("/search", "/current")):
+            derived.append((s, p, o, g))
+        if covered(g):
+            content[s].append((s, p, o, g))
+            if p == DOXA.ends:
+                erased[s] = o
+            elif p == DOXA.contentDigest:
+                kept[s] = str(o)
+        if p == DOXA.head:
+            heads[g] = o
+        elif p == RDF.type and o == DOXA.Receipt:
+            receipts[g].add(s)
+        elif p == RDF.type and o in _ACCOUNTABLE and covered(g):
+            accountable.add(s)
+    erasures = {
+        q[0]
+        for found in content.values()
+        for q in found
+        if (q[1], q[2]) == (RDF.type, DOXA.Erasure)
+    }
+    # what each erased node's quads digested to, as its tombstone kept it
+    tombstones = {
+        node: kept[event] for event, node in erased.items() if event in kept and event in erasures
+    }
+    resealed = _reseals(content, receipts, by_node)
+    verified: dict[str, int] = {}
+    produced_anywhere: set[Node] = set()
+    for log, members in receipts.items():
+        subjects = {r: by_node[(log, r)] for r in members}
+        chain = sorted(members, key=lambda r: _int(_value(subjects[r], DOXA.sequence)))
+        previous_hash = ""
+        previous: Node | None = None
+        for position, receipt in enumerate(chain, start=1):
+            triples = subjects[receipt]
+            name = str(receipt)
+            if _int(_value(triples, DOXA.sequence)) != position:
+                raise ChainBroken(
+                    f"Receipt {name} has sequence {_value(triples, DOXA.sequence)}, expected "
+                    f"{position}: a receipt is missing or was renumbered."
+                )
+            stated = str(_value(triples, DOXA.receiptHash) or "")
+            body = [t for t in triples if t[1] != DOXA.receiptHash]
+            # an erasure that took origins off this receipt resealed it with the new digest
+            if content_digest(body) != resealed.get(receipt, stated):
+                raise ChainBroken(
+                    f"Receipt {name} does not match its hash: its triples were altered."
+                )
+            if str(_value(triples, DOXA.previousHash) or "") != previous_hash:
+                raise ChainBroken(
+                    f"Receipt {name} does not link to the receipt before it: the chain was "
+                    "cut or reordered."
+                )
+            if _value(triples, DOXA.previous) != previous:
+                raise ChainBroken(f"Receipt {name} names the wrong previous receipt.")
+            produced = [o for _, p, o in triples if p == DOXA.produced]
+            produced_anywhere.update(produced)
+            expected = _value(triples, DOXA.contentDigest)
+            if expected is not None:
+                digests = {
+                    node: quad_digest(content[node])
+                    if node in content
+                    else tombstones.get(node, "")
+                    for node in produced
+                }
+                if None in digests.values() or produced_digest(digests) != str(expected):
+                    raise ChainBroken(
+                        f"What receipt {name} admitted does not match the digest it recorded: "
+                        "a claim or event was altered, moved or removed after it was written."
+                    )
+            previous_hash, previous = stated, receipt
+        if heads.get(log) not in (None, previous):
+            raise ChainBroken(f"The head of {log} is not its latest receipt: receipts were cut.")
+        verified[str(log)] = len(chain)
+    _check_derived(derived, content)
+    unaccounted = sorted(str(n) for n in accountable - produced_anywhere)
+    if unaccounted:
+        more = f" (and {len(unaccounted) - 1} more)" if len(unaccounted) > 1 else ""
+        raise ChainBroken(
+            f"{unaccounted[0]} is in the record but no receipt produced it{more}: "
+            "it was written past the gate."
+        )
+    return verified
+
+
+def _reseals(
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]],
+    receipts: dict[Node, set[Node]],
+    by_node: dict[tuple[Node, Node], list[Triple]],
+) -> dict[Node, str]:
+    """Each resealed receipt's digest, from its latest reseal (the one produced last)."""
+    produced_at: dict[Node, int] = {}
+    for log, members in receipts.items():
+        for receipt in members:
+            triples = by_node[(log, receipt)]
+            sequence = _int(_value(triples, DOXA.sequence))
+            for _, p, o in triples:
+                if p == DOXA.produced:
+                    produced_at[o] = sequence
+    latest: dict[Node, tuple[int, str]] = {}
+    for node, quads in content.items():
+        if not any(q[1:3] == (RDF.type, DOXA.Reseal) for q in quads):
+            continue
+        values = {q[1]: q[2] for q in quads}
+        sealed, body = values.get(DOXA.reseals), values.get(DOXA.bodyDigest)
+        if sealed is None or body is None:
+            continue
+        at = produced_at.get(node, -1)
+        if sealed not in latest or at > latest[sealed][0]:
+            latest[sealed] = (at, str(body))
+    return {receipt: body for receipt, (_, body) in latest.items()}
+
+
+def _check_derived(
+    derived: list[tuple[Node, Node, Node, Node]],
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]],
+) -> None:
+    """Derived graphs must follow from the record.
+
+    ``current`` is rebuilt from the receipted claims and compared both ways: it holds exactly
+    the statements of the live structured claims of the topic graphs (not superseded, not
+    retracted). An index entry of ``search`` must follow from its claim (the statement keys
+    depend on the ontology, which an export does not carry, so those are checked loosely).
+    """
+    terms: dict[Node, set[Node]] = {}
+    current: dict[Node, set[Triple]] = defaultdict(set)
+    for s, p, o, g in derived:
+        if str(g).endswith("/current"):
+            current[g].add((s, p, o))
+            continue
+        if p == TERM:
+            if s not in terms:
+                terms[s] = _own_terms(content.get(s, []))
+            # statement keys ("@…") follow the ontology's property table, which an export
+            # does not carry: a structured claim may hold any; words and text keys must match
+            # (a superseded claim's past and front keys, "~@…" and "^@…", likewise)
+            ok = o in terms[s] or (
+                str(o).startswith(("@", "~@", "^@")) and _structured(content.get(s, []))
+            )
+        else:
+            ok = any(q[:3] == (s, p, o) for q in content.get(s, []))
+        if not ok:
+            raise ChainBroken(
+                f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in {g} does not follow from any "
+                "receipted claim: a derived graph was altered."
+            )
+    expected = _live_statements(content)
+    for graph in sorted({*current, *expected}, key=str):
+        have, want = current.get(graph, set()), expected.get(graph, set())
+        for label, found in (
+            ("does not follow from", have - want),
+            ("is missing for", want - have),
+        ):
+            if found:
+                s, p, o = min(found, key=lambda t: tuple(ntriples(x) for x in t))
+                raise ChainBroken(
+                    f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in {graph} {label} the live "
+                    "receipted claims: a derived graph was altered."
+                )
+
+
+def _live_statements(
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]],
+) -> dict[Node, set[Triple]]:
+    """What each scope's ``current`` graph must hold: the statements of its live structured
+    claims in topic graphs (claims not ended by a supersession or a retraction)."""
+    ended: set[Node] = set()
+    for quads in content.values():
+        kinds = {q[2] for q in quads if q[1] == RDF.type}
+        if kinds & {DOXA.Supersession, DOXA.Retraction}:
+            ended.update(q[2] for q in quads if q[1] == DOXA.ends)
+    found: dict[Node, set[Triple]] = defaultdict(set)
+    for claim, quads in content.items():
+        if claim in ended:
+            continue
+        graph = quads[0][3]
+        text = str(graph)
+        if "/topic/" not in text or not any(q[1:3] == (RDF.type, DOXA.Claim) for q in quads):
+            continue
+        values = {q[1]: q[2] for q in quads if q[3] == graph}
+        s, p, o = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
+        if s is not None and p is not None and o is not None:
+            found[URIRef(text.split("/topic/", 1)[0] + "/current")].add((s, p, o))
+    return found
+
+
+def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
+    """The index words and text key a claim's own text gives it (as normalised now, or as
+    before format characters were dropped, for claims indexed then)."""
+    text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
+    if text is None:
+        return set()
+    return {
+        Literal(key)
+        for legacy in (False, True)
+        for key in (text_key(text, legacy=legacy), *words(text, legacy=legacy))
+    }
+
+
+def _structured(quads: list[tuple[Node, Node, Node, Node]]) -> bool:
+    predicates = {q[1] for q in quads}
+    return RDF.subject in predicates and RDF.predicate in predicates
+
+
+_ACCOUNTABLE = frozenset(
+    {
+        DOXA.Claim,
+        DOXA.Supersession,
+        DOXA.Retraction,
+        DOXA.Corroboration,
+        DOXA.Erasure,
+        DOXA.Reseal,
+    }
+)
+
+
+def _int(node: Node | None) -> int:
+    try:
+        return int(str(node))
+    except ValueError:
+        return 0
+
+
+def _value(triples: list[Triple], predicate: URIRef) -> Node | None:
+    for _, p, o in triples:
+        if p == predicate:
+            return o
+    return None
+
+
+def verify_export(path: str | Path) -> dict[str, int]:
+    """Verify the receipt chains in an export file (N-Quads or TriG), from the file alone.
+
+    The format comes from the suffix (``.trig``, ``.nq``); any other file is read as N-Quads,
+    then as TriG. Returns the number of receipts verified per log graph; raises
+    :class:`ChainBroken`.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise NotFound(f"There is no export file at {file}; check the path.")
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise StoreError(f"Cannot read {file}: {error.strerror}.") from None
+    suffix = file.suffix.lower()
+    if suffix == ".trig":
+        forms = ["trig"]
+    elif suffix in (".nq", ".nquads"):
+        forms = ["nquads"]
+    else:
+        forms = ["nquads", "trig"]
+    for form in forms:
+        try:
+            quads = list(read_quads(data, format=form, source=str(file)))
+        except InvalidInput:
+            if form == forms[-1]:
+                raise
+            continue
+        break
+    if quads and all(g is None for *_, g in quads):
+        raise InvalidInput(
+            f"{file} holds no named graphs (a Turtle projection?), so it has no receipt chain "
+            "to verify; verify the N-Quads or TriG export instead."
+        )
+    # receipts live in named graphs only: a triple in the default graph belongs to no log
+    return verify_chain((s, p, o, g) for s, p, o, g in quads if g is not None)
