@@ -20,18 +20,24 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from doxa.clock import FixedClock
 from doxa.errors import DoxaError, InvalidInput, JudgeUnavailable, NotFound
-from doxa.model import ClosingPolicy, Outcome, Relation
+from doxa.model import Outcome, Receipt, Relation, Verdict
 
-if TYPE_CHECKING:
-    from doxa.judges.base import Judge
-
-__all__ = ["Case", "CaseResult", "EvalReport", "evaluate", "load_cases", "load_cases_with_digest"]
+__all__ = [
+    "DEFAULT_AT",
+    "Case",
+    "CaseMemory",
+    "CaseResult",
+    "EvalReport",
+    "load_cases",
+    "load_cases_with_digest",
+    "run_cases",
+]
 
 DEFAULT_AT = "2026-03-01T09:00:00Z"
 _FIELDS = {"id", "kind", "given", "write", "expect", "note", "ontology", "at"}
@@ -200,56 +206,57 @@ class EvalReport:
         return "\n".join(lines)
 
 
-def evaluate(
+class CaseMemory(Protocol):
+    """What scoring needs of the scratch memory a case runs in (:class:`doxa.Memory` is one)."""
+
+    def grant(self, kind: str, *, reason: str = ...) -> Receipt: ...
+
+    # a case's ``given`` and ``write`` objects are passed as keywords: any signature taking
+    # the write's fields will do
+    @property
+    def remember(self) -> Callable[..., Receipt]: ...
+
+    @property
+    def preview(self) -> Callable[..., Verdict]: ...
+
+    def approve(self, item: str, *, as_relation: Relation | str | None = ...) -> Receipt: ...
+
+    def add_ontology(self, source: str | Path | bytes, *, format: str | None = ...) -> int: ...
+
+
+def run_cases(
     cases: Iterable[Case],
+    open_case: Callable[[Case], AbstractContextManager[CaseMemory]],
     *,
-    judge: Judge | None = None,
-    policy: ClosingPolicy | None = None,
-    ontology: Sequence[bytes] = (),
-    ontology_format: str = "turtle",
     progress: Callable[[CaseResult], None] | None = None,
 ) -> EvalReport:
-    """Run every case in its own scratch memory and compare the judge with the labels.
+    """Run every case in the scratch memory ``open_case`` gives it, and compare the judge's
+    relation with the label.
 
-    ``ontology`` documents (in ``ontology_format``) are loaded into every scratch memory
-    before the case's own ``ontology``.
+    The caller decides what a scratch memory is (:meth:`doxa.Memory.evaluate` clones one
+    prepared store per case, so the ontology is closed once, not once per case); this module
+    only stores the case's ``given`` writes, asks about its ``write`` and scores the answer.
     """
-    from doxa.memory import Memory  # the memory facade builds on the judges, not the reverse
-    from doxa.store import EmbeddedStore
-
     report = EvalReport()
-    # every case starts from a copy of one prepared store: the ontology is loaded and closed
-    # once, not once per case
-    with Memory.open(None, scope="eval", judge=judge, policy=policy) as template:
-        for data in ontology:
-            template.add_ontology(data, format=ontology_format)
-        assert isinstance(template.store, EmbeddedStore)
-        for case in cases:
-            with Memory(
-                template.store.clone(),
-                scope="eval",
-                judge=judge,
-                clock=FixedClock(case.at or DEFAULT_AT),
-                policy=policy,
-                owns_store=True,
-            ) as memory:
-                if case.ontology:
-                    memory.add_ontology(case.ontology.encode("utf-8"))
-                _store_given(memory, case)
-                try:
-                    verdict = memory.preview(**dict(case.write))
-                    result = CaseResult(case, verdict.relation, verdict.reason)
-                except JudgeUnavailable as error:
-                    result = CaseResult(case, None, str(error))
-                except (DoxaError, TypeError) as error:
-                    raise InvalidInput(f"case {case.id}: the write is not valid: {error}") from None
-            report.results.append(result)
-            if progress is not None:
-                progress(result)
+    for case in cases:
+        with open_case(case) as memory:
+            if case.ontology:
+                memory.add_ontology(case.ontology.encode("utf-8"))
+            _store_given(memory, case)
+            try:
+                verdict = memory.preview(**dict(case.write))
+                result = CaseResult(case, verdict.relation, verdict.reason)
+            except JudgeUnavailable as error:
+                result = CaseResult(case, None, str(error))
+            except (DoxaError, TypeError) as error:
+                raise InvalidInput(f"case {case.id}: the write is not valid: {error}") from None
+        report.results.append(result)
+        if progress is not None:
+            progress(result)
     return report
 
 
-def _store_given(memory: Any, case: Case) -> None:
+def _store_given(memory: CaseMemory, case: Case) -> None:
     kinds = {str(g.get("kind", "general")) for g in case.given}
     for kind in sorted(kinds):
         memory.grant(kind, reason="evaluation set-up")

@@ -28,9 +28,16 @@ from doxa.audit.exports import (
     scope_quads,
 )
 from doxa.audit.purge import PurgeStatus, purge_of
-from doxa.clock import Clock, SystemClock, parse_instant
+from doxa.clock import Clock, FixedClock, SystemClock, parse_instant
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
-from doxa.evaluation import Case, EvalReport, evaluate, load_cases_with_digest
+from doxa.evaluation import (
+    DEFAULT_AT,
+    Case,
+    CaseResult,
+    EvalReport,
+    load_cases_with_digest,
+    run_cases,
+)
 from doxa.gate.bulk import ImportReport, import_claims, read_claims
 from doxa.gate.erasure import erasure_record, salt, subject_hash
 from doxa.gate.gate import Gate
@@ -592,16 +599,40 @@ class Memory:
 
         Each case runs in a scratch in-memory store that starts from this memory's ontology
         (or from ``ontology=[...]`` Turtle documents). Other ``options`` go to
-        :func:`doxa.evaluation.evaluate` (e.g. ``progress``).
+        the scorer: ``ontology_format`` and ``progress`` (called with each case's result).
         """
         loaded, _ = load_cases_with_digest(cases)
         return self._evaluate(loaded, options)
 
     def _evaluate(self, cases: Sequence[Case], options: dict[str, Any]) -> EvalReport:
-        if options.get("ontology") is None:
-            options["ontology"] = [self._ontology_ntriples()]
-            options.setdefault("ontology_format", "nt")
-        return evaluate(cases, judge=self.judge, policy=self.gate.policy, **options)
+        ontology: Sequence[bytes] | None = options.pop("ontology", None)
+        ontology_format: str = options.pop("ontology_format", "turtle")
+        progress: Callable[[CaseResult], None] | None = options.pop("progress", None)
+        if options:
+            raise TypeError(f"evaluate() got unexpected options {sorted(options)}")
+        if ontology is None:
+            ontology, ontology_format = [self._ontology_ntriples()], "nt"
+        judge, policy = self.judge, self.gate.policy
+        # every case starts from a copy of one prepared store: the ontology is loaded and
+        # closed once, not once per case
+        with Memory.open(None, scope="eval", judge=judge, policy=policy) as template:
+            for data in ontology:
+                template.add_ontology(data, format=ontology_format)
+            prepared = template.store
+            assert isinstance(prepared, EmbeddedStore)  # Memory.open(None) is embedded
+
+            def open_case(case: Case) -> Memory:
+                clock = FixedClock(case.at or DEFAULT_AT)
+                return Memory(
+                    prepared.clone(),
+                    scope="eval",
+                    judge=judge,
+                    clock=clock,
+                    policy=policy,
+                    owns_store=True,
+                )
+
+            return run_cases(cases, open_case, progress=progress)
 
     def _ontology_ntriples(self) -> bytes:
         return "".join(

@@ -9,16 +9,22 @@ from pathlib import Path
 import pytest
 
 import doxa
-from doxa.evaluation import EvalReport, evaluate, load_cases
+from doxa.evaluation import Case, EvalReport, load_cases
 
 DATA = Path(__file__).parents[1] / "data"
 CASES = DATA / "judge_cases.jsonl"
 ONTOLOGY = (DATA / "judge_ontology.ttl").read_bytes()
 
 
+def evaluate(cases: list[Case]) -> EvalReport:
+    """The rule judge scored on ``cases`` from a fresh memory, on the test ontology."""
+    with doxa.Memory.open(None, scope="eval") as memory:
+        return memory.evaluate(cases, ontology=[ONTOLOGY])
+
+
 @pytest.fixture(scope="module")
 def report() -> EvalReport:
-    return evaluate(load_cases(CASES), ontology=[ONTOLOGY])
+    return evaluate(load_cases(CASES))
 
 
 def test_the_file_is_what_the_generator_writes() -> None:
@@ -50,7 +56,7 @@ def test_the_report_counts_mistakes() -> None:
     """Control for the scorer: a set with a deliberately wrong label scores below 1."""
     cases = load_cases(CASES)[:3]
     wrong = [cases[0].__class__(**{**cases[0].__dict__, "expect": doxa.Relation.REPLACES})]
-    report = evaluate([*wrong, *cases[1:]], ontology=[ONTOLOGY])
+    report = evaluate([*wrong, *cases[1:]])
     assert report.accuracy() == pytest.approx(2 / 3)
     assert report.confusion()[(doxa.Relation.REPLACES.value, cases[0].expect.value)] == 1
     assert report.wrong_closings == []  # the judge did not close: the label did
@@ -59,7 +65,7 @@ def test_the_report_counts_mistakes() -> None:
 def test_a_closing_against_the_label_is_a_wrong_closing() -> None:
     cases = [c for c in load_cases(CASES) if c.expect is doxa.Relation.REPLACES][:1]
     mislabelled = [cases[0].__class__(**{**cases[0].__dict__, "expect": doxa.Relation.NEW})]
-    report = evaluate(mislabelled, ontology=[ONTOLOGY])
+    report = evaluate(mislabelled)
     assert [r.case.id for r in report.wrong_closings] == [cases[0].id]
 
 
