@@ -22,6 +22,7 @@ from rdflib.term import Node
 from doxa.clock import Clock
 from doxa.errors import (
     ConstraintFailure,
+    InvalidInput,
     JudgeUnavailable,
     NotFound,
     ShapeViolation,
@@ -73,6 +74,12 @@ class Gate(WritePath):
         lock: threading.RLock,
         policy: ClosingPolicy | None = None,
     ) -> None:
+        if not isinstance(judge, Judge):
+            raise InvalidInput(
+                f"{type(judge).__name__} is not a doxa.Judge: a judge has a name, a version, "
+                "needs (what the gate must gather for it) and judge(proposal, evidence). "
+                "Subclass doxa.Judge to inherit needs = Needs() (structure only), or declare it."
+            )
         self.policy = policy or ClosingPolicy()
         self.store = store
         self.scope = scope
@@ -163,13 +170,12 @@ class Gate(WritePath):
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _gather(self, proposal: Proposal) -> Evidence:
-        reads_text = getattr(self.judge, "fallback", None) is not None
         return gather(
             self.store,
             self.scope,
             proposal,
             self.record.claim_graphs(),
-            similar=SIMILAR_TEXTS if reads_text else 0,
+            similar=SIMILAR_TEXTS if self.judge.needs.similar_texts else 0,
             now=self.clock.now(),
         )
 

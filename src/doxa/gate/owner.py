@@ -10,7 +10,7 @@ release asks the judge, through the write path (:class:`WritePath`).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
@@ -36,6 +36,7 @@ __all__ = ["OwnerDecisions", "WritePath"]
 Pair = tuple[URIRef, Node]
 
 
+@runtime_checkable
 class WritePath(Protocol):
     """What releasing a quarantined write needs of the write path."""
 

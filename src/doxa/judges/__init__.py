@@ -2,11 +2,11 @@
 
 from collections.abc import Mapping
 
-from doxa.judges.base import Evidence, Judge
+from doxa.judges.base import Evidence, Judge, Needs
 from doxa.judges.llm import LLMConfig, LLMJudge, llm_judge_from_config
 from doxa.judges.rules import RuleJudge
 
-__all__ = ["Evidence", "Judge", "LLMConfig", "LLMJudge", "RuleJudge", "configured_judge"]
+__all__ = ["Evidence", "Judge", "LLMConfig", "LLMJudge", "Needs", "RuleJudge", "configured_judge"]
 
 
 def configured_judge(environ: Mapping[str, str] | None = None) -> RuleJudge:

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from rdflib.term import Node
 
-from doxa.judges.base import Evidence, Judge
+from doxa.judges.base import Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.instruction import instruction_sign
 from doxa.model import Authority, Fact, Proposal, Relation, RuleMode, Verdict
@@ -24,7 +24,7 @@ __all__ = ["RuleJudge"]
 _OUTSIDE = (Authority.EXTERNAL, Authority.TOOL)
 
 
-class RuleJudge:
+class RuleJudge(Judge):
     """The default judge. Same input, same verdict: it reads nothing but its arguments.
 
     ``fallback`` (for example an :class:`~doxa.judges.llm.LLMJudge`) is asked about text-only
@@ -36,6 +36,15 @@ class RuleJudge:
 
     def __init__(self, fallback: Judge | None = None) -> None:
         self.fallback = fallback
+
+    @property
+    def needs(self) -> Needs:
+        """Structure only, unless its fallback reads text: then what the fallback needs.
+
+        >>> RuleJudge().needs.similar_texts
+        False
+        """
+        return Needs() if self.fallback is None else self.fallback.needs
 
     def judge(self, proposal: Proposal, evidence: Evidence) -> Verdict:
         if proposal.is_rule:
