@@ -84,6 +84,12 @@ def test_a_judge_that_does_not_declare_its_needs_is_refused() -> None:
         assert mem.remember("Alice likes tea", topic="t").outcome is doxa.Outcome.ADMITTED
 
 
+def test_the_rule_judge_refuses_a_fallback_that_does_not_declare_its_needs() -> None:
+    with pytest.raises(doxa.InvalidInput, match=r"fallback Undeclared is not a doxa\.Judge"):
+        RuleJudge(fallback=Undeclared())  # type: ignore[arg-type]
+    assert RuleJudge(fallback=Declared()).needs == Needs()  # control
+
+
 def shown_texts(judge: Recording) -> list[str]:
     return [f.text for f in judge.seen[-1].same_topic]
 

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from rdflib.term import Node
 
+from doxa.errors import InvalidInput
 from doxa.judges.base import Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.instruction import instruction_sign
@@ -35,6 +36,11 @@ class RuleJudge(Judge):
     version = "2"
 
     def __init__(self, fallback: Judge | None = None) -> None:
+        if fallback is not None and not isinstance(fallback, Judge):
+            raise InvalidInput(
+                f"The rule judge's fallback {type(fallback).__name__} is not a doxa.Judge; "
+                "subclass doxa.Judge (or declare needs), so the gate knows what to gather."
+            )
         self.fallback = fallback
 
     @property
