@@ -97,7 +97,7 @@ def statement(
     return mem.remember(text, subject=EX + subject, predicate=EX + predicate, object=obj, **kwargs)
 
 
-class FlakyJudge:
+class FlakyJudge(doxa.Judge):
     """The rule judge behind a switch: when down it raises JudgeUnavailable, as a timed-out
     LLM endpoint would."""
 

@@ -118,7 +118,7 @@ def test_a_burst_within_one_turn_raises_the_alarm(granted: doxa.Memory) -> None:
     assert len(mem.alarms()) == 1
 
 
-class OverEagerJudge:
+class OverEagerJudge(doxa.Judge):
     """A judge with a bug: it says every contradiction replaces, whoever wrote what."""
 
     name = "eager"

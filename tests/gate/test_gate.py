@@ -182,7 +182,7 @@ def test_rules_are_read_back_as_rules(memory: doxa.Memory) -> None:
     assert again.relation is doxa.Relation.SAME
 
 
-class _DownJudge:
+class _DownJudge(doxa.Judge):
     name = "down"
     version = "0"
 

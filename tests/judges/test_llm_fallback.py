@@ -8,7 +8,7 @@ import pytest
 from tests.judges.fake_openai import FakeOpenAI, answer, data_of, running, status
 
 import doxa
-from doxa.judges import configured_judge
+from doxa.judges import RuleJudge, configured_judge
 
 
 @pytest.fixture
@@ -26,6 +26,7 @@ def mem(fake: FakeOpenAI, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
             "DOXA_LLM_TIMEOUT": "2",
         }
     )
+    assert isinstance(judge, RuleJudge)
     assert judge.fallback is not None
     with doxa.Memory.open(None, scope="alice", clock=clock, judge=judge) as memory:
         memory.grant("general")

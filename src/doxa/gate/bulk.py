@@ -177,7 +177,7 @@ def import_claims(
         raise InvalidInput(f"batch_size {batch_size!r} must be a whole number of at least 1.")
     numbered = _proposals(gate, rows)
     table = property_table(gate.store)
-    reads_text = getattr(gate.judge, "fallback", None) is not None
+    reads_text = gate.judge.needs.similar_texts
     record = gate.record
     receipts: list[Receipt] = []
     refused: list[tuple[int, str]] = []

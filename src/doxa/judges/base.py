@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from rdflib.term import Node
 
 from doxa.model import Fact, Proposal, Verdict
 from doxa.ontology import PropertyTable
 
-__all__ = ["Evidence", "Judge"]
+__all__ = ["Evidence", "Judge", "Needs"]
 
 
 @dataclass(frozen=True)
@@ -42,14 +42,36 @@ class Evidence:
         return tuple(seen.values())
 
 
+@dataclass(frozen=True)
+class Needs:
+    """What a judge needs the gate to gather for it, beyond the structure every judge gets.
+
+    ``similar_texts``: the textually close live facts of the topic for a text-only write (a
+    judge that reads meaning, like the LLM judge), not only its exact duplicates. Gathering
+    them costs a text search per write, so a judge that decides by structure asks for none.
+    """
+
+    similar_texts: bool = False
+
+
+@runtime_checkable
 class Judge(Protocol):
     """Names exactly one relation from the closed list for a write.
 
     A judge that cannot answer raises :class:`doxa.JudgeUnavailable`; the write then waits
     in pending, unchecked. A judge holds no state of its own between calls.
+
+    ``needs`` declares what the gate gathers for it (:class:`Needs`). A judge that
+    subclasses ``Judge`` inherits ``Needs()``, structure only; one that asks for more says
+    so, as a class attribute or a property. The gate refuses a judge that does not declare
+    it (``isinstance(judge, Judge)`` is false) rather than guess.
     """
 
     name: str
     version: str
+
+    @property
+    def needs(self) -> Needs:
+        return Needs()
 
     def judge(self, proposal: Proposal, evidence: Evidence) -> Verdict: ...

@@ -12,7 +12,8 @@ from datetime import datetime
 
 from rdflib.term import Node
 
-from doxa.judges.base import Evidence, Judge
+from doxa.errors import InvalidInput
+from doxa.judges.base import Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.instruction import instruction_sign
 from doxa.model import Authority, Fact, Proposal, Relation, RuleMode, Verdict
@@ -24,7 +25,7 @@ __all__ = ["RuleJudge"]
 _OUTSIDE = (Authority.EXTERNAL, Authority.TOOL)
 
 
-class RuleJudge:
+class RuleJudge(Judge):
     """The default judge. Same input, same verdict: it reads nothing but its arguments.
 
     ``fallback`` (for example an :class:`~doxa.judges.llm.LLMJudge`) is asked about text-only
@@ -35,7 +36,21 @@ class RuleJudge:
     version = "2"
 
     def __init__(self, fallback: Judge | None = None) -> None:
+        if fallback is not None and not isinstance(fallback, Judge):
+            raise InvalidInput(
+                f"The rule judge's fallback {type(fallback).__name__} is not a doxa.Judge; "
+                "subclass doxa.Judge (or declare needs), so the gate knows what to gather."
+            )
         self.fallback = fallback
+
+    @property
+    def needs(self) -> Needs:
+        """Structure only, unless its fallback reads text: then what the fallback needs.
+
+        >>> RuleJudge().needs.similar_texts
+        False
+        """
+        return Needs() if self.fallback is None else self.fallback.needs
 
     def judge(self, proposal: Proposal, evidence: Evidence) -> Verdict:
         if proposal.is_rule:

@@ -1,0 +1,346 @@
+"""The owner's decisions: approving or rejecting held writes, releasing or discarding
+quarantined ones, retracting, calibrating, clearing alarms and granting closing.
+
+Each is one short step taken through :meth:`~doxa.gate.deciding.Decider.decide` (settled,
+under the lock, guarded on a shared server): it reads and checks what it decides on, writes
+into the decision, and commits the owner's receipt (:meth:`OwnerDecisions._signed`). Only
+release asks the judge, through the write path (:class:`WritePath`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from rdflib import Literal, URIRef
+from rdflib.term import Node
+
+from doxa.errors import InvalidInput, NotFound
+from doxa.gate.believed import believed_by_keys
+from doxa.gate.deciding import Decider
+from doxa.gate.gather import live_by_keys
+from doxa.gate.proposal import proposal_from_pairs
+from doxa.gate.receipts import ReceiptDraft
+from doxa.gate.record import Decision
+from doxa.judges.compare import contradicts, overlaps
+from doxa.model import Outcome, Proposal, Receipt, Relation
+from doxa.ontology.closure import broader_objects, property_table
+from doxa.reads.ledger import alarms
+from doxa.resources import query
+from doxa.store import Dataset
+from doxa.terms import instant
+from doxa.vocabulary import DOXA, RDF
+
+__all__ = ["OwnerDecisions", "WritePath"]
+
+Pair = tuple[URIRef, Node]
+
+
+@runtime_checkable
+class WritePath(Protocol):
+    """What releasing a quarantined write needs of the write path."""
+
+    def judge_as_quotation(
+        self, proposal: Proposal, pairs: list[Pair], decision: Decision, reason: str
+    ) -> Receipt:
+        """Judge the write again (it can no longer be an instruction) and publish the verdict
+        in ``decision``, its receipt's reason led by ``reason``."""
+        ...
+
+
+class OwnerDecisions:
+    """The owner's decisions for one scope of one store, each leaving the owner's receipt."""
+
+    def __init__(self, decider: Decider, write_path: WritePath) -> None:
+        self.decider = decider
+        self.write_path = write_path
+        self.store = decider.store
+        self.scope = decider.scope
+        self.record = decider.record
+
+    def _signed(
+        self,
+        decision: Decision,
+        outcome: Outcome,
+        reason: str,
+        now: datetime | None = None,
+        **fields: Any,
+    ) -> Receipt:
+        """Commit ``decision`` with the owner's receipt: the owner is its judge."""
+        draft = ReceiptDraft(
+            outcome=outcome, reason=reason, judge="owner", judge_version="1", **fields
+        )
+        return self.record.commit(decision, draft, now)
+
+    def approve(self, held_id: str, *, as_relation: Relation | None = None) -> Receipt:
+        """Admit a held write as the owner decided, and leave a receipt.
+
+        What it closes is gathered again now, not taken from the time it was held: on a
+        functional predicate every other value believed in time the approved one overlaps
+        (live, or superseded but believed before its end) is ended there (superseded when
+        the approved value starts later, else retracted), so approving never leaves two
+        values believed at one time. ``as_relation`` (``replaces`` or ``was_wrong``) says how
+        to end them.
+        """
+
+        def step(decision: Decision) -> Receipt:
+            held, claim = self.record.held(held_id)
+            relation = as_relation or _held_relation(held)
+            saved = tuple(URIRef(str(t)) for p, t in held if p == DOXA.target)
+            now = self.decider.clock.now()
+            self.record.unhold(decision, held_id, held, claim)
+            pairs = [(p, o) for p, o in claim if p != DOXA.heldAt]
+            values = dict(pairs)
+            iri = self.scope.fact(held_id)
+            if relation is Relation.ADDS_DETAIL:
+                pairs += [(DOXA.refines, t) for t in saved if self.record.is_live(t)]
+            is_rule = (RDF.type, DOXA.Rule) in pairs
+            graph = self.scope.rules if is_rule else self.scope.topic(str(values[DOXA.topic]))
+            valid_from = values.get(DOXA.validFrom)
+            starts = None if valid_from is None else instant(valid_from)
+            closings = [] if is_rule else self._conflicts(values, starts, relation)
+            self.record.admit(decision, iri, pairs, graph, now)
+            closed = tuple(t for _, targets in closings for t in targets)
+            for closing, targets in closings:
+                self.record.close(
+                    decision,
+                    closing,
+                    targets,
+                    iri,
+                    starts,
+                    "approved by the owner",
+                    now,
+                    also_ending=closed,
+                )
+            return self._signed(
+                decision,
+                Outcome.APPROVED,
+                "approved by the owner",
+                now,
+                relation=relation,
+                decides=iri,
+                targets=closed,
+                **_scores(held, claim, agreed=relation is _held_relation(held)),
+            )
+
+        return self.decider.decide(step)
+
+    def reject(self, held_id: str, *, reason: str) -> Receipt:
+        """Discard a held write; its content leaves pending, the receipt stays."""
+
+        def step(decision: Decision) -> Receipt:
+            held, claim = self.record.held(held_id)
+            self.record.unhold(decision, held_id, held, claim)
+            return self._signed(
+                decision,
+                Outcome.DISCARDED,
+                reason or "rejected by the owner",
+                relation=_held_relation(held),
+                decides=self.scope.fact(held_id),
+                **_scores(held, claim, agreed=False),
+            )
+
+        return self.decider.decide(step)
+
+    def release(self, fact_id: str, *, reason: str) -> Receipt:
+        """The owner says a quarantined write is not an instruction: judge it as a quotation.
+
+        It keeps its authority, standpoint and sources; the judge decides it again, except
+        that it can no longer call it an instruction. One receipt records both.
+        """
+
+        def step(decision: Decision) -> Receipt:
+            stored = self._unquarantine(decision, fact_id)
+            pairs = [(p, o) for p, o in stored if p != DOXA.heldAt]
+            proposal = proposal_from_pairs(self.scope, self.scope.fact(fact_id), pairs)
+            return self.write_path.judge_as_quotation(
+                proposal, pairs, decision, f"released from quarantine by the owner ({reason})"
+            )
+
+        return self.decider.decide(step)
+
+    def discard(self, fact_id: str, *, reason: str) -> Receipt:
+        """The owner throws a quarantined write away; only its receipt stays."""
+
+        def step(decision: Decision) -> Receipt:
+            kind = dict(self._unquarantine(decision, fact_id)).get(DOXA.kind)
+            return self._signed(
+                decision,
+                Outcome.DISCARDED,
+                reason or "discarded by the owner",
+                relation=Relation.INSTRUCTION,
+                decides=self.scope.fact(fact_id),
+                kind=str(kind) if kind is not None else None,
+            )
+
+        return self.decider.decide(step)
+
+    def retract(self, fact_id: str, *, reason: str) -> Receipt:
+        """The owner says a fact was never true: a retraction event ends belief in it."""
+
+        def step(decision: Decision) -> Receipt:
+            iri = self.scope.fact(fact_id)
+            if not self.record.is_live(iri, sparql=query("retractable")):
+                raise NotFound(
+                    f"There is no unretracted fact {fact_id!r} in scope {self.scope.name!r}; "
+                    "check the id with `doxa facts --include-ended`."
+                )
+            now = self.decider.clock.now()
+            self.record.close(decision, Relation.WAS_WRONG, (iri,), None, None, reason, now)
+            return self._signed(
+                decision,
+                Outcome.CLOSED,
+                reason,
+                now,
+                relation=Relation.WAS_WRONG,
+                decides=iri,
+                targets=(iri,),
+            )
+
+        return self.decider.decide(step)
+
+    def calibrate(
+        self, judge: str, scores: dict[str, tuple[int, int]], *, digest: str, reason: str
+    ) -> list[Receipt]:
+        """Record the judge's scores on an owner-labelled set: one receipt per kind.
+
+        ``scores`` maps kind to (agreements, decisions). A set is counted once per judge:
+        scoring the same file again is refused, so it cannot be replayed to earn closing.
+        """
+
+        def step(decision: Decision) -> list[Receipt]:
+            if self.store.ask(
+                query("calibrated_with"),
+                dataset=Dataset(default=(self.scope.log,)),
+                bindings={"judge": Literal(judge), "digest": Literal(digest)},
+            ):
+                raise InvalidInput(
+                    f"This labelled set (sha256 {digest[:12]}…) was already counted for judge "
+                    f"{judge}; label new decisions to calibrate again."
+                )
+            receipts = []
+            for kind, (agreements, decisions) in sorted(scores.items()):
+                receipts.append(
+                    self._signed(
+                        decision,
+                        Outcome.CALIBRATED,
+                        reason,
+                        input_digest=digest,
+                        kind=kind,
+                        scores_judge=judge,
+                        agreements=agreements,
+                        decisions=decisions,
+                    )
+                )
+                decision = Decision(after=self.record.mark())  # the next kind's receipt
+            return receipts
+
+        return self.decider.decide(step)
+
+    def clear_alarm(self, alarm_id: str, *, reason: str) -> Receipt:
+        """The owner clears an alarm; automatic closing may resume. Leaves a receipt."""
+
+        def step(decision: Decision) -> Receipt:
+            alarm = self.scope.alarm(alarm_id)
+            found = alarms(self.store, self.scope, alarm=alarm)
+            if not found or not found[0].open:
+                raise NotFound(
+                    f"There is no open alarm {alarm_id!r} in scope {self.scope.name!r}; list "
+                    "them with `doxa alarms`."
+                )
+            return self._signed(decision, Outcome.CLEARED, reason, clears=alarm)
+
+        return self.decider.decide(step)
+
+    def grant(self, kind: str, *, granted: bool, reason: str) -> Receipt:
+        """Record the owner's grant (or revocation) of automatic closing for a kind."""
+        outcome = Outcome.GRANTED if granted else Outcome.REVOKED
+        return self.decider.decide(
+            lambda decision: self._signed(decision, outcome, reason, grants_kind=kind)
+        )
+
+    def _unquarantine(self, decision: Decision, fact_id: str) -> list[Pair]:
+        """A quarantined write's stored pairs, deleted from quarantine in ``decision``."""
+        iri = self.scope.fact(fact_id)
+        rows = self.store.select(
+            query("claim"),
+            dataset=Dataset(default=(self.scope.quarantine,)),
+            bindings={"claim": [iri]},
+        )
+        if not rows:
+            raise NotFound(
+                f"There is no quarantined write {fact_id!r} in scope {self.scope.name!r}; list "
+                "them with `doxa quarantine`."
+            )
+        stored = [(URIRef(str(r["p"])), r["o"]) for r in rows]
+        decision.change.delete += [(iri, p, o, self.scope.quarantine) for p, o in stored]
+        return stored
+
+    def _conflicts(
+        self, values: dict[URIRef, Node], starts: datetime | None, relation: Relation
+    ) -> list[tuple[Relation, tuple[URIRef, ...]]]:
+        """The values an approved write must end, grouped by how to end them: the live
+        values and the superseded ones believed in the time it claims."""
+        subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
+        if subject is None or not isinstance(predicate, URIRef) or obj is None:
+            return []
+        table = property_table(self.store)
+        new_subject, new_predicate, new_object = table.normalise(subject, predicate, obj)
+        if not table.is_functional(new_predicate):
+            return []
+        ends = None if values.get(DOXA.validUntil) is None else instant(values[DOXA.validUntil])
+        keys = table.keys(subject, predicate, obj)
+        # the live values, and the superseded ones still believed for part of its time
+        found = [
+            *live_by_keys(self.store, self.scope, keys),
+            *believed_by_keys(self.store, self.scope, keys, starts, ends),
+        ]
+        broader = broader_objects(
+            self.store, [new_object, *(f.object for f in found if f.object is not None)]
+        )
+        others = []
+        for fact in found:
+            if fact.subject is None or fact.predicate is None or fact.object is None:
+                continue
+            old_subject, old_predicate, old_object = table.normalise(
+                fact.subject, fact.predicate, fact.object
+            )
+            if (
+                old_subject == new_subject
+                and contradicts(
+                    table, broader, (new_predicate, new_object), (old_predicate, old_object)
+                )
+                and overlaps(fact.valid_from, fact.valid_until, starts, ends)
+            ):
+                others.append(fact)
+        grouped: dict[Relation, list[URIRef]] = {}
+        for fact in others:
+            if relation.closes:
+                how = relation
+            elif starts is not None and (fact.valid_from is None or starts > fact.valid_from):
+                how = Relation.REPLACES
+            else:
+                how = Relation.WAS_WRONG
+            grouped.setdefault(how, []).append(fact.iri)
+        return [(how, tuple(targets)) for how, targets in grouped.items()]
+
+
+def _held_relation(held: list[Pair]) -> Relation:
+    """The relation a write was held with; an unchecked write's approval admits it as new."""
+    for p, o in held:
+        if p == DOXA.relation:
+            return Relation.from_iri(o)
+    return Relation.NEW
+
+
+def _scores(held: list[Pair], claim: list[Pair], *, agreed: bool) -> dict[str, Any]:
+    """Receipt fields for an owner decision on a held write: its kind, and for a closing the
+    judge held, the ledger's score (agreed when the owner approved it as judged)."""
+    values = dict(claim)
+    fields: dict[str, Any] = {}
+    if DOXA.kind in values:
+        fields["kind"] = str(values[DOXA.kind])
+    scored = dict(held).get(DOXA.scoresJudge)
+    if scored is not None and _held_relation(held).closes:
+        fields.update(scores_judge=str(scored), agreements=int(agreed), decisions=1)
+    return fields
