@@ -215,7 +215,7 @@ def evaluate(
     before the case's own ``ontology``.
     """
     from doxa.memory import Memory  # the memory facade builds on the judges, not the reverse
-    from doxa.store import EmbeddedStore
+    from doxa.store.capabilities import Cloneable
 
     report = EvalReport()
     # every case starts from a copy of one prepared store: the ontology is loaded and closed
@@ -223,7 +223,7 @@ def evaluate(
     with Memory.open(None, scope="eval", judge=judge, policy=policy) as template:
         for data in ontology:
             template.add_ontology(data, format=ontology_format)
-        assert isinstance(template.store, EmbeddedStore)
+        assert isinstance(template.store, Cloneable)  # Memory.open(None): an embedded store
         for case in cases:
             with Memory(
                 template.store.clone(),
