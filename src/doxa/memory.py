@@ -6,8 +6,9 @@ read stays inside its scope.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace as dataclass_replace
 from datetime import datetime
@@ -73,10 +74,10 @@ from doxa.reads.stats import stats as stats_read
 from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
-from doxa.store.base import tell_derived
+from doxa.store.capabilities import Cloneable, Compactable, Journaled, OnDisk, cache_of
 from doxa.store.convert import forget_terms, ntriples
-from doxa.store.journal import Journal, JournalEntry
-from doxa.store.remote import RemoteStore
+from doxa.store.journal import JournalEntry
+from doxa.store.location import Location, is_server_url, open_store, parse_location
 from doxa.terms import as_iri, as_text
 from doxa.text import words
 from doxa.vocabulary import ONTOLOGY_GRAPH
@@ -128,7 +129,7 @@ class Memory:
         )
         self._ensure_ontology()
         self._check_journal()
-        self._purge = purge_of(store, self.clock) if isinstance(store, EmbeddedStore) else None
+        self._purge = purge_of(store, self.clock)  # None unless the store is Purgeable
         if self._purge is not None:
             self._purge.rescan()  # erasures a stopped process still owed, this scope's too
             self._purge.start()
@@ -152,7 +153,31 @@ class Memory:
         stores). Raises :class:`~doxa.StoreLocked` when another process has the directory
         open.
         """
-        store = EmbeddedStore(path, durable=durable)
+        directory = Path(path) if path is not None else None  # a path, never a URL
+        return cls.open_at(
+            directory, scope=scope, judge=judge, clock=clock, policy=policy, durable=durable
+        )
+
+    @classmethod
+    def open_at(
+        cls,
+        location: str | Path | Location | None,
+        *,
+        scope: str,
+        update_url: str | None = None,
+        environ: Mapping[str, str] = os.environ,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+        policy: ClosingPolicy | None = None,
+        durable: bool = True,
+    ) -> Memory:
+        """Open the memory at any store location: a directory, ``":memory:"`` (or None), or a
+        SPARQL server's URL (:func:`doxa.store.open_store`: credentials from
+        ``$DOXA_STORE_USER`` / ``$DOXA_STORE_PASSWORD`` in ``environ``). The memory owns the
+        store and closes it. Raises :class:`~doxa.InvalidInput` for a location that names no
+        store.
+        """
+        store = open_store(location, update_url=update_url, environ=environ, durable=durable)
         try:
             return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
         except BaseException:
@@ -179,7 +204,13 @@ class Memory:
         else the judge runs again (docs/remote.md). Raises :class:`~doxa.StoreError` when the
         server cannot be reached.
         """
-        store = RemoteStore(query_url, update_url, auth=auth)
+        if not is_server_url(query_url):
+            raise InvalidInput(
+                f"{query_url!r} is not an HTTP(S) URL; give the server's SPARQL endpoint, "
+                "for example http://localhost:7878/query."
+            )
+        where = parse_location(query_url, update_url=update_url)
+        store = open_store(where, auth=auth, environ={})  # credentials only from auth=
         try:
             return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
         except BaseException:
@@ -214,16 +245,16 @@ class Memory:
 
     def _check_journal(self) -> None:
         """Compare the store's receipt chain with doxa's fsynced journal of decisions."""
-        journal = getattr(self.store, "journal", None)
-        if journal is None:
+        if not isinstance(self.store, Journaled):
             return
+        journal = self.store.journal
         head = self.gate.record.head()
         entry = journal.heads.get(self.scope.name)
         known = entry.sequence if entry is not None else 0
         if known > head.sequence:
             lost = known - head.sequence
             raise StoreBehindJournal(
-                f"The store at {getattr(self.store, 'path', '?')} is missing {lost} decision(s) "
+                f"The store at {self._where} is missing {lost} decision(s) "
                 f"of scope {self.scope.name!r} that were acknowledged (the journal has receipts "
                 f"up to #{known}, the store ends at #{head.sequence}): its write-ahead log lost "
                 "them in a crash. Restore the latest backup with `doxa restore`, or accept the "
@@ -313,8 +344,14 @@ class Memory:
     def _acknowledged(self) -> AbstractContextManager[None]:
         """Writers in several threads share journal fsyncs: each write's line is fsynced
         after the store's lock is released, before the write returns (group commit)."""
-        journal = getattr(self.store, "journal", None)
-        return journal.grouped() if isinstance(journal, Journal) else nullcontext()
+        if isinstance(self.store, Journaled):
+            return self.store.journal.grouped()
+        return nullcontext()
+
+    @property
+    def _where(self) -> str:
+        """The store's directory, for messages (``?`` for a store that has none)."""
+        return str(self.store.path) if isinstance(self.store, OnDisk) else "?"
 
     def import_claims(
         self,
@@ -429,7 +466,9 @@ class Memory:
             if receipts:
                 # no cache keeps the erased words: the scope's word index is read afresh (the
                 # erasure's change alone would only reach it at the next recall)
-                tell_derived(self.store.memo, None, self.scope.search)
+                cache = cache_of(self.store)
+                if cache is not None:
+                    cache.reset(self.scope.search)
                 self.purge_later(erased, wait=wait)
                 forget_terms()  # nor in this process's caches of converted terms
         return receipts
@@ -464,7 +503,7 @@ class Memory:
         """Hand erasure receipts to the store's background purge (in memory: purge now)."""
         purge = self._purge
         if purge is None:
-            if isinstance(self.store, EmbeddedStore):
+            if isinstance(self.store, Compactable):
                 self.store.compact()  # in memory: no files, no backups, nothing to wait for
             return
         for receipt in receipts:
@@ -490,7 +529,7 @@ class Memory:
     def store_purges_files(self) -> bool:
         """Whether erasure reaches the store's files: true on disk and in memory; false on a
         SPARQL server, whose own files (log, journal, checkpoints) only its tools can purge."""
-        return isinstance(self.store, EmbeddedStore)
+        return isinstance(self.store, Compactable)
 
     def purge_status(self) -> PurgeStatus:
         """Where the background purge of erased content stands."""
@@ -503,10 +542,9 @@ class Memory:
         folder = backups_folder(self.store)
         target = folder / self.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
         folder.mkdir(parents=True, exist_ok=True)
-        backup = getattr(self.store, "backup", None)
-        if backup is None:
+        if not isinstance(self.store, OnDisk):  # backups_folder refused it already
             raise StoreError("This store cannot be backed up by doxa; use the server's own tools.")
-        backup(target)
+        self.store.backup(target)
         return target
 
     @staticmethod
@@ -619,7 +657,7 @@ class Memory:
             for data in ontology:
                 template.add_ontology(data, format=ontology_format)
             prepared = template.store
-            assert isinstance(prepared, EmbeddedStore)  # Memory.open(None) is embedded
+            assert isinstance(prepared, Cloneable)  # Memory.open(None): an embedded store
 
             def open_case(case: Case) -> Memory:
                 clock = FixedClock(case.at or DEFAULT_AT)

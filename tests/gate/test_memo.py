@@ -13,6 +13,7 @@ from tests.conftest import EX, statement
 
 import doxa
 from doxa.gate.gather import RULES
+from doxa.store import SoleWriter
 from doxa.store.convert import canonical, forget_terms, from_ox, to_ox
 from doxa.vocabulary import XSD
 
@@ -35,8 +36,8 @@ def test_rules_remembered_are_dropped_when_a_rule_comes_or_ends(memory: doxa.Mem
     """A rule admitted after writes binds the next write; once retracted, it binds no more."""
     before = statement(memory, "Standup on Friday", "standup", "dayOfWeek", FRIDAY)
     assert before.relation is doxa.Relation.NEW  # control: no rule yet
-    assert memory.store.memo is not None
-    assert (RULES, "alice") in memory.store.memo  # the rules were read once and kept
+    assert isinstance(memory.store, SoleWriter)
+    assert RULES.of("alice") in memory.store.cache  # the rules were read once and kept
     rule = _forbid_friday(memory)
     assert rule.outcome is doxa.Outcome.ADMITTED
     during = statement(memory, "Review on Friday", "review", "dayOfWeek", FRIDAY)

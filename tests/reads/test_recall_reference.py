@@ -16,10 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.conftest import DOMAIN, EX
+from tests.store.shared import SharedView
 
 import doxa
 from doxa.reads import facts as recall_reads
-from doxa.store import EmbeddedStore
+from doxa.store import EmbeddedStore, Store
 from doxa.text import words
 
 VOCABULARY = ("amber", "birch", "cedar", "delta", "ember", "fjord")
@@ -44,9 +45,8 @@ asked = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=3)
 def build(ops: list[tuple[object, ...]], *, shared: bool = False) -> tuple[doxa.Memory, list[str]]:
     """The memory the operations make; ``shared``: recall reads the store, not the index."""
     clock = doxa.FixedClock("2026-03-01T09:00:00Z")
-    store = EmbeddedStore()
-    if shared:
-        store.memo = None  # as a store other processes write: no word index in memory
+    # shared: as a store other processes write, so no word index in memory
+    store: Store = SharedView() if shared else EmbeddedStore()
     memory = doxa.Memory(store, scope="alice", clock=clock)
     memory.add_ontology(DOMAIN)
     memory.grant("location")  # the owner's new city replaces the old one at once

@@ -15,7 +15,7 @@ import pytest
 import doxa
 from doxa.judges.instruction import instruction_sign
 from doxa.reads.sparql import SERVICE_REFUSED, UPDATE_REFUSED, check_query
-from doxa.store import rewrite
+from doxa.store.remote import rewrite
 
 
 class Listener:

@@ -13,20 +13,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import URIRef
 from tests.conftest import DOMAIN, EX
+from tests.store.shared import SharedView
 
 import doxa
 from doxa.reads import word_index
 from doxa.reads.word_index import WordIndex
-from doxa.store import EmbeddedStore
+from doxa.store import EmbeddedStore, Store
 from doxa.vocabulary import PROV
 
 WORDS = ("amber", "birch", "cedar", "delta", "ember", "fjord")
 
 
 def memory(*, shared: bool = False) -> doxa.Memory:
-    store = EmbeddedStore()
-    if shared:
-        store.memo = None  # as a store other processes write: every read goes to the store
+    # shared: as a store other processes write, so every read goes to the store
+    store: Store = SharedView() if shared else EmbeddedStore()
     mem = doxa.Memory(store, scope="alice", clock=doxa.FixedClock("2026-03-01T09:00:00Z"))
     mem.add_ontology(DOMAIN)
     mem.grant("location")

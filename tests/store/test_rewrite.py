@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rdflib import URIRef
 
-from doxa.store.rewrite import EMPTY_GRAPH, query_form, restrict, split_prologue
+from doxa.store.remote.rewrite import EMPTY_GRAPH, query_form, restrict, split_prologue
 
 GRAPHS = [f"urn:test:g{i}" for i in range(4)]
 

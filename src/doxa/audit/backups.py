@@ -22,6 +22,7 @@ from doxa.gate.erasure import erasure_plan, strip_origins, subject_hash
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, EmbeddedStore, Store
+from doxa.store.capabilities import OnDisk
 from doxa.store.generations import is_store
 from doxa.store.journal import Journal, JournalEntry
 
@@ -30,10 +31,9 @@ __all__ = ["accept_loss", "backups_folder", "purge_backup", "swap_in_backup"]
 
 def backups_folder(store: Store) -> Path:
     """Where the store's backups live: the sibling folder ``<store>.backups``."""
-    path = getattr(store, "path", None)
-    if not isinstance(path, Path):
+    if not isinstance(store, OnDisk):
         raise StoreError("Only a store on disk has backups; open one with a path.")
-    return path.with_name(f"{path.name}.backups")
+    return store.path.with_name(f"{store.path.name}.backups")
 
 
 def purge_backup(backup: Path, erasures: Sequence[tuple[str, dict[str, Any]]]) -> int:

@@ -22,6 +22,7 @@ from doxa.errors import InvalidInput, NotFound, StoreError
 from doxa.scope import Scope
 from doxa.store import Change, Quad, Store
 from doxa.store.canon import ExportFormat, serialize
+from doxa.store.capabilities import cache_of
 from doxa.store.convert import read_quads
 from doxa.vocabulary import DOXA, OWL, PROV, RDF, RDFS, XSD
 
@@ -194,7 +195,8 @@ def import_scope(
             store.clear_graph(graph)
         raise
     finally:
-        if store.memo is not None:
-            store.memo.clear()  # topic lists, chain head and version were read before
+        cache = cache_of(store)
+        if cache is not None:
+            cache.reset_all()  # topic lists, chain head and version were read before
     store.flush()
     return total

@@ -4,12 +4,12 @@ An erasure has two steps (``docs/decisions.md``, "Erasure is a lifecycle"). The 
 is the gate's decision: the content leaves every graph and read, the tombstone is written and
 the erasure is journaled (fsynced, with its tombstones and never its content) before the call
 returns. That journal line is the purge's intent. The physical step, here, runs in one
-background thread per embedded store: it rebuilds the store's files from the live quads
-(:meth:`EmbeddedStore.compact`, while reads and writes go on), purges every backup, writes one
-``purged`` receipt per scope naming the erasure receipts it completes, and only then records
-them as purged in ``<store>.purge``. Erasures owed when a process stopped (a crash, a kill -9)
-are found again on open, by comparing the journal with that file, and the purge resumes;
-several erasures owed at once share one rebuild.
+background thread per store on disk: it rebuilds the store's files from the live quads
+(:meth:`~doxa.store.Compactable.compact`, while reads and writes go on), purges every backup,
+writes one ``purged`` receipt per scope naming the erasure receipts it completes, and only
+then records them as purged in ``<store>.purge``. Erasures owed when a process stopped (a
+crash, a kill -9) are found again on open, by comparing the journal with that file, and the
+purge resumes; several erasures owed at once share one rebuild.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeGuard
 
 from rdflib import URIRef
 
@@ -34,11 +34,31 @@ from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision, Record
 from doxa.model import Outcome
 from doxa.scope import Scope
-from doxa.store import EmbeddedStore
+from doxa.store import Store
+from doxa.store.capabilities import Purgeable
+from doxa.store.journal import Journal
 
 __all__ = ["Owed", "Purge", "PurgeStatus", "purge_of"]
 
 _log = logging.getLogger("doxa.purge")
+
+
+class _PurgedStore(Store, Protocol):
+    """A store as the purge uses it: the base contract and :class:`Purgeable`'s."""
+
+    @property
+    def journal(self) -> Journal: ...
+
+    @property
+    def path(self) -> Path: ...
+
+    def compact(self, *, progress: Callable[[str], None] | None = None) -> None: ...
+
+    def before_close(self, callback: Callable[[], None]) -> None: ...
+
+
+def _purgeable(store: Store) -> TypeGuard[_PurgedStore]:
+    return isinstance(store, Purgeable)
 
 
 @dataclass(frozen=True)
@@ -72,11 +92,9 @@ class PurgeStatus:
 
 
 class Purge:
-    """The background purge of one embedded store (one per store object: :func:`purge_of`)."""
+    """The background purge of one store on disk (one per store object: :func:`purge_of`)."""
 
-    def __init__(self, store: EmbeddedStore, clock: Clock) -> None:
-        assert store.path is not None
-        assert store.journal is not None
+    def __init__(self, store: _PurgedStore, clock: Clock) -> None:
         self.store = store
         self.clock = clock
         self.path = store.path.with_name(f"{store.path.name}.purge")
@@ -117,7 +135,6 @@ class Purge:
         """Owe every erasure the journal holds that the purge record does not: those a
         stopped process left, and those a journal repair of another scope just wrote back."""
         journal = self.store.journal
-        assert journal is not None
         with self._condition:
             for entry in list(journal.entries):
                 if entry.erasure is not None and entry.receipt not in self._done:
@@ -136,7 +153,6 @@ class Purge:
         Its record is the journal's; a journal line written before records were kept, or
         repaired after a crash, has none, and then it is read back from the tombstones."""
         journal = self.store.journal
-        assert journal is not None
         entry = journal.heads.get(scope)
         if entry is None or entry.receipt != receipt:
             entry = next((e for e in reversed(journal.entries) if e.receipt == receipt), None)
@@ -256,14 +272,14 @@ class Purge:
             self._purged += len(batch)
 
 
-def _backups(store: EmbeddedStore) -> list[Path]:
+def _backups(store: _PurgedStore) -> list[Path]:
     folder = backups_folder(store)
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.is_dir())
 
 
-def _purged_receipt(store: EmbeddedStore, scope: Scope, clock: Clock, owed: list[Owed]) -> None:
+def _purged_receipt(store: _PurgedStore, scope: Scope, clock: Clock, owed: list[Owed]) -> None:
     """One ``purged`` receipt for a scope, naming the erasure receipts it completes."""
     record = Record(store, scope, clock)
     claims = tuple(URIRef(c) for o in owed for c in o.record.get("claims", []))
@@ -282,14 +298,14 @@ def _purged_receipt(store: EmbeddedStore, scope: Scope, clock: Clock, owed: list
         )
 
 
-_PURGES: weakref.WeakKeyDictionary[EmbeddedStore, Purge] = weakref.WeakKeyDictionary()
+_PURGES: weakref.WeakKeyDictionary[Store, Purge] = weakref.WeakKeyDictionary()
 _REGISTRY = threading.Lock()
 
 
-def purge_of(store: EmbeddedStore, clock: Clock) -> Purge | None:
+def purge_of(store: Store, clock: Clock) -> Purge | None:
     """The store's purge (made on first use), or None for a store with nothing to purge in
-    the background (in memory, or opened without its journal)."""
-    if store.path is None or store.journal is None:
+    the background (in memory, opened without its journal, or on a server)."""
+    if not _purgeable(store):
         return None
     with _REGISTRY:
         found = _PURGES.get(store)

@@ -18,6 +18,7 @@ from doxa.gate.erasure import (
     claim_hashes,
     content_hashes,
     erasure_plan,
+    remember_salt,
     salt,
     strip_origins,
     subject_hash,
@@ -149,8 +150,7 @@ class Erasing:
                 decision.change.insert.append(
                     (self.scope.log, DOXA.salt, Literal(record["salt"]), self.scope.log)
                 )
-                if self.store.memo is not None:
-                    self.store.memo[("doxa.salt", self.scope.name)] = record["salt"]
+                remember_salt(self.store, self.scope, record["salt"])
             claims = [URIRef(c) for c in record["claims"]]
             plan = erasure_plan(self.store, self.scope, claims, self.record.claim_graphs())
             decision.change.delete += plan.change.delete

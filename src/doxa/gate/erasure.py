@@ -26,6 +26,8 @@ from doxa.ontology.closure import property_table
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Change, Dataset, Quad, Store
+from doxa.store.cache import CacheKey
+from doxa.store.capabilities import cache_of
 from doxa.store.convert import ntriples
 from doxa.text import text_key, visible
 from doxa.vocabulary import DOXA, RDF, XSD
@@ -36,6 +38,7 @@ __all__ = [
     "content_hashes",
     "erasure_plan",
     "erasure_record",
+    "remember_salt",
     "salt",
     "strip_origins",
     "subject_hash",
@@ -44,18 +47,28 @@ __all__ = [
 
 def salt(store: Store, scope: Scope, *, create: Change | None = None) -> str | None:
     """The scope's salt for content hashes; with ``create``, a new one is added to it."""
-    memo = store.memo
-    key = ("doxa.salt", scope.name)
-    found = memo.get(key) if memo is not None else None
-    if not isinstance(found, str):  # "" remembers that the scope has no salt yet
+    cache = cache_of(store)
+    found = cache.get(SALT.of(scope.name)) if cache is not None else None
+    if found is None:  # "" remembers that the scope has no salt yet
         rows = store.select(query("scope_salt"), dataset=Dataset(default=(scope.log,)))
         found = str(rows[0]["salt"]) if rows else ""
     if not found and create is not None:
         found = secrets.token_hex(32)
         create.insert.append((scope.log, DOXA.salt, Literal(found), scope.log))
-    if memo is not None:
-        memo[key] = found
+    remember_salt(store, scope, found)
     return found or None
+
+
+def remember_salt(store: Store, scope: Scope, value: str) -> None:
+    """Keep the scope's salt (``""``: none yet) in the store's cache, where it has one: the
+    salt is written once and never changes, so no write needs to tell the cache of it."""
+    cache = cache_of(store)
+    if cache is not None:
+        cache.put(SALT.of(scope.name), value)
+
+
+#: the store cache's key of a scope's salt
+SALT: CacheKey[str] = CacheKey("doxa.salt")
 
 
 def _hash(salt_value: str, content: str) -> str:

@@ -23,7 +23,8 @@ from doxa.reads.facts import recall
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Change, Dataset, Row, Store
-from doxa.store.base import Derived
+from doxa.store.cache import CacheKey, Derived
+from doxa.store.capabilities import cache_of
 from doxa.text import text_key
 from doxa.vocabulary import DOXA
 
@@ -55,12 +56,8 @@ def live_by_keys(store: Store, scope: Scope, keys: list[Literal]) -> list[Fact]:
     return live_by_key(store, scope, keys) if keys else []
 
 
-#: the store memo's key (with the scope's name) of one scope's kept live rules
-RULES = "doxa.rules"
-
-
 class KeptRules(Derived):
-    """One scope's live rules, read once and kept in the store's memo (this process is the
+    """One scope's live rules, read once and kept in the store's cache (this process is the
     store's only writer). The store tells it of every change: one that writes or deletes in
     the rules graph, or ends a claim (which may be a rule), drops them, and a read that raced
     such a change is not kept (it carries the generation it started from)."""
@@ -92,6 +89,9 @@ class KeptRules(Derived):
 
 _ENDS = str(DOXA.ends)
 
+#: the store cache's key of one scope's kept live rules (``RULES.of(scope.name)``)
+RULES: CacheKey[KeptRules] = CacheKey("doxa.rules")
+
 
 def live_rules(store: Store, scope: Scope, predicates: list[Node] | None) -> list[Fact]:
     """The scope's unended rules bearing on any of ``predicates`` (every rule when None),
@@ -122,13 +122,10 @@ def live_rules(store: Store, scope: Scope, predicates: list[Node] | None) -> lis
 
 def kept_rules(store: Store, scope: Scope) -> KeptRules | None:
     """The scope's kept rules on ``store``; None when other processes may write the store."""
-    memo = store.memo
-    if memo is None:
+    cache = cache_of(store)
+    if cache is None:
         return None
-    found = memo.get((RULES, scope.name))
-    if not isinstance(found, KeptRules):
-        found = memo[(RULES, scope.name)] = KeptRules(scope)
-    return found
+    return cache.get_or_make(RULES.of(scope.name), lambda: KeptRules(scope))
 
 
 def gather(

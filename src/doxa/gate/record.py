@@ -33,6 +33,8 @@ from doxa.ontology.closure import property_table
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, Quad, Store
+from doxa.store.cache import CacheKey
+from doxa.store.capabilities import Journaled, SoleWriter, cache_of
 from doxa.store.journal import JournalEntry
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA, RDF
@@ -72,6 +74,10 @@ class _Memo:
     graphs: tuple[int, list[URIRef]] | None = None
 
 
+#: the store cache's key of what the gate remembers of one scope (``_GATE.of(scope.name)``)
+_GATE: CacheKey[_Memo] = CacheKey("doxa.gate")
+
+
 class Record:
     """The scope's record as the gate writes it: claims, endings, holds and receipts.
 
@@ -88,12 +94,10 @@ class Record:
         self.batch: Batch | None = None
 
     def _memo(self) -> _Memo:
-        memo = self.store.memo
-        if memo is None:
+        cache = cache_of(self.store)
+        if cache is None:
             return _Memo()  # a backend shared with other processes: always read the store
-        found = memo.setdefault(("doxa.gate", self.scope.name), _Memo())
-        assert isinstance(found, _Memo)
-        return found
+        return cache.get_or_make(_GATE.of(self.scope.name), _Memo)
 
     def claim_graphs(self) -> list[URIRef]:
         """The scope's topic graphs and its rules graph."""
@@ -119,7 +123,7 @@ class Record:
     def mark(self) -> ChainHead | None:
         """The chain head to guard a decision with, read before its reads; None when this
         process is the store's only writer (the store's lock already serialises decisions)."""
-        return None if self.store.memo is not None else self.head()
+        return None if isinstance(self.store, SoleWriter) else self.head()
 
     def slot(self, sequence: int) -> URIRef:
         """The slot a publish claims to become receipt number ``sequence`` of the scope."""
@@ -381,9 +385,8 @@ class Record:
             self.batch.add(change, entry)
         else:
             self.store.apply(change)
-            journal = getattr(self.store, "journal", None)
-            if journal is not None:  # fsynced: what is acknowledged survives a power loss
-                journal.append(entry)
+            if isinstance(self.store, Journaled):  # fsynced: what is acknowledged survives
+                self.store.journal.append(entry)  # a power loss
         memo = self._memo()
         memo.head = ChainHead(receipt=iri, receipt_hash=receipt_hash, sequence=head.sequence + 1)
         if decision.bumped:
@@ -427,9 +430,8 @@ class Record:
         except BaseException:
             self.forget()
             raise
-        journal = getattr(self.store, "journal", None)
-        if journal is not None:
-            journal.append_all(batch.entries)
+        if isinstance(self.store, Journaled):
+            self.store.journal.append_all(batch.entries)
         return len(batch.entries)
 
     def forget(self) -> None:

@@ -1,24 +1,24 @@
 """Where the CLI's ``--store`` points: a directory, ``:memory:``, or a SPARQL server's URL.
 
-A URL (``http://`` or ``https://``) is a SPARQL 1.1 query endpoint; updates go to
-``--update-url`` when given (Oxigraph server: ``/query`` and ``/update``), else to the same URL
-(Virtuoso: ``/sparql``). HTTP basic credentials come from ``$DOXA_STORE_USER`` and
-``$DOXA_STORE_PASSWORD``, never from the command line, where other users could read them.
+The string is parsed by :func:`doxa.store.open_store`, as for ``doxa serve`` and
+:meth:`doxa.Memory.open_at`: an ``http``/``https`` URL is a SPARQL 1.1 query endpoint, with
+updates going to ``--update-url`` when given (Oxigraph server: ``/query`` and ``/update``),
+else to the same URL (Virtuoso: ``/sparql``). HTTP basic credentials come from
+``$DOXA_STORE_USER`` and ``$DOXA_STORE_PASSWORD``, never from the command line, where other
+users could read them.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from doxa.clock import Clock
 from doxa.judges import configured_judge
 from doxa.memory import Memory
+from doxa.store.location import MEMORY, is_server_url
 
-__all__ = ["is_url", "open_memory"]
-
-MEMORY = ":memory:"
+__all__ = ["MEMORY", "is_url", "open_memory"]
 
 
 def is_url(store: str) -> bool:
@@ -27,7 +27,7 @@ def is_url(store: str) -> bool:
     >>> is_url("http://localhost:7878/query"), is_url("./memory")
     (True, False)
     """
-    return store.startswith(("http://", "https://"))
+    return is_server_url(store)
 
 
 def open_memory(
@@ -41,9 +41,6 @@ def open_memory(
     """Open the memory ``--store`` names (the caller closes it), with the rule judge and,
     when ``DOXA_LLM_*`` configures one, the LLM judge as its fallback."""
     judge = configured_judge(environ)
-    if is_url(store):
-        user, password = environ.get("DOXA_STORE_USER"), environ.get("DOXA_STORE_PASSWORD")
-        auth = (user, password or "") if user else None
-        return Memory.connect(store, update_url, scope=scope, auth=auth, clock=clock, judge=judge)
-    path = None if store == MEMORY else Path(store)
-    return Memory.open(path, scope=scope, clock=clock, judge=judge)
+    return Memory.open_at(
+        store, update_url=update_url, environ=environ, scope=scope, clock=clock, judge=judge
+    )

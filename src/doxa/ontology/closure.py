@@ -16,6 +16,8 @@ from rdflib.term import Node
 from doxa.ontology import PropertyTable
 from doxa.resources import query
 from doxa.store import Change, Dataset, Store
+from doxa.store.cache import CacheKey, Derived
+from doxa.store.capabilities import cache_of
 from doxa.vocabulary import CLOSURE_GRAPH, DOXA, ONTOLOGY_GRAPH, OWL, RDF, RDFS, SKOS
 
 __all__ = [
@@ -67,10 +69,7 @@ def close_ontology(store: Store, digest: str) -> int:
     store.clear_graph(CLOSURE_GRAPH)
     change = Change(insert=[(s, p, o, CLOSURE_GRAPH) for s, p, o in closed])
     change.insert.append((CLOSURE_GRAPH, DOXA.ontologyDigest, Literal(digest), CLOSURE_GRAPH))
-    store.apply(change)
-    if store.memo is not None:
-        store.memo.pop("doxa.properties", None)
-        store.memo.pop("doxa.broader", None)
+    store.apply(change)  # the store's cache hears of it: what was read of the closure goes
     return len(closed)
 
 
@@ -90,11 +89,51 @@ def _storable(subject: Node, predicate: Node) -> bool:
 _TABLES: dict[str, PropertyTable] = {}
 
 
+class _ClosureReads(Derived):
+    """What is read of the closure graph, kept in the store's cache until it changes: the
+    property table, and each IRI object's broader objects. Closing the ontology again clears
+    and rewrites the closure graph, which forgets both; a read that raced it is not kept (it
+    carries the generation it started from)."""
+
+    def __init__(self) -> None:
+        self.table: PropertyTable | None = None
+        self.broader: dict[Node, frozenset[Node]] = {}
+        self.generation = 0
+
+    def changed(self, change: Change) -> None:
+        # compared as plain strings: rdflib's term equality runs in Python, this in C
+        is_closure = _CLOSURE_IRI.__eq__
+        if any(map(is_closure, [q[3] for q in change.insert])) or any(
+            map(is_closure, [q[3] for q in change.delete])
+        ):
+            self.forget()
+
+    def reset(self, graph: URIRef | None) -> None:
+        if graph is None or graph == CLOSURE_GRAPH:
+            self.forget()
+
+    def forget(self) -> None:
+        self.generation += 1
+        self.table = None
+        self.broader = {}
+
+
+_CLOSURE_IRI = str(CLOSURE_GRAPH)
+#: the store cache's key of what is read of the closure graph
+_READS: CacheKey[_ClosureReads] = CacheKey("doxa.closure")
+
+
+def _reads(store: Store) -> _ClosureReads | None:
+    cache = cache_of(store)
+    return cache.get_or_make(_READS, _ClosureReads) if cache is not None else None
+
+
 def property_table(store: Store) -> PropertyTable:
     """The property axioms of the closure, read once per ontology digest."""
-    memo = store.memo
-    if memo is not None and isinstance(found := memo.get("doxa.properties"), PropertyTable):
-        return found
+    kept = _reads(store)
+    if kept is not None and kept.table is not None:
+        return kept.table
+    generation = kept.generation if kept is not None else 0
     digest = ontology_digest(store) or ""
     table = _TABLES.get(digest)
     if table is None:
@@ -109,33 +148,28 @@ def property_table(store: Store) -> PropertyTable:
             functional=[a for a, _ in axioms.get("functional", ())],
         )
         _TABLES[digest] = table
-    if memo is not None:
-        memo["doxa.properties"] = table
+    if kept is not None and kept.generation == generation:  # else the closure changed meanwhile
+        kept.table = table
     return table
 
 
-BROADER_CACHED = 100_000  # objects whose broader ones the memo keeps, then it starts over
+BROADER_CACHED = 100_000  # objects whose broader ones the cache keeps, then it starts over
 
 
 def broader_objects(store: Store, objects: list[Node]) -> dict[Node, frozenset[Node]]:
     """For each IRI object, the objects it is a more specific case of.
 
-    Where the memo allows it, each object's answer is kept with the property table of the
-    closure it was read from (replaced when the ontology is closed again), so the usual
-    write, whose objects were all seen before, reads nothing.
+    Where the store has a cache, each object's answer is kept until the closure changes (the
+    ontology is closed again), so the usual write, whose objects were all seen before, reads
+    nothing.
     """
     iris = sorted({o for o in objects if isinstance(o, URIRef)})
     if not iris:
         return {}
-    memo = store.memo
+    kept = _reads(store)
     known: dict[Node, frozenset[Node]] = {}
-    if memo is not None:
-        table = property_table(store)
-        cached = memo.get("doxa.broader")
-        if not isinstance(cached, tuple) or cached[0] is not table:
-            cached = (table, known)
-            memo["doxa.broader"] = cached
-        known = cached[1]
+    if kept is not None:
+        known = kept.broader
         if len(known) > BROADER_CACHED:
             known.clear()
     result: dict[Node, frozenset[Node]] = {}

@@ -1,16 +1,16 @@
 """The word index in memory: what ``recall`` reads of the search graph and the log, kept hot.
 
-When this process is the store's only writer (``Store.memo`` is a dict), a scope's search graph
-(words, topic and clocks of every admitted claim) and the endings in its log are read once
-into memory. The store then tells the index of every change it applies
-(:class:`~doxa.store.base.Derived`): the change names the claims it touched, and those are
+When this process is the store's only writer (a :class:`~doxa.store.SoleWriter`), a scope's
+search graph (words, topic and clocks of every admitted claim) and the endings in its log are
+read once into memory. The store's cache then tells the index of every change the store applies
+(a :class:`~doxa.store.cache.Derived`): the change names the claims it touched, and those are
 read again from the store at the next recall, so the store stays the only truth and a recall
 costs no store read until its best facts are loaded. The triples of the facts recalled lately
 are kept too, until a change touches them. A write the store cannot describe as a
 change (a load, a cleared graph, the compaction after an erasure) drops the index at once, so
 no erased word stays in the process; it is read again at the next recall.
 
-A shared backend (``memo`` None: other processes write too) keeps reading the store.
+A shared backend (other processes write too: no cache) keeps reading the store.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from rdflib.term import Node
 from doxa.reads.claims import read_endings
 from doxa.scope import Scope
 from doxa.store import Change, Store
-from doxa.store.base import Derived
+from doxa.store.cache import CacheKey, Derived
+from doxa.store.capabilities import PlainValues, cache_of
 from doxa.terms import instant
 from doxa.vocabulary import DOXA
 
@@ -150,14 +151,10 @@ class WordIndex(Derived):
     @classmethod
     def of(cls, store: Store, scope: Scope) -> WordIndex | None:
         """The scope's index on ``store``; None when other processes may write the store."""
-        memo = store.memo
-        if memo is None:
+        cache = cache_of(store)
+        if cache is None:
             return None
-        key = ("doxa.recall", scope.name)
-        found = memo.get(key)
-        if not isinstance(found, WordIndex):
-            found = memo[key] = cls(scope)
-        return found
+        return cache.get_or_make(WORD_INDEX.of(scope.name), lambda: cls(scope))
 
     # -- told by the store ---------------------------------------------------------------
 
@@ -246,10 +243,9 @@ class WordIndex(Derived):
         self._drop()
         self._stale = False  # changes from now on are caught up, even those made during this
         grouped: dict[str, list[tuple[Node | str, Node | str]]] = {}
-        values = getattr(store, "values", None)  # the embedded store's plain strings
-        if values is not None:
-            for s, p, o in values(self.scope.search):
-                grouped.setdefault(s, []).append((p, o))
+        if isinstance(store, PlainValues):  # plain strings: no RDF term built for each
+            for subject, predicate, value in store.values(self.scope.search):
+                grouped.setdefault(subject, []).append((predicate, value))
         else:
             for s, p, o, _ in store.quads(self.scope.search):
                 grouped.setdefault(str(s), []).append((p, o))
@@ -297,3 +293,7 @@ class WordIndex(Derived):
                 carriers.discard(claim)
                 if not carriers:
                     del self.postings[word]
+
+
+#: the store cache's key of a scope's word index
+WORD_INDEX: CacheKey[WordIndex] = CacheKey("doxa.recall")

@@ -23,13 +23,11 @@ __all__ = [
     "Binding",
     "Change",
     "Dataset",
-    "Derived",
     "Quad",
     "QueryResult",
     "Row",
     "Store",
     "bind_values",
-    "tell_derived",
 ]
 
 Quad = tuple[Node, Node, Node, URIRef]
@@ -85,36 +83,6 @@ class Change:
         return " ;\n".join(parts)
 
 
-class Derived:
-    """A cache derived from a store's content, kept in ``Store.memo`` (a store with one writer).
-
-    The store tells it of every write, so it never answers from content the store no longer
-    holds: :meth:`changed` for a :class:`Change` it applied, :meth:`reset` for a write it
-    cannot describe as one (a load, a cleared graph). A rebuild of the files changes no content
-    and tells it nothing.
-    """
-
-    def changed(self, change: Change) -> None:
-        """``change`` was applied."""
-
-    def reset(self, graph: URIRef | None) -> None:
-        """``graph`` (None: any graph) changed in a way no :class:`Change` describes."""
-
-
-def tell_derived(
-    memo: dict[object, object] | None, change: Change | None, graph: URIRef | None
-) -> None:
-    """Tell every derived cache in ``memo`` of a write: ``change``, or else a reset of ``graph``."""
-    if not memo:
-        return
-    for value in list(memo.values()):
-        if isinstance(value, Derived):
-            if change is not None:
-                value.changed(change)
-            else:
-                value.reset(graph)
-
-
 def _quads_text(quads: Iterable[Quad]) -> str:
     by_graph: dict[URIRef, list[str]] = {}
     for s, p, o, g in quads:
@@ -162,12 +130,12 @@ class Store(Protocol):
     """A quad store that answers SPARQL over an explicit dataset and applies atomic changes.
 
     ``lock`` serialises the gate's decisions on this store: every Memory bound to the same
-    store object shares it.
+    store object shares it. This is all a backend must offer; what else it can do (a cache,
+    a journal, compaction, backups, ...) it declares by inheriting the classes of
+    :mod:`doxa.store.capabilities`.
     """
 
     lock: threading.RLock
-    #: a scratch space for callers' caches, or None when other processes may write the store
-    memo: dict[object, object] | None
 
     def select(
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None

@@ -34,13 +34,21 @@ from doxa.store.base import (
     QueryResult,
     Row,
     bind_values,
-    tell_derived,
+)
+from doxa.store.cache import StoreCache
+from doxa.store.capabilities import (
+    Cloneable,
+    Compactable,
+    OnDisk,
+    PlainValues,
+    Purgeable,
+    SoleWriter,
 )
 from doxa.store.convert import from_ox, to_ox, to_ox_graph
 from doxa.store.flusher import Flusher
 from doxa.store.journal import Journal
 
-__all__ = ["EmbeddedStore"]
+__all__ = ["DiskStore", "EmbeddedStore", "JournaledStore"]
 
 T = TypeVar("T")
 
@@ -78,34 +86,48 @@ class _Generation:
         self.readers = 0
 
 
-class EmbeddedStore:
+class EmbeddedStore(SoleWriter, Cloneable, PlainValues, Compactable):
     """An Oxigraph store in a directory on disk, or in memory when ``path`` is None.
 
     Reads run in any thread, writes are serialised by ``lock``, and :meth:`compact` rebuilds
-    the files while both go on (``docs/decisions.md``, "Erasure is a lifecycle").
+    the files while both go on (``docs/decisions.md``, "Erasure is a lifecycle"). This process
+    is the store's only writer (on disk it holds the directory's lock), so it keeps a cache.
+
+    Like :class:`pathlib.Path`, the one constructor gives the class that says what the store
+    can do: ``EmbeddedStore(None)`` an in-memory store, ``EmbeddedStore(path)`` a
+    :class:`JournaledStore` (on disk, with its decision journal) and ``EmbeddedStore(path,
+    journal=False)`` a :class:`DiskStore` (on disk, no journal: backups, scratch copies).
     """
+
+    def __new__(
+        cls, path: Path | str | None = None, *, journal: bool = True, durable: bool = True
+    ) -> EmbeddedStore:
+        kind: type[EmbeddedStore] = cls
+        if cls is EmbeddedStore and path is not None:
+            kind = JournaledStore if journal else DiskStore
+        return object.__new__(kind)
 
     def __init__(
         self, path: Path | str | None = None, *, journal: bool = True, durable: bool = True
     ) -> None:
-        self.path = Path(path) if path is not None else None
-        self.journal: Journal | None = None
+        self._root = Path(path) if path is not None else None
+        self._journal: Journal | None = None
         self.lock = threading.RLock()
-        self.memo: dict[object, object] | None = {}  # one writer per directory: caches hold
+        self.cache = StoreCache()  # one writer per directory: what it keeps stays true
         self._handles = threading.Condition()  # guards _live and every generation's readers
         self._rebuilding = threading.Lock()  # one rebuild at a time
         self._recorded: list[Callable[[ox.Store], None]] | None = None  # writes during one
         self._directory_lock: generations.DirectoryLock | None = None
         self._before_close: list[Callable[[], None]] = []
         try:
-            if self.path is None:
+            if self._root is None:
                 self._live: _Generation | None = _Generation(ox.Store(), None)
             else:
-                self._directory_lock = generations.DirectoryLock(self.path)
-                _finish_compaction(self.path)  # only under the lock: see generations.tidy
-                self.path.mkdir(parents=True, exist_ok=True)
-                generations.tidy(self.path)
-                where = generations.database(self.path)
+                self._directory_lock = generations.DirectoryLock(self._root)
+                _finish_compaction(self._root)  # only under the lock: see generations.tidy
+                self._root.mkdir(parents=True, exist_ok=True)
+                generations.tidy(self._root)
+                where = generations.database(self._root)
                 self._live = _Generation(ox.Store(str(where)), where)
         except StoreLocked:
             raise
@@ -115,15 +137,17 @@ class EmbeddedStore:
             message = str(error)
             if "lock" in message.lower():
                 raise StoreLocked(
-                    f"The store at {self.path} is already open for writing in another process; "
+                    f"The store at {self._root} is already open for writing in another process; "
                     "close that process (one writer per store directory) or open a copy."
                 ) from None
-            raise StoreError(f"Cannot open the store at {self.path}: {message}.") from error
-        if self.path is not None and journal:
-            self.journal = Journal(self.path.with_name(f"{self.path.name}.journal"), fsync=durable)
+            raise StoreError(f"Cannot open the store at {self._root}: {message}.") from error
+        if self._root is not None and journal:
+            self._journal = Journal(
+                self._root.with_name(f"{self._root.name}.journal"), fsync=durable
+            )
         # on disk, a small memtable keeps a write's cost flat as the store grows
         self.flusher = (
-            Flusher(self._flush_now, size=self._disk_bytes) if self.path is not None else None
+            Flusher(self._flush_now, size=self._disk_bytes) if self._root is not None else None
         )
 
     @contextmanager
@@ -352,7 +376,7 @@ class EmbeddedStore:
                     self._apply(change)
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
-        tell_derived(self.memo, change, None)
+        self.cache.changed(change)
         if self.flusher is not None:
             self.flusher.wrote(len(change.delete) + len(change.insert))
 
@@ -424,7 +448,7 @@ class EmbeddedStore:
                 self._record(load)  # the part written before the error must reach a rebuild
                 raise InvalidInput(f"The RDF data could not be parsed: {_clean(error)}.") from None
             finally:
-                tell_derived(self.memo, None, graph)  # a failed load may have written part of it
+                self.cache.reset(graph)  # a failed load may have written part of it
             loaded = self._count(live, graph) - before
         if self.flusher is not None:
             self.flusher.wrote(loaded)
@@ -438,7 +462,7 @@ class EmbeddedStore:
         target = ox.NamedNode(str(graph))
         with self.lock:
             self._write(lambda store: store.remove_graph(target))
-        tell_derived(self.memo, None, graph)
+        self.cache.reset(graph)
 
     # -- rebuilding --------------------------------------------------------------------
 
@@ -459,14 +483,14 @@ class EmbeddedStore:
         # no derived cache is reset: a rebuild keeps the same quads, and the erasure's own
         # change already told every cache what it removed
         with self._rebuilding:
-            if self.path is None:
+            if self._root is None:
                 with self.lock:
                     fresh = ox.Store()
                     with self._reading() as store:
                         fresh.bulk_extend(store.quads_for_pattern(None, None, None, None))
                     self._swap(_Generation(fresh, None))
                 return
-            directory = self.path
+            directory = self._root
             target = generations.next_generation(directory)
             dump = directory / generations.DUMP
             recorded: list[Callable[[ox.Store], None]] = []
@@ -527,8 +551,8 @@ class EmbeddedStore:
                 self._handles.wait()
             old.store = None
         gc.collect()  # the last reference gone, RocksDB closes the database
-        if self.path is not None and old.directory is not None:
-            generations.remove_database(self.path, old.directory)
+        if self._root is not None and old.directory is not None:
+            generations.remove_database(self._root, old.directory)
 
     def clone(self) -> EmbeddedStore:
         """An in-memory copy of this store (for scratch work that must not touch it)."""
@@ -537,21 +561,8 @@ class EmbeddedStore:
             copy._writable().bulk_extend(store.quads_for_pattern(None, None, None, None))
         return copy
 
-    def backup(self, target: Path) -> None:
-        """Copy the store to a new directory ``target`` (Oxigraph's own consistent backup)."""
-        if self.path is None:
-            raise StoreError("An in-memory store cannot be backed up; open one on disk.")
-        if target.exists():
-            raise StoreError(f"The backup directory {target} exists already; choose a new one.")
-        with self._reading() as store:
-            store.flush()
-            try:
-                store.backup(str(target))
-            except OSError as error:
-                raise StoreError(f"Cannot back up the store to {target}: {error}.") from error
-
     def flush(self) -> None:
-        if self.path is not None:
+        if self._root is not None:
             with self._reading() as store:
                 store.flush()
 
@@ -590,20 +601,20 @@ class EmbeddedStore:
         if self.flusher is not None:
             self.flusher.stop()  # waits for a flush under way: it holds the store open
         with self._rebuilding:  # a rebuild under way finishes (or fails) whole
-            if self.journal is not None:
-                self.journal.close()
+            if self._journal is not None:
+                self._journal.close()
             live = self._live
             if live is None or live.store is None:
                 self._release()
                 return
-            if self.path is None:
+            if self._root is None:
                 self._live = None  # in memory: nothing to flush, no directory lock to release
                 return
             try:
                 live.store.flush()
             except (OSError, RuntimeError) as error:  # a full disk: what was acknowledged is safe
                 raise StoreError(
-                    f"The store at {self.path} could not be flushed on closing: {error}. Every "
+                    f"The store at {self._root} could not be flushed on closing: {error}. Every "
                     "acknowledged decision is in its log and journal; free disk space (or file "
                     "handles) and reopen it."
                 ) from error
@@ -620,6 +631,36 @@ class EmbeddedStore:
         if self._directory_lock is not None:
             self._directory_lock.release()
             self._directory_lock = None
+
+
+class DiskStore(EmbeddedStore, OnDisk):
+    """An embedded store in a directory on disk, without a decision journal."""
+
+    @property
+    def path(self) -> Path:
+        assert self._root is not None
+        return self._root
+
+    def backup(self, target: Path) -> None:
+        """Copy the store to a new directory ``target`` (Oxigraph's own consistent backup)."""
+        if target.exists():
+            raise StoreError(f"The backup directory {target} exists already; choose a new one.")
+        with self._reading() as store:
+            store.flush()
+            try:
+                store.backup(str(target))
+            except OSError as error:
+                raise StoreError(f"Cannot back up the store to {target}: {error}.") from error
+
+
+class JournaledStore(DiskStore, Purgeable):
+    """An embedded store on disk whose decisions are journaled beside it
+    (``<path>.journal``): what :meth:`doxa.Memory.open` opens."""
+
+    @property
+    def journal(self) -> Journal:
+        assert self._journal is not None
+        return self._journal
 
 
 _REPLAY_UNLOCKED = 64  # writes left to replay when the rebuild takes the lock to swap

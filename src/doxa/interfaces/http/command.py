@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Protocol
 
@@ -56,23 +55,14 @@ def serve(
 
     from doxa.interfaces.http.app import create_app
     from doxa.interfaces.http.config import demo_config, load_config
-    from doxa.interfaces.location import is_url
     from doxa.judges import configured_judge
-    from doxa.store import EmbeddedStore, RemoteStore, Store
+    from doxa.store import open_store
 
     where = path if path is not None else settings.store
     try:
         config = load_config(config_file) if config_file else demo_config(settings.scope)
-        store: Store
-        if is_url(where):  # a SPARQL 1.1 server, as for every doxa command (docs/remote.md)
-            user, password = (
-                os.environ.get("DOXA_STORE_USER"),
-                os.environ.get("DOXA_STORE_PASSWORD"),
-            )
-            auth = (user, password or "") if user else None
-            store = RemoteStore(where, settings.update_url, auth=auth)
-        else:
-            store = EmbeddedStore(None if where == ":memory:" else Path(where))
+        # a directory, :memory: or a SPARQL 1.1 server, as for every doxa command
+        store = open_store(where, update_url=settings.update_url)
         # the rule judge, with an LLM fallback if DOXA_LLM_* is set (as for every doxa command)
         app = create_app(store, config, judge=configured_judge(), owns_store=True)
     except DoxaError as error:

@@ -1,15 +1,19 @@
-"""The remote backend: any SPARQL 1.1 server speaking the Protocol and Update over HTTP.
+"""The remote store's client: any SPARQL 1.1 server speaking the Protocol and Update over HTTP.
 
 Reads are the same ``queries/*.rq`` files the embedded store runs, sent with the scope's
 dataset written into the query as ``FROM`` / ``FROM NAMED`` (the query's own dataset clauses
 are dropped) and, where the server honours them, as the Protocol's ``default-graph-uri`` /
 ``named-graph-uri`` parameters too. Each :class:`~doxa.store.Change` is one Update request.
 
-Other processes may write the same server, so the store keeps no caches (``memo`` is None) and
+Other processes may write the same server, so the store is no
+:class:`~doxa.store.SoleWriter`: it keeps no cache, and
 a change that claims a ``slot`` applies only if no other change claimed it first: the request
 starts with ``CREATE GRAPH <slot>``, which the server refuses when the graph exists, and a
 refused request applies nothing. That is how two doxa processes publishing after the same
 receipt find out that one of them lost (see docs/remote.md).
+
+Where servers differ (block sizes, row caps, ``ASK`` answers) the store asks its
+:class:`~doxa.store.remote.dialect.Dialect`.
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from enum import Enum
 from typing import Any
 from typing import Literal as TypingLiteral
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import httpx
 from rdflib import BNode, Graph, Literal, URIRef
@@ -41,15 +46,47 @@ from doxa.store.base import (
     bind_values,
 )
 from doxa.store.convert import ntriples, stored_literal
-from doxa.store.rewrite import query_form, restrict, split_prologue
+from doxa.store.remote.dialect import Dialect
+from doxa.store.remote.rewrite import query_form, restrict, split_prologue
+from doxa.store.remote.virtuoso import Virtuoso
 
-__all__ = ["RemoteStore"]
+__all__ = ["ANY_SERVER", "LEASE", "RemoteStore", "endpoint_url"]
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 RESULTS_JSON = "application/sparql-results+json"
 LEASE = 60.0  # seconds a slot claim may wait for its publish before others clear it
-BLOCK = 2000  # quads per DATA operation: Virtuoso's parser gives up near 10,000
 Restriction = TypingLiteral["rewrite", "protocol", "both"]
+
+#: the dialect of a server doxa is not told about: every workaround it knows (Virtuoso's),
+#: each harmless on a server that does not need it
+ANY_SERVER: Dialect = Virtuoso()
+
+
+class _Default(Enum):
+    """The default of an argument that the dialect decides."""
+
+    DIALECT = "dialect"
+
+
+def endpoint_url(url: str) -> str:
+    """``url`` if it is an HTTP(S) URL with a host and no credentials; else InvalidInput.
+
+    Decided on the parsed URL, so ``HTTP://host/sparql`` passes and ``file:///etc`` does not.
+    """
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise InvalidInput(
+            f"{url!r} is not an HTTP(S) URL; give the server's SPARQL endpoint, "
+            "for example http://localhost:7878/query."
+        )
+    if parts.username is not None or parts.password is not None:
+        raise InvalidInput(
+            f"The URL {parts._replace(netloc=parts.hostname).geturl()!r} holds credentials, "
+            "which command lines and logs show to anyone; pass them as auth= or in "
+            "$DOXA_STORE_USER and $DOXA_STORE_PASSWORD."
+        )
+    return url
+
 
 _RDF_FORMATS = {
     "turtle": "turtle",
@@ -74,6 +111,8 @@ class RemoteStore:
     (only the Protocol parameters: for servers verified to honour them) or ``"both"``.
     ``row_cap`` is the most rows the server returns for one query (Virtuoso's
     ``ResultSetMaxRows``, 10,000 by default): a result that long is read again page by page.
+    ``dialect`` says how the server differs from the standard (default :data:`ANY_SERVER`);
+    ``row_cap`` defaults to the dialect's.
 
     Raises :class:`~doxa.StoreError` when the server cannot be reached or refuses a request.
     """
@@ -86,24 +125,22 @@ class RemoteStore:
         auth: tuple[str, str] | httpx.Auth | None = None,
         timeout: float = 30.0,
         restriction: Restriction = "both",
-        row_cap: int | None = 10_000,
+        row_cap: int | _Default | None = _Default.DIALECT,
+        dialect: Dialect = ANY_SERVER,
     ) -> None:
         for url in (query_url, update_url):
-            if url is not None and not url.startswith(("http://", "https://")):
-                raise InvalidInput(
-                    f"{url!r} is not an HTTP(S) URL; give the server's SPARQL endpoint, "
-                    "for example http://localhost:7878/query."
-                )
+            if url is not None:
+                endpoint_url(url)
         self.query_url = query_url
         self.update_url = update_url or query_url
         self.restriction = restriction
-        self.row_cap = row_cap
+        self.dialect = dialect
+        self.row_cap = dialect.row_cap if isinstance(row_cap, _Default) else row_cap
         self.lock = threading.RLock()
-        self.memo: dict[object, object] | None = None  # other processes write here too
         self._client: httpx.Client | None = httpx.Client(auth=auth, timeout=timeout)
 
     def __repr__(self) -> str:
-        return f"RemoteStore({self.query_url!r}, {self.update_url!r})"
+        return f"RemoteStore({self.query_url!r}, {self.update_url!r}, dialect={self.dialect!r})"
 
     # -- HTTP ------------------------------------------------------------------------
 
@@ -174,13 +211,7 @@ class RemoteStore:
         order = " ".join(f"?{n}" for n in names)
         rows: list[dict[str, Any]] = []
         while True:
-            # sorted in a subquery, sliced outside it: Virtuoso refuses to sort a slice that
-            # ends past row 10,000 (MaxSortedTopRows) but not a whole sorted subquery
-            inner = f"SELECT * WHERE {{ {body} }} ORDER BY {order}"
-            page = (
-                f"{prologue} SELECT * WHERE {{ {{ {inner} }} }} "
-                f"LIMIT {self.row_cap} OFFSET {len(rows)}"
-            )
+            page = self.dialect.page(prologue, body, order, self.row_cap, len(rows))
             found = self._results(page, dataset).get("results", {}).get("bindings", [])
             rows += found
             if len(found) < self.row_cap:
@@ -237,7 +268,7 @@ class RemoteStore:
     def ask(
         self, sparql: str, *, dataset: Dataset, bindings: Mapping[str, Binding] | None = None
     ) -> bool:
-        return _boolean(self._results(bind_values(sparql, bindings or {}), dataset))
+        return self.dialect.boolean(self._results(bind_values(sparql, bindings or {}), dataset))
 
     def run(
         self,
@@ -305,7 +336,7 @@ class RemoteStore:
         if not change.delete and not change.insert and change.slot is None:
             return
         try:
-            update = change.to_update(block=BLOCK)
+            update = change.to_update(block=self.dialect.block)
         except (ValueError, TypeError) as error:
             raise InvalidInput(f"The write holds a term that is not valid RDF: {error}.") from None
         if change.slot is None:
@@ -352,7 +383,8 @@ class RemoteStore:
 
     def _holds(self, quad: Quad) -> bool:
         s, p, o, g = (ntriples(t) for t in quad)
-        return _boolean(self._results(f"ASK WHERE {{ GRAPH {g} {{ {s} {p} {o} }} }}", None))
+        ask = f"ASK WHERE {{ GRAPH {g} {{ {s} {p} {o} }} }}"
+        return self.dialect.boolean(self._results(ask, None))
 
     def load(self, data: bytes, *, format: str, graph: URIRef) -> int:
         name = format.lower().lstrip(".")
@@ -424,14 +456,6 @@ def _age(token: Literal) -> float:
         return time.time() - float(str(token).split()[0])
     except (ValueError, IndexError):
         return 0.0  # not a claim this code wrote: never treat it as abandoned
-
-
-def _boolean(data: Mapping[str, Any]) -> bool:
-    if "boolean" in data:
-        return bool(data["boolean"])
-    # Virtuoso 7 answers ASK with JSON as one row of ?__ASK_RETVAL (none when false)
-    rows = data.get("results", {}).get("bindings", [])
-    return bool(rows) and str(next(iter(rows[0].values()))["value"]) not in ("0", "false")
 
 
 def _refused(response: httpx.Response, what: str, text: str) -> StoreError | InvalidInput:
