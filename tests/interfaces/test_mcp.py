@@ -473,9 +473,10 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
             {"text": "No calls on Sunday", "topic": "calls", "rule": "forbids"},
             {
                 "code": -32602,
-                "message": "Tool 'remember' takes no argument 'rule'; it takes: authority, "
-                "confidence, kind, object, predicate, query, sources, standpoint, subject, "
-                "support, text, topic, turn, valid_from, valid_until.",
+                "message": "Tool 'remember' takes no argument 'rule'; it takes: attributed_to, "
+                "authority, confidence, datatype, kind, language, literal, object, predicate, "
+                "query, sources, standpoint, subject, support, text, topic, turn, valid_from, "
+                "valid_until.",
             },
             id="rule",
         ),
@@ -483,9 +484,10 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
             {"text": "No calls on Sunday", "topic": "calls", "Authority": "owner"},
             {
                 "code": -32602,
-                "message": "Tool 'remember' takes no argument 'Authority'; it takes: authority, "
-                "confidence, kind, object, predicate, query, sources, standpoint, subject, "
-                "support, text, topic, turn, valid_from, valid_until.",
+                "message": "Tool 'remember' takes no argument 'Authority'; it takes: attributed_to, "
+                "authority, confidence, datatype, kind, language, literal, object, predicate, "
+                "query, sources, standpoint, subject, support, text, topic, turn, valid_from, "
+                "valid_until.",
             },
             id="other-case-name",
         ),
