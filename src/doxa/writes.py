@@ -25,7 +25,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from doxa.errors import InvalidInput
 from doxa.model import Authority, RuleMode, Support
@@ -235,6 +235,7 @@ def field(name: str) -> Field:
     return _BY_NAME[name]
 
 
+@runtime_checkable
 class Naming(Protocol):
     """How an interface names a field in a message: ``--literal`` on the command line,
     ``'literal'`` in a JSON body."""
