@@ -388,6 +388,11 @@ class Memory:
         """
         return self.gate.rejudge()
 
+    def unchecked(self) -> list[str]:
+        """Ids of the writes held because the judge could not answer, oldest first: what
+        :meth:`rejudge` would judge again (the HTTP server asks before it does)."""
+        return self.gate.record.unchecked()
+
     def approve(
         self, item: str | HeldWrite, *, as_relation: str | Relation | None = None
     ) -> Receipt:
@@ -801,7 +806,7 @@ class Memory:
         ]
 
     def _unchecked(self) -> list[Fact]:
-        iris = [self.scope.fact(held) for held in self.gate.record.unchecked()]
+        iris = [self.scope.fact(held) for held in self.unchecked()]
         found = load_facts(self.store, self.scope, Dataset(default=(self.scope.pending,)), iris)
         return [dataclass_replace(f, status=FactStatus.UNCHECKED) for f in found]
 

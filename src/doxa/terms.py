@@ -188,6 +188,11 @@ def literal(lexical: str, *, datatype: str | None = None, language: str | None =
                 f"datatype {datatype!r} is not an absolute IRI; use xsd:NAME (such as "
                 "xsd:gYear) or a full IRI."
             )
+        if datatype.startswith("xsd:") and iri not in XSD:  # XSD[name] only warns
+            raise InvalidInput(
+                f"{datatype!r} is not an XSD datatype; use one such as xsd:gYear or "
+                "xsd:integer, or a full IRI."
+            )
     if language is not None:
         if iri is not None and iri != RDF.langString:
             raise InvalidInput(

@@ -19,6 +19,8 @@ from click.testing import CliRunner
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, get_default_environment
 from mcp.types import CallToolResult, TextContent
+from rdflib import Literal
+from rdflib.namespace import XSD
 
 from doxa import Memory
 from doxa.interfaces.cli import main
@@ -473,9 +475,10 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
             {"text": "No calls on Sunday", "topic": "calls", "rule": "forbids"},
             {
                 "code": -32602,
-                "message": "Tool 'remember' takes no argument 'rule'; it takes: authority, "
-                "confidence, kind, object, predicate, query, sources, standpoint, subject, "
-                "support, text, topic, turn, valid_from, valid_until.",
+                "message": "Tool 'remember' takes no argument 'rule'; it takes: attributed_to, "
+                "authority, confidence, datatype, kind, language, literal, object, predicate, "
+                "query, sources, standpoint, subject, support, text, topic, turn, valid_from, "
+                "valid_until.",
             },
             id="rule",
         ),
@@ -483,9 +486,10 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
             {"text": "No calls on Sunday", "topic": "calls", "Authority": "owner"},
             {
                 "code": -32602,
-                "message": "Tool 'remember' takes no argument 'Authority'; it takes: authority, "
-                "confidence, kind, object, predicate, query, sources, standpoint, subject, "
-                "support, text, topic, turn, valid_from, valid_until.",
+                "message": "Tool 'remember' takes no argument 'Authority'; it takes: attributed_to, "
+                "authority, confidence, datatype, kind, language, literal, object, predicate, "
+                "query, sources, standpoint, subject, support, text, topic, turn, valid_from, "
+                "valid_until.",
             },
             id="other-case-name",
         ),
@@ -509,3 +513,46 @@ def test_an_argument_the_tool_does_not_take_is_refused(
         raw.close()
     with Memory.open(store, scope="alice") as memory:
         assert [(f.is_rule, f.authority.value) for f in memory.facts()] == [(False, "agent")]
+
+
+def test_an_agent_writes_a_typed_literal_and_who_said_it(store: Path) -> None:
+    """MCP takes the whole write an agent may give: an xsd:gYear literal, a language tag and
+    attributed_to are stored as given; a datatype without a literal is a tool error that
+    writes nothing (control)."""
+    texts: list[str] = []
+    ex = "http://example.org/"
+
+    async def body(client: Client) -> None:
+        year = {
+            "text": "Bob was born in 1971",
+            "topic": "bio",
+            "subject": f"{ex}bob",
+            "predicate": f"{ex}birthYear",
+            "literal": "1971",
+            "datatype": "xsd:gYear",
+            "attributed_to": f"{ex}alice",
+        }
+        assert structured(await client.call_tool("remember", year))["outcome"] == "admitted"
+        day = {
+            "text": "Bob's day off is Mittwoch",
+            "topic": "bio",
+            "subject": f"{ex}bob",
+            "predicate": f"{ex}dayOff",
+            "literal": "Mittwoch",
+            "language": "de",
+        }
+        assert structured(await client.call_tool("remember", day))["outcome"] == "admitted"
+        alone = {"text": "x", "topic": "bio", "datatype": "xsd:gYear"}
+        texts.append(error_text(await client.call_tool("remember", alone)))
+
+    session(store, "alice", body)
+    assert texts == ["Error executing tool remember: 'datatype' types a 'literal'; add 'literal'."]
+    with Memory.open(store, scope="alice") as memory:
+        objects = {f.text: f.object for f in memory.facts()}
+        [born] = [f for f in memory.facts() if f.text.startswith("Bob was born")]
+        attributed = memory.why(born.id).attributed_to
+    assert objects == {
+        "Bob was born in 1971": Literal("1971", datatype=XSD.gYear),
+        "Bob's day off is Mittwoch": Literal("Mittwoch", lang="de"),
+    }
+    assert str(attributed) == f"{ex}alice"

@@ -37,30 +37,12 @@ from doxa.model import Outcome, Proposal, Receipt
 from doxa.ontology.closure import property_table
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA
+from doxa.writes import PYTHON_FIELDS
 
 __all__ = ["ImportReport", "import_claims", "read_claims"]
 
-FIELDS = frozenset(
-    {
-        "text",
-        "topic",
-        "kind",
-        "subject",
-        "predicate",
-        "object",
-        "authority",
-        "support",
-        "standpoint",
-        "sources",
-        "attributed_to",
-        "valid_from",
-        "valid_until",
-        "confidence",
-        "query",
-        "turn",
-        "rule",
-    }
-)
+#: a line's keys: the arguments of ``Memory.remember`` (doxa.writes lists them once)
+FIELDS = frozenset(f.name for f in PYTHON_FIELDS)
 Pair = tuple[URIRef, Node]
 SHAPE_CHUNK = 500  # writes whose graphs are checked together
 

@@ -14,10 +14,11 @@ the owner's interfaces (CLI, review page). A doxa error comes back as a tool err
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, BinaryIO, Literal, Protocol, TypeVar, cast
+from typing import Annotated, Any, BinaryIO, Protocol, TypeVar, cast
 
 import anyio
 import anyio.to_thread
@@ -39,9 +40,11 @@ from pydantic import BaseModel, Field, ValidationError
 from doxa import __version__
 from doxa.errors import DoxaError, InvalidInput
 from doxa.interfaces.wire import parse_json
+from doxa.interfaces.write_schema import json_fields
 from doxa.memory import Memory
-from doxa.model import Authority, Fact, History, Receipt, Support, Why
+from doxa.model import Authority, Fact, History, Receipt, Why
 from doxa.terms import as_iri
+from doxa.writes import remember_arguments
 
 __all__ = [
     "AGENT_TOOLS",
@@ -267,30 +270,36 @@ def _doc(description: str) -> Any:
     return Field(description=description)
 
 
-AgentAuthority = Literal["agent", "tool", "external"]
-SupportName = Literal["stated", "observed", "inferred", "quoted", "absent"]
 ValidAt = Annotated[str | None, _doc("True at this time, ISO 8601 (default now).")]
 AsOf = Annotated[str | None, _doc("As believed at this time, ISO 8601 (default now).")]
 IncludeEnded = Annotated[bool, _doc("Also superseded and retracted facts.")]
 FactId = Annotated[str, _doc("The fact id, as remember, recall or facts returned it.")]
 
 
-def _agent_write(
-    memory: Memory, authority: object, support: object, standpoint: str | None
-) -> tuple[Authority, Support | None]:
-    """Parse the write's enum arguments with the parse every interface shares, then refuse
-    what only the owner may claim, comparing parsed values (the schema's enum is a hint to
-    the model, not the guard)."""
-    who = Authority.parse(authority)
-    how = Support.parse(support) if support is not None else None
-    if who is Authority.OWNER:
+def _agent_write(memory: Memory, given: dict[str, Any]) -> dict[str, Any]:
+    """``Memory.remember``'s arguments for an agent's call: the one read of a write's fields,
+    then a refusal of what only the owner may claim, comparing parsed values (the schema's
+    enum is a hint to the model, not the guard)."""
+    arguments = remember_arguments(given)
+    if arguments["authority"] is Authority.OWNER:
         raise ToolError(
             "An agent cannot write with authority 'owner'; write as 'agent', 'tool' or 'external'."
         )
+    standpoint = arguments["standpoint"]
     owners = memory.scope.standpoint(Authority.OWNER.value)
     if standpoint is not None and as_iri(standpoint, "standpoint") == owners:
         raise ToolError("An agent cannot write in the owner's standpoint; leave out 'standpoint'.")
-    return who, how
+    return arguments
+
+
+def _remember_signature() -> inspect.Signature:
+    """The ``remember`` tool's parameters: the fields of a write an agent may give, each
+    with its JSON type, default and doc (:func:`doxa.interfaces.write_schema.json_fields`)."""
+    parameters = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[kind, info])
+        for name, (kind, info) in json_fields(agent=True).items()
+    ]
+    return inspect.Signature(parameters, return_annotation=ReceiptOut)
 
 
 def build_server(memory: Memory) -> MCPServer:
@@ -302,59 +311,20 @@ def build_server(memory: Memory) -> MCPServer:
         version=__version__,
     )
 
-    @server.tool(annotations=_WRITE, structured_output=True)
-    def remember(
-        text: Annotated[str, _doc("The fact as a person would read it.")],
-        topic: Annotated[str, _doc("Topic it belongs to, e.g. 'meetings'.")],
-        kind: Annotated[str | None, _doc("Kind of memory: schedule, preference …")] = None,
-        subject: Annotated[str | None, _doc("Subject IRI of a structured fact.")] = None,
-        predicate: Annotated[str | None, _doc("Predicate IRI of a structured fact.")] = None,
-        object: Annotated[
-            str | None, _doc("Object: an absolute IRI becomes an IRI, else a string literal.")
-        ] = None,
-        authority: Annotated[
-            AgentAuthority,
-            _doc(
-                "agent: your inference; tool: a tool's observation this turn; "
-                "external: a quotation from a document (name it in sources)."
-            ),
-        ] = "agent",
-        support: Annotated[SupportName | None, _doc("Default follows authority.")] = None,
-        standpoint: Annotated[str | None, _doc("Whose perspective (IRI).")] = None,
-        sources: Annotated[list[str] | None, _doc("Evidence IRIs.")] = None,
-        valid_from: Annotated[str | None, _doc("Start of valid time, ISO 8601.")] = None,
-        valid_until: Annotated[str | None, _doc("End of valid time, ISO 8601.")] = None,
-        confidence: Annotated[float | None, _doc("0 to 1; omit when not rated.")] = None,
-        query: Annotated[str | None, _doc("The search that found nothing (absent).")] = None,
-        turn: Annotated[str | None, _doc("IRI of this turn or tool call.")] = None,
-    ) -> ReceiptOut:
+    def remember(**given: Any) -> ReceiptOut:
         """Write one fact through doxa's gate and get the receipt of the decision.
 
         A write that breaks the shapes or has a value of the wrong type comes back as an
-        error listing what to fix; a rejected write stores no fact.
+        error listing what to fix; a rejected write stores no fact. Give the object as
+        ``object``, or as ``literal`` with a ``datatype`` (``xsd:gYear``) or a ``language``.
         """
-        who, how = _guarded(lambda: _agent_write(memory, authority, support, standpoint))
-        receipt = _guarded(
-            lambda: memory.remember(
-                text,
-                topic=topic,
-                kind=kind,
-                subject=subject,
-                predicate=predicate,
-                object=object,
-                authority=who,
-                support=how,
-                standpoint=standpoint,
-                sources=sources or (),
-                valid_from=valid_from,
-                valid_until=valid_until,
-                confidence=confidence,
-                query=query,
-                turn=turn,
-                strict=True,
-            )
-        )
-        return receipt_out(receipt)
+        sent = {name: value for name, value in given.items() if value is not None}
+        arguments = _guarded(lambda: _agent_write(memory, sent))
+        return receipt_out(_guarded(lambda: memory.remember(**arguments, strict=True)))
+
+    # the SDK reads the tool's input schema from its signature: the definition's fields
+    remember.__signature__ = _remember_signature()  # type: ignore[attr-defined]
+    server.tool(annotations=_WRITE, structured_output=True)(remember)
 
     @server.tool(annotations=_READ, structured_output=True)
     def recall(

@@ -127,7 +127,7 @@ def create_app(
         while True:
             await asyncio.sleep(every)
             for memory in memories.values():
-                if memory.gate.record.unchecked():
+                if memory.unchecked():
                     try:
                         await asyncio.to_thread(memory.rejudge)
                     except DoxaError:

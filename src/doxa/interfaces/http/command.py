@@ -7,7 +7,8 @@ from typing import Protocol
 
 import click
 
-from doxa.errors import DoxaError, InvalidInput, NotFound, StoreError
+from doxa.errors import DoxaError
+from doxa.interfaces.failures import exit_code
 
 __all__ = ["serve"]
 
@@ -16,17 +17,6 @@ class _Settings(Protocol):
     store: str
     scope: str
     update_url: str | None
-
-
-def _exit_code(error: DoxaError) -> int:
-    # the CLI's exit codes: 2 bad input, 3 not found, 4 store error, 6 anything else
-    if isinstance(error, InvalidInput):
-        return 2
-    if isinstance(error, NotFound):
-        return 3
-    if isinstance(error, StoreError):
-        return 4
-    return 6
 
 
 @click.command()
@@ -67,7 +57,7 @@ def serve(
         app = create_app(store, config, judge=configured_judge(), owns_store=True)
     except DoxaError as error:
         click.echo(f"error: {error}", err=True)
-        raise SystemExit(_exit_code(error)) from None
+        raise SystemExit(exit_code(error)) from None
     url = f"http://{host}:{port}"
     click.echo(f"doxa serves {where} at {url}")
     click.echo(f"  API docs {url}/docs   SPARQL {url}/sparql   review {url}/review")

@@ -1,5 +1,8 @@
 """One JSON error shape for every route, and doxa's errors mapped to HTTP status codes.
 
+The statuses of doxa's errors come from the one table :mod:`doxa.interfaces.failures`
+(the CLI's exit codes are in the same rows).
+
 Every error response has this body (the CLI's ``--json`` error shape, with the HTTP status in
 place of the exit code)::
 
@@ -38,18 +41,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from doxa.errors import (
-    ChainBroken,
-    DoxaError,
-    InvalidInput,
-    JudgeUnavailable,
-    NotFound,
-    ScopeViolation,
-    ShapeViolation,
-    StoreError,
-)
+from doxa.errors import DoxaError, ShapeViolation
+from doxa.interfaces.failures import http_status
 
-__all__ = ["Problem", "error_body", "install_handlers", "status_of"]
+__all__ = ["Problem", "error_body", "install_handlers"]
 
 _log = logging.getLogger("doxa.http")
 
@@ -75,23 +70,6 @@ class Problem(Exception):
         self.headers = headers or {}
 
 
-def status_of(error: DoxaError) -> int:
-    """The HTTP status for one of doxa's errors."""
-    if isinstance(error, ShapeViolation):
-        return 422
-    if isinstance(error, ScopeViolation):
-        return 403
-    if isinstance(error, InvalidInput):
-        return 400
-    if isinstance(error, NotFound):
-        return 404
-    if isinstance(error, ChainBroken):
-        return 409
-    if isinstance(error, StoreError | JudgeUnavailable):
-        return 503
-    return 500
-
-
 def error_body(
     type_name: str, message: str, status: int, *, failures: Sequence[dict[str, Any]] = ()
 ) -> dict[str, Any]:
@@ -107,7 +85,7 @@ def _json(body: dict[str, Any], status: int, headers: dict[str, str] | None = No
 
 
 def doxa_error_response(error: DoxaError) -> JSONResponse:
-    status = status_of(error)
+    status = http_status(error)
     body = error_body(type(error).__name__, str(error), status)
     if isinstance(error, ShapeViolation):
         body["error"]["failures"] = [

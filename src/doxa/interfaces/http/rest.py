@@ -9,19 +9,20 @@ need the scope's owner key.
 from __future__ import annotations
 
 import io
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from doxa.errors import InvalidInput
-from doxa.interfaces.cli import _plain
 from doxa.interfaces.http.auth import Bound, bound, owner
 from doxa.interfaces.http.bodies import StrictJSONRoute
 from doxa.interfaces.http.errors import Problem
-from doxa.model import Authority, Relation, RuleMode, Support
-from doxa.terms import as_iri, literal
+from doxa.interfaces.presentation import plain
+from doxa.interfaces.write_schema import json_fields
+from doxa.model import Authority, Relation, RuleMode
+from doxa.terms import as_iri
+from doxa.writes import remember_arguments
 
 __all__ = ["router"]
 
@@ -37,42 +38,15 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class RememberBody(_Body):
-    """One write for the gate (the arguments of ``Memory.remember``)."""
-
-    text: str = Field(description="The line as a person would read it.")
-    topic: str = Field(description="Topic the fact belongs to, e.g. 'meetings'.")
-    kind: str | None = Field(None, description="Kind of memory (schedule, preference …).")
-    subject: str | None = Field(None, description="Subject IRI of a structured fact.")
-    predicate: str | None = Field(None, description="Predicate IRI of a structured fact.")
-    object: str | None = Field(
-        None, description="Object: an absolute IRI becomes an IRI, anything else a string."
-    )
-    literal: str | None = Field(None, description="Object as a literal, whatever it looks like.")
-    datatype: str | None = Field(None, description="Datatype of literal: xsd:NAME or an IRI.")
-    language: str | None = Field(None, description="Language tag of literal, e.g. 'en'.")
-    authority: str = Field(
-        "agent",
-        description="owner (owner key only), tool, agent or external: exactly these words.",
-        json_schema_extra={"enum": [m.value for m in Authority]},
-    )
-    support: str | None = Field(
-        None,
-        description="stated, observed, inferred, quoted or absent.",
-        json_schema_extra={"enum": [*(m.value for m in Support), None]},
-    )
-    standpoint: str | None = Field(None, description="Whose perspective it holds in (IRI).")
-    sources: list[str] = Field(default_factory=list, description="Evidence IRIs.")
-    attributed_to: str | None = Field(None, description="Who said it (IRI).")
-    valid_from: str | None = Field(None, description="Start of valid time (ISO 8601).")
-    valid_until: str | None = Field(None, description="End of valid time (ISO 8601).")
-    confidence: float | str | None = Field(None, description="From 0 to 1; omit: not rated.")
-    query: str | None = Field(None, description="The search that found nothing (support absent).")
-    turn: str | None = Field(None, description="The conversation turn or tool call (IRI).")
-    rule: str | None = Field(
-        None,
-        description="requires or forbids: a standing rule (owner key only).",
-        json_schema_extra={"enum": [*(m.value for m in RuleMode), None]},
+if TYPE_CHECKING:  # a model built at import time; the type checker knows it as a model
+    RememberBody = _Body
+else:
+    #: one write for the gate: every field of :data:`doxa.writes.FIELDS`, nothing else
+    RememberBody = create_model(
+        "RememberBody",
+        __base__=_Body,
+        __doc__="One write for the gate (the arguments of ``Memory.remember``).",
+        **json_fields(agent=False),
     )
 
 
@@ -92,18 +66,8 @@ class RetractBody(_Body):
     reason: str = Field(description="Why: the fact was never true, or what you checked.")
 
 
-def _object(body: RememberBody) -> object:
-    if body.literal is None:
-        if body.datatype is not None or body.language is not None:
-            raise InvalidInput("datatype and language type a literal; add 'literal'.")
-        return body.object
-    if body.object is not None:
-        raise InvalidInput("Give the object once: 'object' or 'literal', not both.")
-    return literal(body.literal, datatype=body.datatype, language=body.language)
-
-
 def _json(value: object) -> Any:
-    return _plain(value)
+    return plain(value)
 
 
 @router.post("/remember", tags=["writes"])
@@ -114,39 +78,25 @@ def remember(body: RememberBody, found: Caller) -> JSON:
     receipt is stored). Only the owner key may write with authority ``owner``, write a
     standing rule (``rule``) or name the owner's standpoint (403 otherwise).
     """
-    receipt = found.memory.remember(body.text, **_fields(body, found), strict=True)
+    receipt = found.memory.remember(**_fields(body, found), strict=True)
     return _json(receipt)  # type: ignore[no-any-return]
 
 
-def _fields(body: RememberBody, found: Bound) -> dict[str, Any]:
+def _fields(body: BaseModel, found: Bound) -> dict[str, Any]:
     """The keyword arguments of ``Memory.remember`` (and ``preview``) a body carries.
 
-    The enum-like fields are parsed here, once, by the parse every interface shares; the
-    permission check then compares the parsed members (``"OWNER"`` is refused by the parse,
-    never admitted as the owner), and the memory receives the members themselves.
+    :func:`doxa.writes.remember_arguments` parses the closed lists, once, by the parse every
+    interface shares; the permission check then compares the parsed members (``"OWNER"`` is
+    refused by the parse, never admitted as the owner), and the memory receives the members.
     """
-    authority = Authority.parse(body.authority)
-    rule = RuleMode.parse(body.rule) if body.rule is not None else None
-    support = Support.parse(body.support) if body.support is not None else None
-    _check_caller(found, authority=authority, rule=rule, standpoint=body.standpoint)
-    return {
-        "topic": body.topic,
-        "kind": body.kind,
-        "subject": body.subject,
-        "predicate": body.predicate,
-        "object": _object(body),
-        "authority": authority,
-        "support": support,
-        "standpoint": body.standpoint,
-        "sources": body.sources,
-        "attributed_to": body.attributed_to,
-        "valid_from": body.valid_from,
-        "valid_until": body.valid_until,
-        "confidence": body.confidence,
-        "query": body.query,
-        "turn": body.turn,
-        "rule": rule,
-    }
+    arguments = remember_arguments(body.model_dump(exclude_unset=True))
+    _check_caller(
+        found,
+        authority=arguments["authority"],
+        rule=arguments["rule"],
+        standpoint=arguments["standpoint"],
+    )
+    return arguments
 
 
 def _check_caller(
@@ -182,7 +132,7 @@ def _check_caller(
 def preview(body: RememberBody, found: Caller) -> JSON:
     """What the judge would say about a write (its verdict), without writing anything; the
     same owner-only rules as ``/remember`` apply (403)."""
-    return _json(found.memory.preview(body.text, **_fields(body, found)))  # type: ignore[no-any-return]
+    return _json(found.memory.preview(**_fields(body, found)))  # type: ignore[no-any-return]
 
 
 @router.get("/facts", tags=["reads"])

@@ -18,6 +18,7 @@ from xml.sax.saxutils import escape, quoteattr
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
+from doxa.interfaces.presentation import sparql_json
 from doxa.store import QueryResult
 from doxa.store.convert import ntriples
 
@@ -129,33 +130,8 @@ def choose(form: str, accept: str | None, short: str | None = None) -> Format | 
     return None
 
 
-def _json_term(term: Node) -> dict[str, str]:
-    if isinstance(term, URIRef):
-        return {"type": "uri", "value": str(term)}
-    if isinstance(term, BNode):
-        return {"type": "bnode", "value": str(term)}
-    assert isinstance(term, Literal)
-    out = {"type": "literal", "value": str(term)}
-    if term.language:
-        out["xml:lang"] = term.language
-    elif term.datatype is not None:
-        out["datatype"] = str(term.datatype)
-    return out
-
-
 def _json(result: QueryResult) -> str:
-    if result.form == "ask":
-        return json.dumps({"head": {}, "boolean": bool(result.boolean)})
-    bindings = [
-        {
-            name: _json_term(term)
-            for name, term in zip(result.variables, row, strict=True)
-            if term is not None
-        }
-        for row in result.rows
-    ]
-    body = {"head": {"vars": list(result.variables)}, "results": {"bindings": bindings}}
-    return json.dumps(body, ensure_ascii=False)
+    return json.dumps(sparql_json(result), ensure_ascii=False)
 
 
 def _text(value: str) -> str:

@@ -26,9 +26,9 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from doxa.errors import DoxaError, NotFound
+from doxa.interfaces.failures import http_status
 from doxa.interfaces.http.auth import Memories, ReviewSessions
 from doxa.interfaces.http.config import ServerConfig
-from doxa.interfaces.http.errors import status_of
 from doxa.interfaces.http.timeline import timeline_svg
 from doxa.memory import Memory
 from doxa.model import Alarm, Fact, HeldWrite, Outcome, Receipt
@@ -306,7 +306,7 @@ async def _decide(request: Request, held_id: str, verb: str) -> Response:
         else:
             receipt = owner.memory.reject(held_id, reason=form.get("reason", ""))
     except DoxaError as error:
-        return _message("Could not " + verb, str(error), status_of(error))
+        return _message("Could not " + verb, str(error), http_status(error))
     notice = f"{receipt.outcome.value}: {held_id} (receipt {receipt.id})"
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
 
@@ -320,7 +320,7 @@ async def clear_alarm(request: Request, alarm_id: str) -> Response:
     try:
         receipt = owner.memory.clear_alarm(alarm_id, reason=form.get("reason", ""))
     except DoxaError as error:
-        return _message("Could not clear the alarm", str(error), status_of(error))
+        return _message("Could not clear the alarm", str(error), http_status(error))
     notice = f"cleared: alarm {alarm_id} (receipt {receipt.id})"
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
 
@@ -340,7 +340,7 @@ async def quarantine_decision(request: Request, fact_id: str, verb: str) -> Resp
         else:
             receipt = owner.memory.discard(fact_id, reason=reason)
     except DoxaError as error:
-        return _message(f"Could not {verb}", str(error), status_of(error))
+        return _message(f"Could not {verb}", str(error), http_status(error))
     notice = f"{receipt.outcome.value}: {fact_id} (receipt {receipt.id})"
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
 
@@ -365,7 +365,7 @@ def fact_page(request: Request, fact_id: str) -> Response:
         history = memory.history(fact_id)
         why = memory.why(fact_id)
     except DoxaError as error:
-        return _message("Not found", str(error), status_of(error))
+        return _message("Not found", str(error), http_status(error))
     versions = [history.fact]
     for successor in history.successors:
         found = _fact_or_none(memory, successor)

@@ -14,17 +14,9 @@ import click
 
 from doxa.errors import NotFound
 from doxa.evaluation import CaseResult, EvalReport, load_cases
-from doxa.interfaces.cli import (
-    Settings,
-    _emit,
-    _plain,
-    _receipt_text,
-    _run,
-    _show_list,
-    _show_receipt,
-    _table,
-    _when,
-)
+from doxa.interfaces.cli.running import Settings, emit, run
+from doxa.interfaces.cli.show import receipt_text, show_list, show_receipt
+from doxa.interfaces.presentation import plain, table, when
 from doxa.memory import Memory
 from doxa.model import Alarm, Standing
 from doxa.reads.stats import Stats
@@ -48,7 +40,7 @@ def judge() -> None:
 
 def _report(settings: Settings, report: EvalReport) -> None:
     if settings.json:
-        _emit(
+        emit(
             {
                 "cases": len(report.results),
                 "accuracy": report.accuracy(),
@@ -101,7 +93,7 @@ def judge_eval(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> 
 
     Prints per-kind accuracy, wrong closings and the confusion matrix.
     """
-    _run(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=False)))
+    run(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=False)))
 
 
 @judge.command("calibrate")
@@ -110,7 +102,7 @@ def judge_eval(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> 
 @click.pass_obj
 def judge_calibrate(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> None:
     """Score the judge on the owner's labelled FILE and count it towards earned closing."""
-    _run(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=True)))
+    run(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=True)))
 
 
 @click.command()
@@ -121,14 +113,14 @@ def rejudge(settings: Settings) -> None:
     def action(memory: Memory) -> None:
         receipts = memory.rejudge()
         if settings.json:
-            _emit(receipts)
+            emit(receipts)
         elif not receipts:
             click.echo("Nothing was judged again.")
         else:
             for receipt in receipts:
-                click.echo(_receipt_text(receipt))
+                click.echo(receipt_text(receipt))
 
-    _run(settings, action)
+    run(settings, action)
 
 
 def _stats_text(stats: Stats) -> str:
@@ -146,7 +138,7 @@ def _stats_text(stats: Stats) -> str:
         for k in stats.kinds
     ]
     parts = [
-        _table(
+        table(
             ["kind", "writes", "admitted", "merged", "held", "quarantined", "rejected", "needless"],
             rows,
         )
@@ -160,7 +152,7 @@ def _stats_text(stats: Stats) -> str:
 
 
 def _ledger_table(ledger: Sequence[Standing]) -> str:
-    return _table(
+    return table(
         ["judge", "kind", "agreed", "decisions", "agreement", "closing"],
         [
             [
@@ -184,22 +176,22 @@ def stats(settings: Settings) -> None:
     def action(memory: Memory) -> None:
         found = memory.stats()
         if settings.json:
-            data = _plain(found)
+            data = plain(found)
             assert isinstance(data, dict)
             for kind, item in zip(found.kinds, data["kinds"], strict=True):
                 item.update(writes=kind.writes, held=kind.held)
                 item["needless_hold_rate"] = kind.needless_hold_rate
-            _emit(data)
+            emit(data)
         else:
             click.echo(_stats_text(found))
 
-    _run(settings, action)
+    run(settings, action)
 
 
 def _alarms_table(items: Sequence[Alarm]) -> str:
-    return _table(
+    return table(
         ["alarm", "raised", "fact", "cleared", "reason"],
-        [[a.id, _when(a.raised_at), a.fact or "-", _when(a.cleared_at), a.reason] for a in items],
+        [[a.id, when(a.raised_at), a.fact or "-", when(a.cleared_at), a.reason] for a in items],
     )
 
 
@@ -211,9 +203,9 @@ def alarms(ctx: click.Context, include_cleared: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     settings: Settings = ctx.obj
-    _run(
+    run(
         settings,
-        lambda m: _show_list(
+        lambda m: show_list(
             settings,
             m.alarms(include_cleared=include_cleared),
             "No open alarms.",
@@ -228,4 +220,4 @@ def alarms(ctx: click.Context, include_cleared: bool) -> None:
 @click.pass_obj
 def alarms_clear(settings: Settings, alarm: str, reason: str) -> None:
     """Clear ALARM so automatic closing may resume; leaves a receipt."""
-    _run(settings, lambda m: _show_receipt(settings, m.clear_alarm(alarm, reason=reason)))
+    run(settings, lambda m: show_receipt(settings, m.clear_alarm(alarm, reason=reason)))

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from doxa.gate.bulk import read_claims
-from doxa.interfaces.cli import Settings, _emit, _run
+from doxa.interfaces.cli.running import Settings, emit, run
 from doxa.memory import Memory
 
 __all__ = ["import_claims"]
@@ -37,7 +37,7 @@ def import_claims(settings: Settings, file: Path, fmt: str, batch_size: int) -> 
         with click.progressbar(length=len(rows), label="importing", file=sys.stderr) as bar:
             report = memory.import_claims(rows, batch_size=batch_size, progress=bar.update)
         if settings.json:
-            _emit(
+            emit(
                 {
                     "claims": len(rows),
                     "counts": report.counts,
@@ -54,4 +54,4 @@ def import_claims(settings: Settings, file: Path, fmt: str, batch_size: int) -> 
         for number, message in report.refused:
             click.echo(f"line {number} refused: {message}", err=True)
 
-    _run(settings, action)
+    run(settings, action)

@@ -13,17 +13,9 @@ import click
 
 from doxa.audit.backups import accept_loss as give_up_lost
 from doxa.audit.purge import PurgeStatus
-from doxa.errors import DoxaError, StoreError
-from doxa.interfaces.cli import (
-    Settings,
-    _emit,
-    _exit_code,
-    _facts_table,
-    _print_error,
-    _run,
-    _show_list,
-    _show_receipt,
-)
+from doxa.errors import StoreError
+from doxa.interfaces.cli.running import Settings, attempt, emit, print_error, run
+from doxa.interfaces.cli.show import facts_table, show_list, show_receipt
 from doxa.memory import Memory
 from doxa.model import Fact
 
@@ -39,11 +31,9 @@ def quarantine(ctx: click.Context) -> None:
     settings: Settings = ctx.obj
 
     def table(items: Sequence[Fact]) -> str:
-        return _facts_table(items)
+        return facts_table(items)
 
-    _run(
-        settings, lambda m: _show_list(settings, m.quarantined(), "Nothing is quarantined.", table)
-    )
+    run(settings, lambda m: show_list(settings, m.quarantined(), "Nothing is quarantined.", table))
 
 
 @quarantine.command("release")
@@ -52,7 +42,7 @@ def quarantine(ctx: click.Context) -> None:
 @click.pass_obj
 def quarantine_release(settings: Settings, fact: str, reason: str) -> None:
     """Release FACT: it is judged again as the quotation it is (the owner vouches for it)."""
-    _run(settings, lambda m: _show_receipt(settings, m.release(fact, reason=reason)))
+    run(settings, lambda m: show_receipt(settings, m.release(fact, reason=reason)))
 
 
 @quarantine.command("discard")
@@ -61,7 +51,7 @@ def quarantine_release(settings: Settings, fact: str, reason: str) -> None:
 @click.pass_obj
 def quarantine_discard(settings: Settings, fact: str, reason: str) -> None:
     """Discard FACT from quarantine; its receipt stays."""
-    _run(settings, lambda m: _show_receipt(settings, m.discard(fact, reason=reason)))
+    run(settings, lambda m: show_receipt(settings, m.discard(fact, reason=reason)))
 
 
 @click.command()
@@ -81,7 +71,7 @@ def erase(settings: Settings, targets: tuple[str, ...], reason: str, status: boo
     if status:
         if targets:
             raise click.UsageError("--status takes no TARGET; run it on its own.")
-        _run(settings, lambda m: _show_purge(settings, m.purge_status()))
+        run(settings, lambda m: _show_purge(settings, m.purge_status()))
         return
     if not targets:
         raise click.UsageError("Name at least one TARGET (a fact id or a subject IRI).")
@@ -91,14 +81,14 @@ def erase(settings: Settings, targets: tuple[str, ...], reason: str, status: boo
     def action(memory: Memory) -> None:
         receipts = memory.erase_many(list(targets), reason=reason, wait=True)
         if settings.json and len(targets) > 1:
-            _emit(receipts)  # one JSON document: the list of receipts
+            emit(receipts)  # one JSON document: the list of receipts
             return
         for receipt in receipts:
-            _show_receipt(settings, receipt)
+            show_receipt(settings, receipt)
         if not settings.json and not memory.store_purges_files:
             click.echo(REMOTE_ERASURE, err=True)
 
-    _run(settings, action)
+    run(settings, action)
 
 
 REMOTE_ERASURE = (
@@ -110,7 +100,7 @@ REMOTE_ERASURE = (
 
 def _show_purge(settings: Settings, status: PurgeStatus) -> None:
     if settings.json:
-        _emit(status.as_json())
+        emit(status.as_json())
         return
     state = "running" if status.running else "idle"
     line = f"Purge {state}: {status.owed} erasure(s) owed, {status.purged} purged by this process"
@@ -129,11 +119,11 @@ def backup(settings: Settings) -> None:
     def action(memory: Memory) -> None:
         where = memory.backup()
         if settings.json:
-            _emit({"backup": str(where)})
+            emit({"backup": str(where)})
         else:
             click.echo(f"Backed up to {where}.")
 
-    _run(settings, action)
+    run(settings, action)
 
 
 @click.command()
@@ -144,14 +134,14 @@ def backups(settings: Settings) -> None:
     def action(memory: Memory) -> None:
         found = memory.backups()
         if settings.json:
-            _emit([str(p) for p in found])
+            emit([str(p) for p in found])
         elif not found:
             click.echo("No backups.")
         else:
             for path in found:
                 click.echo(str(path))
 
-    _run(settings, action)
+    run(settings, action)
 
 
 def _offline(settings: Settings, action: str) -> Path:
@@ -168,7 +158,7 @@ def restore(settings: Settings, backup_dir: Path) -> None:
 
     The replaced store is kept as a backup (<time>-replaced), so nothing is lost.
     """
-    _offline_run(
+    _offlinerun(
         settings, "restore", lambda path: Memory.restore_backup(path, backup_dir), "restored"
     )
 
@@ -185,7 +175,7 @@ def recover(settings: Settings, accept: bool) -> None:
     holds the lost decisions.
     """
     if not accept:
-        _print_error(
+        print_error(
             settings,
             "InvalidInput",
             "Nothing was changed; run `doxa recover --accept-loss` to give up the lost "
@@ -193,23 +183,15 @@ def recover(settings: Settings, accept: bool) -> None:
             2,
         )
         raise SystemExit(2)
-    _offline_run(settings, "recover", give_up_lost, "gave up")
+    _offlinerun(settings, "recover", give_up_lost, "gave up")
 
 
-def _offline_run(
+def _offlinerun(
     settings: Settings, name: str, work: Callable[[Path], dict[str, int]], verb: str
 ) -> None:
-    code, message, kind = 0, "", ""
-    result: dict[str, int] = {}
-    try:
-        result = work(_offline(settings, name))
-    except DoxaError as error:
-        code, message, kind = _exit_code(error), str(error), type(error).__name__
-    if code:
-        _print_error(settings, kind, message, code)
-        raise SystemExit(code)
+    result = attempt(settings, lambda: work(_offline(settings, name)))
     if settings.json:
-        _emit({"scopes": result})
+        emit({"scopes": result})
     elif name == "restore":
         again = sum(result.values())
         click.echo(f"Restored; {again} erasure(s) recorded since the backup were applied again.")

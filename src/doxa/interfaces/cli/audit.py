@@ -1,0 +1,82 @@
+"""The record as a whole: ``doxa verify`` (the receipt chain), ``doxa export``, ``doxa import``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from doxa.audit.chain import verify_export
+from doxa.interfaces.cli import options
+from doxa.interfaces.cli.running import Settings, attempt, emit, run
+from doxa.interfaces.progress import ProgressBar
+from doxa.memory import Memory
+
+__all__ = ["export", "import_", "verify"]
+
+
+@click.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.pass_obj
+def verify(settings: Settings, file: Path | None) -> None:
+    """Verify the receipt hash chain: of the open store, or of an export FILE (N-Quads, TriG)."""
+
+    def report(logs: dict[str, int], where: str) -> None:
+        total = sum(logs.values())
+        if settings.json:
+            emit({"verified": True, "receipts": total, "logs": logs})
+        else:
+            click.echo(f"Verified {total} receipt(s) in {len(logs)} log(s) of {where}.")
+            for log, count in sorted(logs.items()):
+                click.echo(f"  {log}  {count}")
+
+    if file is None:
+
+        def action(memory: Memory) -> None:
+            count = memory.verify()
+            report({str(memory.scope.log): count}, f"scope {settings.scope!r}")
+
+        run(settings, action)
+        return
+    report(attempt(settings, lambda: verify_export(file)), str(file))
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--audit", is_flag=True, help="Include the quarantine (everything in the scope).")
+@options.export_format
+@options.progress
+@click.pass_obj
+def export(
+    settings: Settings, file: Path, audit: bool, rdf_format: str | None, progress: bool
+) -> None:
+    """Write the scope as canonical N-Quads (RDFC-1.0) or TriG to FILE."""
+    bar = ProgressBar("Exporting", force=progress)
+
+    def action(memory: Memory) -> None:
+        count = memory.export(file, audit=audit, format=rdf_format, progress=bar)
+        if settings.json:
+            emit({"file": str(file), "quads": count, "audit": audit})
+        else:
+            click.echo(f"Wrote {count} quad(s) to {file}.")
+
+    run(settings, action)
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@options.rdf_format
+@options.progress
+@click.pass_obj
+def import_(settings: Settings, file: Path, rdf_format: str | None, progress: bool) -> None:
+    """Restore an export FILE of the scope into a store where the scope is empty."""
+    bar = ProgressBar("Importing", force=progress)
+
+    def action(memory: Memory) -> None:
+        count = memory.load_export(file, format=rdf_format, progress=bar)
+        if settings.json:
+            emit({"file": str(file), "quads": count, "scope": memory.scope.name})
+        else:
+            click.echo(f"Restored {count} quad(s) from {file} into scope {memory.scope.name!r}.")
+
+    run(settings, action)

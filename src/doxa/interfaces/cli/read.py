@@ -1,0 +1,159 @@
+"""The ``doxa`` commands that read: facts, recall, history, why, held, receipts, sparql."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from doxa.interfaces.cli import options
+from doxa.interfaces.cli.running import Settings, emit, run
+from doxa.interfaces.cli.show import (
+    held_table,
+    history_text,
+    receipts_table,
+    show_facts,
+    show_list,
+    why_text,
+)
+from doxa.interfaces.presentation import sparql_json, table
+from doxa.memory import Memory
+from doxa.store.convert import ntriples
+
+__all__ = ["facts", "held", "history", "recall", "receipts", "sparql", "why"]
+
+
+@click.command()
+@options.valid_at
+@options.as_of
+@click.option("--topic", help="Only this topic.")
+@click.option("--subject", metavar="IRI", help="Only facts about this subject.")
+@click.option("--predicate", metavar="IRI", help="Only facts with this predicate.")
+@options.include_ended
+@click.pass_obj
+def facts(
+    settings: Settings,
+    valid_at: str | None,
+    as_of: str | None,
+    topic: str | None,
+    subject: str | None,
+    predicate: str | None,
+    include_ended: bool,
+) -> None:
+    """List facts true at --valid-at as believed at --as-of."""
+
+    def action(memory: Memory) -> None:
+        found = memory.facts(
+            valid_at=valid_at,
+            as_of=as_of,
+            topic=topic,
+            subject=subject,
+            predicate=predicate,
+            include_ended=include_ended,
+        )
+        show_facts(settings, found)
+
+    run(settings, action)
+
+
+@click.command()
+@click.argument("text")
+@click.option("--topic", help="Only this topic.")
+@options.valid_at
+@options.as_of
+@options.include_ended
+@click.option("--limit", type=int, default=10, show_default=True, help="At most this many.")
+@click.pass_obj
+def recall(
+    settings: Settings,
+    text: str,
+    topic: str | None,
+    valid_at: str | None,
+    as_of: str | None,
+    include_ended: bool,
+    limit: int,
+) -> None:
+    """Find facts whose words match TEXT, best first."""
+
+    def action(memory: Memory) -> None:
+        found = memory.recall(
+            text,
+            topic=topic,
+            valid_at=valid_at,
+            as_of=as_of,
+            include_ended=include_ended,
+            limit=limit,
+        )
+        show_facts(settings, found, scored=True)
+
+    run(settings, action)
+
+
+@click.command()
+@click.argument("fact")
+@options.as_of
+@click.pass_obj
+def history(settings: Settings, fact: str, as_of: str | None) -> None:
+    """Show a fact and the events that refined, superseded or retracted it."""
+
+    def action(memory: Memory) -> None:
+        found = memory.history(fact, as_of=as_of)
+        if settings.json:
+            emit(found)
+        else:
+            click.echo(history_text(found))
+
+    run(settings, action)
+
+
+@click.command()
+@click.argument("fact")
+@click.pass_obj
+def why(settings: Settings, fact: str) -> None:
+    """Show a fact's evidence and the receipt that let it in."""
+
+    def action(memory: Memory) -> None:
+        found = memory.why(fact)
+        if settings.json:
+            emit(found)
+        else:
+            click.echo(why_text(found))
+
+    run(settings, action)
+
+
+@click.command()
+@click.pass_obj
+def held(settings: Settings) -> None:
+    """List writes waiting for the owner (or for the judge), oldest first."""
+    run(settings, lambda m: show_list(settings, m.held(), "Nothing is held.", held_table))
+
+
+@click.command()
+@click.pass_obj
+def receipts(settings: Settings) -> None:
+    """List every receipt of the scope, in chain order."""
+    run(settings, lambda m: show_list(settings, m.receipts(), "No receipts.", receipts_table))
+
+
+@click.command()
+@click.argument("query")
+@click.pass_obj
+def sparql(settings: Settings, query: str) -> None:
+    """Run a read-only SPARQL QUERY over the scope ('-' reads it from stdin)."""
+    text = sys.stdin.read() if query == "-" else query
+
+    def action(memory: Memory) -> None:
+        result = memory.sparql(text)
+        if settings.json:
+            emit(sparql_json(result))
+        elif result.form == "ask":
+            click.echo("true" if result.boolean else "false")
+        elif result.form == "construct":
+            for s, p, o in result.triples:
+                click.echo(f"{ntriples(s)} {ntriples(p)} {ntriples(o)} .")
+        else:
+            rows = [["" if t is None else ntriples(t) for t in row] for row in result.rows]
+            click.echo(table(list(result.variables), rows))
+
+    run(settings, action)

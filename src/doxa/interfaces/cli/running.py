@@ -1,0 +1,122 @@
+"""What every ``doxa`` command shares: the global options' settings, and running one action.
+
+A command opens the memory the settings name, runs one action on it, closes it, and turns
+doxa's errors into a line on stderr (``error: <message>``, or a JSON document with
+``--json``) and the exit code :mod:`doxa.interfaces.failures` gives.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import click
+
+from doxa.clock import Clock
+from doxa.errors import DoxaError
+from doxa.interfaces.failures import EXIT_OK, EXIT_REJECTED, exit_code
+from doxa.interfaces.location import is_url, open_memory
+from doxa.interfaces.presentation import plain
+from doxa.memory import Memory
+from doxa.model import Receipt
+
+__all__ = ["MEMORY", "Rejected", "Settings", "attempt", "emit", "print_error", "run"]
+
+T = TypeVar("T")
+
+#: ``--store :memory:`` keeps the store in memory for one command
+MEMORY = ":memory:"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the global options said, handed to every command."""
+
+    store: str
+    scope: str
+    json: bool
+    clock: Clock | None = None
+    update_url: str | None = None
+
+    @property
+    def path(self) -> Path | None:
+        """The store directory, or ``None`` for an in-memory store or a server."""
+        return None if self.store == MEMORY or is_url(self.store) else Path(self.store)
+
+
+class Rejected(Exception):
+    """A write the shapes rejected: its receipt, printed before exiting with code 1."""
+
+    def __init__(self, receipt: Receipt) -> None:
+        super().__init__(receipt.reason)
+        self.receipt = receipt
+
+
+def emit(value: object) -> None:
+    """Print ``value`` as one JSON document (the form :func:`~doxa.interfaces.presentation.plain`
+    gives, the REST API's too)."""
+    click.echo(json.dumps(plain(value), indent=2, ensure_ascii=False))
+
+
+def _within(settings: Settings, action: Callable[[Memory], None]) -> None:
+    # The memory lives only in this frame, so nothing keeps the store open once the
+    # command is over (an open store keeps its directory locked).
+    with open_memory(
+        settings.store, settings.update_url, scope=settings.scope, clock=settings.clock
+    ) as memory:
+        action(memory)
+
+
+def run(settings: Settings, action: Callable[[Memory], None]) -> None:
+    """Open the memory, run ``action``, close; turn doxa's errors into a line and a code."""
+    code, message, name = EXIT_OK, "", ""
+    receipt: Receipt | None = None
+    try:
+        _within(settings, action)
+    except Rejected as rejected:
+        code, receipt = EXIT_REJECTED, rejected.receipt
+    except DoxaError as error:
+        code, message, name = exit_code(error), str(error), type(error).__name__
+    # exit outside the handlers, so the exception (and the frames holding the store) is gone
+    if receipt is not None:
+        _print_rejection(settings, receipt)
+    elif code:
+        print_error(settings, name, message, code)
+    if code:
+        raise SystemExit(code)
+
+
+def attempt(settings: Settings, work: Callable[[], T]) -> T:
+    """Run ``work`` without opening the memory (reading a file, an offline store, the
+    command's own options); a doxa error stops the command as in :func:`run`."""
+    code, message, name = EXIT_OK, "", ""
+    try:
+        return work()
+    except DoxaError as error:
+        code, message, name = exit_code(error), str(error), type(error).__name__
+    # exit outside the handler, so the exception (and the frames it holds) is gone
+    print_error(settings, name, message, code)
+    raise SystemExit(code)
+
+
+def print_error(settings: Settings, name: str, message: str, code: int) -> None:
+    """The error line on stderr; with ``--json`` also the error document on stdout."""
+    if settings.json:
+        emit({"error": {"type": name, "message": message, "exit_code": code}})
+    click.echo(f"error: {message}", err=True)
+
+
+def _print_rejection(settings: Settings, receipt: Receipt) -> None:
+    if settings.json:
+        emit(receipt)
+    count = len(receipt.failures)
+    click.echo(
+        f"error: the write was rejected by {count} constraint(s); nothing was stored but "
+        f"receipt {receipt.id}. Fix these and write again:",
+        err=True,
+    )
+    for failure in receipt.failures:
+        click.echo(f"  {failure}", err=True)

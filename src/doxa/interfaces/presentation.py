@@ -1,0 +1,125 @@
+"""How results look outside Python: the one JSON form, SPARQL results JSON, tables, dates.
+
+``doxa --json``, the REST API and the MCP server show the same result objects the same way;
+this is where that way is written down, once, for all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from rdflib import BNode, Literal, URIRef
+from rdflib.term import Node
+
+from doxa.model import Fact
+from doxa.store import QueryResult
+
+__all__ = ["plain", "sparql_json", "sparql_term", "table", "when"]
+
+
+def plain(value: object) -> Any:
+    """A JSON-ready copy: dataclasses as objects, enums by value, dates ISO 8601, terms as text.
+
+    >>> from doxa.model import Authority
+    >>> plain({"who": Authority.OWNER, "at": datetime(2026, 3, 9)})
+    {'who': 'owner', 'at': '2026-03-09T00:00:00'}
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, Fact):
+            out["needs_rerun"] = value.needs_rerun
+        return out
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, Node):
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    return value
+
+
+def sparql_term(term: Node) -> dict[str, str]:
+    """One term in the SPARQL 1.1 Query Results JSON form.
+
+    >>> sparql_term(Literal("Mittwoch", lang="de"))
+    {'type': 'literal', 'value': 'Mittwoch', 'xml:lang': 'de'}
+    """
+    if isinstance(term, URIRef):
+        return {"type": "uri", "value": str(term)}
+    if isinstance(term, BNode):
+        return {"type": "bnode", "value": str(term)}
+    out = {"type": "literal", "value": str(term)}
+    if isinstance(term, Literal):
+        if term.language:
+            out["xml:lang"] = term.language
+        elif term.datatype is not None:
+            out["datatype"] = str(term.datatype)
+    return out
+
+
+def sparql_json(result: QueryResult) -> dict[str, Any]:
+    """A query's result as a SPARQL 1.1 Query Results JSON document.
+
+    ASK gives ``boolean``, SELECT ``results.bindings`` (unbound variables left out); a graph
+    (CONSTRUCT, DESCRIBE) gives ``triples``, each term in the same form.
+    """
+    if result.form == "ask":
+        return {"head": {}, "boolean": bool(result.boolean)}
+    if result.form == "construct":
+        return {
+            "head": {},
+            "triples": [
+                {"subject": sparql_term(s), "predicate": sparql_term(p), "object": sparql_term(o)}
+                for s, p, o in result.triples
+            ],
+        }
+    bindings = [
+        {
+            name: sparql_term(term)
+            for name, term in zip(result.variables, row, strict=True)
+            if term is not None
+        }
+        for row in result.rows
+    ]
+    return {"head": {"vars": list(result.variables)}, "results": {"bindings": bindings}}
+
+
+def when(moment: datetime | None) -> str:
+    """A date alone when it is midnight UTC, else the instant to the second; ``-`` for none.
+
+    >>> when(datetime(2026, 3, 9)), when(datetime(2026, 3, 9, 14, 30)), when(None)
+    ('2026-03-09', '2026-03-09T14:30:00Z', '-')
+    """
+    if moment is None:
+        return "-"
+    if (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0):
+        return moment.date().isoformat()
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns padded to their widest cell; the last column runs free.
+
+    >>> print(table(["id", "text"], [["f1", "tea"], ["f22", "green tea"]]))
+    id   text
+    f1   tea
+    f22  green tea
+    """
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [cell.ljust(widths[i]) for i, cell in enumerate(cells[:-1])]
+        return "  ".join([*padded, cells[-1]]).rstrip()
+
+    return "\n".join([line(headers), *(line(row) for row in rows)])

@@ -1,0 +1,313 @@
+"""One definition of a write: every field a caller may give ``Memory.remember``, listed once.
+
+The CLI's ``doxa remember`` options, the REST API's request body, the MCP ``remember`` tool's
+input schema and the JSON Lines of a bulk import are all built from :data:`FIELDS`, and
+``Memory.remember``'s signature is tested against it, so no interface can grow, lose or
+rename a field on its own. Each field says what it holds on the wire (:class:`Wire`), its
+default, one line of documentation and, for a closed list, the one strict parse every
+interface shares (:meth:`doxa.model.Authority.parse` and its siblings).
+
+On the wire a write names its object in one of two ways: ``object`` (an absolute IRI becomes
+an IRI, anything else a string) or ``literal`` with an optional ``datatype`` or ``language``.
+:func:`remember_arguments` folds those into the one ``object`` argument of
+``Memory.remember`` through the one literal reader, :func:`doxa.terms.literal`.
+
+>>> args = remember_arguments({"text": "Bob was born in 1971", "topic": "bio",
+...                            "literal": "1971", "datatype": "xsd:gYear"})
+>>> args["object"].datatype
+rdflib.term.URIRef('http://www.w3.org/2001/XMLSchema#gYear')
+>>> args["authority"]
+<Authority.AGENT: 'agent'>
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from doxa.errors import InvalidInput
+from doxa.model import Authority, RuleMode, Support
+from doxa.terms import literal
+
+__all__ = [
+    "FIELDS",
+    "JSON_KEYS",
+    "PYTHON_FIELDS",
+    "REQUIRED",
+    "Field",
+    "Naming",
+    "Wire",
+    "field",
+    "remember_arguments",
+]
+
+
+class Wire(enum.Enum):
+    """What a field's value is on the wire (a JSON body, a tool call, a command line)."""
+
+    TEXT = "text"  #: a string
+    IRI = "iri"  #: a string holding an absolute IRI
+    IRIS = "iris"  #: a list of such strings
+    INSTANT = "instant"  #: an ISO 8601 date or date-time string
+    NUMBER = "number"  #: a number, or its decimal text
+    CHOICE = "choice"  #: exactly one of a closed list's values
+
+
+class _Required:
+    """The default of a field the caller must give."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: the default of ``text`` and ``topic``: the caller must give them
+REQUIRED = _Required()
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a write: its wire name, Python annotation, default, doc and parse."""
+
+    #: the REST key, the MCP argument and (``--`` with dashes) the CLI option
+    name: str
+    #: one line, shown by ``doxa remember --help``, the OpenAPI schema and the MCP schema
+    doc: str
+    wire: Wire
+    #: its annotation in ``Memory.remember`` (as written there); None: a wire field that
+    #: ``remember_arguments`` folds into ``object``
+    python: str | None
+    default: object = None
+    #: a closed list's members, and the one parse that reads a value into a member
+    choices: type[enum.Enum] | None = None
+    parse: Callable[[object], enum.Enum] | None = None
+    #: only the owner may give this field (an agent's interface leaves it out)
+    owner_only: bool = False
+    #: values of a closed list only the owner may give
+    owner_values: tuple[str, ...] = ()
+    #: the CLI's option where it is not ``--name`` (a repeatable option is singular)
+    flag: str | None = None
+    #: the CLI's placeholder for the value
+    metavar: str | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """A closed list's values, in the list's order (empty for an open field)."""
+        return tuple(str(m.value) for m in self.choices) if self.choices is not None else ()
+
+    @property
+    def agent_values(self) -> tuple[str, ...]:
+        """The values an agent may give (the owner's own left out), the default first."""
+        allowed = [v for v in self.values if v not in self.owner_values]
+        return tuple(sorted(allowed, key=lambda v: v != self.default))
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("text", "The line as a person would read it.", Wire.TEXT, "str", REQUIRED),
+    Field("topic", "Topic the fact belongs to, e.g. 'meetings'.", Wire.TEXT, "str", REQUIRED),
+    Field(
+        "kind",
+        "Kind of memory (schedule, preference …); default 'general'.",
+        Wire.TEXT,
+        "str | None",
+    ),
+    Field("subject", "Subject IRI of a structured fact.", Wire.IRI, "object", metavar="IRI"),
+    Field("predicate", "Predicate IRI of a structured fact.", Wire.IRI, "object", metavar="IRI"),
+    Field(
+        "object",
+        "Object: an absolute IRI becomes an IRI, anything else a string literal.",
+        Wire.TEXT,
+        "object",
+        metavar="VALUE",
+    ),
+    Field(
+        "literal", "Object as a literal, whatever it looks like.", Wire.TEXT, None, metavar="VALUE"
+    ),
+    Field(
+        "datatype",
+        "Datatype of the literal: xsd:NAME (such as xsd:gYear) or a full IRI.",
+        Wire.TEXT,
+        None,
+        metavar="TYPE",
+    ),
+    Field(
+        "language",
+        "Language tag of the literal, e.g. 'en' (BCP 47).",
+        Wire.TEXT,
+        None,
+        metavar="TAG",
+    ),
+    Field(
+        "authority",
+        "Who stands behind the fact: owner (the owner only), tool (a tool's observation), "
+        "agent (an inference) or external (a quotation: name it in sources).",
+        Wire.CHOICE,
+        "object",
+        "agent",
+        choices=Authority,
+        parse=Authority.parse,
+        owner_values=(Authority.OWNER.value,),
+    ),
+    Field(
+        "support",
+        "How it is supported: stated, observed, inferred, quoted or absent (default: by "
+        "authority).",
+        Wire.CHOICE,
+        "object",
+        choices=Support,
+        parse=Support.parse,
+    ),
+    Field("standpoint", "Whose perspective it holds in (IRI).", Wire.IRI, "object", metavar="IRI"),
+    Field(
+        "sources",
+        "Evidence IRIs.",
+        Wire.IRIS,
+        "Iterable[object] | str",
+        (),
+        flag="--source",
+        metavar="IRI",
+    ),
+    Field(
+        "attributed_to",
+        "Who said it, an IRI (prov:wasAttributedTo).",
+        Wire.IRI,
+        "object",
+        metavar="IRI",
+    ),
+    Field(
+        "valid_from",
+        "Start of valid time (ISO 8601).",
+        Wire.INSTANT,
+        "datetime | str | None",
+        metavar="WHEN",
+    ),
+    Field(
+        "valid_until",
+        "End of valid time, if known (ISO 8601).",
+        Wire.INSTANT,
+        "datetime | str | None",
+        metavar="WHEN",
+    ),
+    Field(
+        "confidence",
+        "Confidence from 0 to 1 (omit: not rated).",
+        Wire.NUMBER,
+        "object",
+        metavar="NUMBER",
+    ),
+    Field(
+        "query",
+        "The search that found nothing (with support absent).",
+        Wire.TEXT,
+        "str | None",
+    ),
+    Field("turn", "The conversation turn or tool call (IRI).", Wire.IRI, "object", metavar="IRI"),
+    Field(
+        "rule",
+        "requires or forbids: make it a standing rule of the owner (the owner only).",
+        Wire.CHOICE,
+        "object",
+        choices=RuleMode,
+        parse=RuleMode.parse,
+        owner_only=True,
+    ),
+)
+
+#: the fields ``Memory.remember`` (and ``preview``) take, in its order
+PYTHON_FIELDS: tuple[Field, ...] = tuple(f for f in FIELDS if f.python is not None)
+
+#: every key a JSON write (a REST body, a bulk import line) may hold
+JSON_KEYS: frozenset[str] = frozenset(f.name for f in FIELDS)
+
+_BY_NAME = {f.name: f for f in FIELDS}
+
+#: the wire fields that become ``remember``'s ``object``
+_OBJECT_PARTS = ("object", "literal", "datatype", "language")
+
+
+def field(name: str) -> Field:
+    """The field named ``name``; raises :class:`KeyError` for a name no write has."""
+    return _BY_NAME[name]
+
+
+@runtime_checkable
+class Naming(Protocol):
+    """How an interface names a field in a message: ``--literal`` on the command line,
+    ``'literal'`` in a JSON body."""
+
+    def name(self, field: str) -> str:
+        """The field as the caller typed it."""
+        ...
+
+    def example(self, field: str) -> str:
+        """The field with a placeholder value, as the caller would add it."""
+        ...
+
+
+class _Keys(Naming):
+    """JSON keys, quoted: ``'literal'``."""
+
+    def name(self, field: str) -> str:
+        return repr(field)
+
+    def example(self, field: str) -> str:
+        return repr(field)
+
+
+def remember_arguments(given: Mapping[str, object], naming: Naming | None = None) -> dict[str, Any]:
+    """The keyword arguments of ``Memory.remember`` (``text`` among them) for a write's
+    wire values; fields left out take their defaults.
+
+    The closed lists are parsed here, by the one parse each has, so a caller's permission
+    check compares members, never spellings; ``object``, ``literal``, ``datatype`` and
+    ``language`` become one ``object``. Raises :class:`~doxa.InvalidInput` naming the fields
+    as ``naming`` spells them (JSON keys by default); the other values are read by the gate.
+    """
+    names = naming if naming is not None else _Keys()
+    unknown = sorted(set(given) - JSON_KEYS)
+    if unknown:
+        raise InvalidInput(
+            f"A write has no field {', '.join(map(names.name, unknown))}; it takes: "
+            f"{', '.join(sorted(JSON_KEYS))}."
+        )
+    out: dict[str, Any] = {}
+    for item in PYTHON_FIELDS:
+        value = given.get(item.name, item.default)
+        if value is REQUIRED:
+            raise InvalidInput(f"A write needs {names.name(item.name)}; add it.")
+        if item.parse is not None and value is not None:
+            value = item.parse(value)
+        out[item.name] = value
+    out["object"] = _object(given, names)
+    return out
+
+
+def _object(given: Mapping[str, object], names: Naming) -> object:
+    plain, lexical, datatype, language = (given.get(part) for part in _OBJECT_PARTS)
+    if lexical is None:
+        typed = [p for p, v in (("datatype", datatype), ("language", language)) if v is not None]
+        if typed:
+            verb = "types" if len(typed) == 1 else "type"
+            raise InvalidInput(
+                f"{' and '.join(map(names.name, typed))} {verb} a {names.name('literal')}; add "
+                f"{names.example('literal')}."
+            )
+        return plain
+    if plain is not None:
+        raise InvalidInput(
+            f"Give the object once: {names.name('object')} or {names.name('literal')}, not both."
+        )
+    for part, value in (("literal", lexical), ("datatype", datatype), ("language", language)):
+        if value is not None and not isinstance(value, str):
+            raise InvalidInput(f"{names.name(part)} {value!r} is not a string; pass text.")
+    assert isinstance(lexical, str)
+    return literal(
+        lexical,
+        datatype=datatype if isinstance(datatype, str) else None,
+        language=language if isinstance(language, str) else None,
+    )
