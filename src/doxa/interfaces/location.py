@@ -36,11 +36,13 @@ def open_memory(
     *,
     scope: str,
     clock: Clock | None,
+    judge: str | None = None,
     environ: Mapping[str, str] = os.environ,
 ) -> Memory:
-    """Open the memory ``--store`` names (the caller closes it), with the rule judge and,
-    when ``DOXA_LLM_*`` configures one, the LLM judge as its fallback."""
-    judge = configured_judge(environ)
+    """Open the memory ``--store`` names (the caller closes it), with the judge ``--judge``
+    names (:func:`doxa.judges.configured_judge`): by default the rule judge and, when
+    ``DOXA_LLM_*`` configures one, the LLM judge as its fallback."""
+    chosen = configured_judge(environ, name=judge)
     return Memory.open_at(
-        store, update_url=update_url, environ=environ, scope=scope, clock=clock, judge=judge
+        store, update_url=update_url, environ=environ, scope=scope, clock=clock, judge=chosen
     )

@@ -69,9 +69,24 @@ __all__ = ["main"]
     metavar="NAME",
     help="Scope: whose memory (env DOXA_SCOPE).",
 )
+@click.option(
+    "--judge",
+    envvar="DOXA_JUDGE",
+    default=None,
+    metavar="NAME",
+    help="Which judge decides writes (env DOXA_JUDGE): rule, llm or rule+llm. Default: the "
+    "rule judge, with the LLM judge as its fallback when DOXA_LLM_* configures one.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.pass_context
-def main(ctx: click.Context, store: str, update_url: str | None, scope: str, as_json: bool) -> None:
+def main(
+    ctx: click.Context,
+    store: str,
+    update_url: str | None,
+    scope: str,
+    judge: str | None,
+    as_json: bool,
+) -> None:
     """doxa: an agent memory with one gated way in.
 
     Exit codes: 0 success (a held write too), 1 rejected by the shapes, 2 usage error or
@@ -80,7 +95,14 @@ def main(ctx: click.Context, store: str, update_url: str | None, scope: str, as_
     """
     given = ctx.obj
     clock = cast(Clock, given) if callable(getattr(given, "now", None)) else None
-    ctx.obj = Settings(store=store, scope=scope, json=as_json, clock=clock, update_url=update_url)
+    ctx.obj = Settings(
+        store=store,
+        scope=scope,
+        json=as_json,
+        clock=clock,
+        update_url=update_url,
+        judge=judge,
+    )
 
 
 for _command in (

@@ -40,6 +40,9 @@ class Settings:
     json: bool
     clock: Clock | None = None
     update_url: str | None = None
+    #: ``--judge`` as given (a :class:`~doxa.judges.JudgeName` value), parsed when the
+    #: memory opens so a wrong name is an invalid input like any other
+    judge: str | None = None
 
     @property
     def path(self) -> Path | None:
@@ -65,7 +68,11 @@ def _within(settings: Settings, action: Callable[[Memory], None]) -> None:
     # The memory lives only in this frame, so nothing keeps the store open once the
     # command is over (an open store keeps its directory locked).
     with open_memory(
-        settings.store, settings.update_url, scope=settings.scope, clock=settings.clock
+        settings.store,
+        settings.update_url,
+        scope=settings.scope,
+        clock=settings.clock,
+        judge=settings.judge,
     ) as memory:
         action(memory)
 

@@ -17,6 +17,7 @@ class _Settings(Protocol):
     store: str
     scope: str
     update_url: str | None
+    judge: str | None
 
 
 @click.command()
@@ -51,10 +52,13 @@ def serve(
     where = path if path is not None else settings.store
     try:
         config = load_config(config_file) if config_file else demo_config(settings.scope)
+        # the judge --judge names; by default the rule judge, with an LLM fallback if
+        # DOXA_LLM_* is set (as for every doxa command); chosen before the store opens, so
+        # a wrong name leaves no store to close
+        judge = configured_judge(name=settings.judge)
         # a directory, :memory: or a SPARQL 1.1 server, as for every doxa command
         store = open_store(where, update_url=settings.update_url)
-        # the rule judge, with an LLM fallback if DOXA_LLM_* is set (as for every doxa command)
-        app = create_app(store, config, judge=configured_judge(), owns_store=True)
+        app = create_app(store, config, judge=judge, owns_store=True)
     except DoxaError as error:
         click.echo(f"error: {error}", err=True)
         raise SystemExit(exit_code(error)) from None
