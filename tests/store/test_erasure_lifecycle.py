@@ -203,6 +203,49 @@ def test_kill_9_during_an_erasure_fifty_times(tmp_path: Path) -> None:
     assert sum(stages.values()) == 50
 
 
+def _half_removed_first_database(tmp_path: Path) -> tuple[Path, list[Path]]:
+    """A store whose purge switched to a generation and was killed while deleting the first
+    database's files: CURRENT already gone, a write-ahead log holding erased text left."""
+    path = tmp_path / "memory"
+    with doxa.Memory.open(path, scope="alice") as mem:
+        people(mem)
+    first = [p for p in path.iterdir() if p.is_file() and p.suffix in (".log", ".sst")]
+    assert first, "the first database lives in the store directory itself"
+    store = EmbeddedStore(path, journal=False)
+    try:
+        store.compact()  # rebuilt into gen-000001, the first database's files deleted
+    finally:
+        store.close()
+    assert database(path) != path
+    stray = path / "000008.log"
+    stray.write_bytes(b"Zebulon Quaxford, left by a kill mid-delete")
+    return path, [stray]
+
+
+def test_a_kill_while_the_first_database_was_deleted_leaves_none_of_its_files(
+    tmp_path: Path,
+) -> None:
+    """Reopening removes every file of the replaced first database, even when the kill took
+    CURRENT first (found by the fifty-kill variant: a WAL with the erased name survived)."""
+    path, strays = _half_removed_first_database(tmp_path)
+    assert not (path / "CURRENT").exists()
+    with doxa.Memory.open(path, scope="alice") as mem:
+        assert mem.facts()  # control: the live generation is untouched
+    assert [s for s in strays if s.exists()] == []
+
+
+def test_the_live_first_database_keeps_its_log(tmp_path: Path) -> None:
+    """Control: while the directory itself is the live database, its files are its own."""
+    path = tmp_path / "memory"
+    with doxa.Memory.open(path, scope="alice") as mem:
+        people(mem)
+    with doxa.Memory.open(path, scope="alice") as mem:
+        assert mem.facts()
+    assert database(path) == path
+    assert (path / "CURRENT").exists()
+    assert list(path.glob("*.sst")) or list(path.glob("*.log"))
+
+
 def test_an_erase_returns_before_its_purge_and_reads_never_see_the_content(
     tmp_path: Path,
 ) -> None:

@@ -138,7 +138,9 @@ def tidy(directory: Path) -> None:
             entry.unlink(missing_ok=True)
         elif _GENERATION.match(entry.name) and entry != live:
             shutil.rmtree(entry, ignore_errors=True)
-    if live != directory and (directory / "CURRENT").exists():
+    if live != directory:
+        # the first database's files, all of them: a kill in the middle of removing them
+        # may have taken CURRENT and left a write-ahead log that still holds erased text
         remove_database(directory, directory)
 
 
