@@ -134,7 +134,7 @@ def run(entities: int, seed: int) -> Tally:
         steps, last = [], text
         for _ in range(rng.randrange(1, 4)):
             nxt = last
-            while nxt == last or nxt in steps or nxt == text:
+            while nxt in (last, text) or nxt in steps:
                 nxt = _fill(rng, rng.choice(later), subject)
             steps.append(nxt)
             last = nxt
