@@ -209,11 +209,41 @@ def run(entities: int, seed: int) -> Tally:
     return tally
 
 
+def loosen(variant: str) -> None:
+    """Swap in a looser text rule, to measure what the shipped rule's limits buy."""
+    from doxa.judges import rules, sentences
+
+    if variant == "rule":
+        return
+    shipped = sentences.frame
+    if variant == "bare-subject":
+        # the subject may be any words: "Alice Costa is fluent in French" states a value
+        def looser(text: str) -> sentences.Frame | None:
+            found = shipped("The " + text)
+            return None if found is None else sentences.Frame(found.subject[1:], found.value)
+    else:  # "plural": "are" and "were" are cues too
+
+        def looser(text: str) -> sentences.Frame | None:
+            words = text.replace(" are ", " is ").replace(" were ", " was ")
+            return shipped(words)
+
+    sentences.frame = looser  # type: ignore[assignment]
+    rules.frame = looser  # type: ignore[attr-defined]
+
+
 @click.command()
 @click.option("--entities", default=300, show_default=True, help="Changed statements.")
 @click.option("--seed", default=11, show_default=True)
-def main(entities: int, seed: int) -> None:
+@click.option(
+    "--variant",
+    type=click.Choice(["rule", "bare-subject", "plural"]),
+    default="rule",
+    show_default=True,
+    help="The shipped rule, or a looser one for comparison.",
+)
+def main(entities: int, seed: int, variant: str) -> None:
     """Stale-live rate and wrong closings on a generated text stream, in one run."""
+    loosen(variant)
     t = run(entities, seed)
     assert t.relations is not None
     ms = t.relations.pop("_seconds")
