@@ -216,7 +216,12 @@ def loosen(variant: str) -> None:
     if variant == "rule":
         return
     shipped = sentences.frame
-    if variant == "bare-subject":
+    if variant == "none":  # no text rule: only exact duplicates are recognised
+
+        def looser(text: str) -> sentences.Frame | None:
+            return None
+
+    elif variant == "bare-subject":
         # the subject may be any words: "Alice Costa is fluent in French" states a value
         def looser(text: str) -> sentences.Frame | None:
             found = shipped("The " + text)
@@ -236,10 +241,10 @@ def loosen(variant: str) -> None:
 @click.option("--seed", default=11, show_default=True)
 @click.option(
     "--variant",
-    type=click.Choice(["rule", "bare-subject", "plural"]),
+    type=click.Choice(["rule", "none", "bare-subject", "plural"]),
     default="rule",
     show_default=True,
-    help="The shipped rule, or a looser one for comparison.",
+    help="The shipped rule, none (as before issue 16), or a looser one for comparison.",
 )
 def main(entities: int, seed: int, variant: str) -> None:
     """Stale-live rate and wrong closings on a generated text stream, in one run."""
