@@ -308,6 +308,7 @@ class Memory:
         query: str | None = None,
         turn: object = None,
         rule: object = None,
+        revises: str | None = None,
         strict: bool = False,
     ) -> Receipt:
         """Write one fact through the gate and return the receipt of the decision.
@@ -317,6 +318,11 @@ class Memory:
         breaks the shapes comes back as a receipt with outcome ``rejected`` and its
         ``failures`` (``strict=True`` raises :class:`~doxa.ShapeViolation` instead); values of
         the wrong type raise :class:`~doxa.InvalidInput` before anything is written.
+
+        ``revises`` names one live fact of this scope the write corrects or updates; the
+        judge decides the relation with it in hand, and every closing rule still applies. A
+        target that is unknown, ended, erased, held or quarantined raises
+        :class:`~doxa.NotFound` or :class:`~doxa.InvalidInput`, and nothing is stored.
         """
         proposal = build_proposal(
             self.scope,
@@ -337,6 +343,7 @@ class Memory:
             query=query,
             turn=turn,
             rule=rule,
+            revises=revises,
         )
         with self._acknowledged():
             return self.gate.remember(proposal, strict=strict)

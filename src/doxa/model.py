@@ -219,6 +219,9 @@ class Proposal:
     query: str | None = None
     turn: URIRef | None = None
     rule_mode: RuleMode | None = None
+    #: the fact the writer says this write corrects or updates (``doxa:revises``): a
+    #: proposal to the judge, never an order to close it
+    revises: URIRef | None = None
 
     @property
     def is_rule(self) -> bool:

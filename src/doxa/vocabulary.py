@@ -114,6 +114,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "ends",
         "by",
         "refines",
+        "revises",
         "corroborates",
         "ruleMode",
         "relation",

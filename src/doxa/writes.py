@@ -216,6 +216,14 @@ FIELDS: tuple[Field, ...] = (
         parse=RuleMode.parse,
         owner_only=True,
     ),
+    Field(
+        "revises",
+        "The id of one live fact this write corrects or updates; the judge decides how "
+        "(replaces, was_wrong, adds_detail, same or unclear): naming it never forces a closing.",
+        Wire.TEXT,
+        "str | None",
+        metavar="FACT_ID",
+    ),
 )
 
 #: the fields ``Memory.remember`` (and ``preview``) take, in its order

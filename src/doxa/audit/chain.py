@@ -17,6 +17,7 @@ from rdflib.term import Node
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
 from doxa.gate.index import TERM
 from doxa.gate.receipts import Triple, content_digest, covered, produced_digest, quad_digest
+from doxa.judges.sentences import frame_key
 from doxa.store.convert import ntriples, read_quads
 from doxa.text import text_key, words
 from doxa.vocabulary import DOXA, RDF
@@ -233,11 +234,12 @@ def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
     text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
     if text is None:
         return set()
+    value = frame_key(text)
     return {
         Literal(key)
         for legacy in (False, True)
         for key in (text_key(text, legacy=legacy), *words(text, legacy=legacy))
-    }
+    } | ({Literal(value)} if value is not None else set())
 
 
 def _structured(quads: list[tuple[Node, Node, Node, Node]]) -> bool:

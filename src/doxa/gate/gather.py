@@ -8,14 +8,16 @@ live claims, plus the superseded claims still believed for part of the write's v
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.gate.believed import believed_by_keys
 from doxa.gate.index import TERM
+from doxa.gate.revising import revision_target
 from doxa.judges.base import Evidence
+from doxa.judges.sentences import frame_key
 from doxa.model import Fact, Proposal
 from doxa.ontology.closure import broader_objects, property_table
 from doxa.reads.claims import load_facts
@@ -143,6 +145,10 @@ def gather(
     ``similar`` adds up to that many textually close live facts of the topic for a text-only
     write (for a judge that reads text, such as the LLM judge); the rule judge needs none.
     """
+    target = None
+    if proposal.revises is not None:  # first: a bad target is refused before any other read
+        as_of = now if now is not None else datetime.now(UTC)
+        target = revision_target(store, scope, claim_graphs, proposal.revises, as_of)
     table = property_table(store)
     rule_predicates: list[Node] | None = None
     superseded: list[Fact] = []
@@ -156,8 +162,9 @@ def gather(
         canonical, _ = table.canonical(proposal.predicate)
         rule_predicates = list(table.members(table.family(canonical)))
     else:
-        key = Literal(text_key(proposal.text))
-        same = [f for f in live_by_key(store, scope, key) if f.topic == proposal.topic]
+        value = frame_key(proposal.text)  # one lookup: the same text, or the same subject
+        keys = [Literal(text_key(proposal.text)), *([Literal(value)] if value else [])]
+        same = [f for f in live_by_keys(store, scope, keys) if f.topic == proposal.topic]
         if similar and now is not None:
             close = recall(
                 store,
@@ -194,6 +201,7 @@ def gather(
         properties=table,
         broader=broader_objects(store, objects) if proposal.structured else {},
         superseded=tuple(superseded),
+        target=target,
     )
 
 

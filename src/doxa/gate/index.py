@@ -3,7 +3,9 @@
 Five kinds of ``doxa:term`` literal hang off claims in ``<scope>/search``:
 
 - ``"@…"`` — a key of its subject and predicate (structured claims; live claims only);
-- ``"=…"`` — a key of its normalised text (text-only claims; live claims only);
+- ``"=…"`` — a key of its normalised text (text-only claims; live claims only), and
+  ``"=v…"``, a key of the subject it states a value of, where its text states one
+  (:func:`doxa.judges.sentences.frame_key`);
 - plain words of its text, for ``recall`` (kept after the claim ends, for ``include_ended``);
 - ``"~@…"`` — a past statement key: what a ``"@…"`` key becomes when its claim is
   superseded. A superseded fact is still believed for the valid time before its end, so a
@@ -29,6 +31,7 @@ from __future__ import annotations
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
+from doxa.judges.sentences import frame_key
 from doxa.ontology import PropertyTable, statement_key
 from doxa.text import text_key, words
 from doxa.vocabulary import DOXA, RDF
@@ -73,7 +76,9 @@ def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Li
     subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
     if subject is not None and isinstance(predicate, URIRef) and obj is not None:
         return table.keys(subject, predicate, obj)
-    return [Literal(text_key(str(values[DOXA.text])))]
+    text = str(values[DOXA.text])
+    value = frame_key(text)  # the same sentence with another value finds it (docs/judge.md)
+    return [Literal(text_key(text)), *([Literal(value)] if value is not None else [])]
 
 
 def index_terms(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Literal]:

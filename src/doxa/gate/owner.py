@@ -99,6 +99,17 @@ class OwnerDecisions:
             valid_from = values.get(DOXA.validFrom)
             starts = None if valid_from is None else instant(valid_from)
             closings = [] if is_rule else self._conflicts(values, starts, relation)
+            if (
+                relation.closes
+                and not is_rule
+                and (DOXA.revises in values or values.get(RDF.subject) is None)
+            ):
+                # a write naming its target, or a text the judge matched: no functional slot
+                # finds what it closes, so the judged targets still live are what it ends
+                ending = {t for _, targets in closings for t in targets}
+                named = tuple(t for t in saved if t not in ending and self.record.is_live(t))
+                if named:
+                    closings.append((relation, named))
             self.record.admit(decision, iri, pairs, graph, now)
             closed = tuple(t for _, targets in closings for t in targets)
             for closing, targets in closings:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
@@ -42,6 +43,8 @@ _DEFAULT_SUPPORT = {
 }
 
 Pair = tuple[URIRef, Node]
+#: a fact id as doxa makes them (:func:`doxa.scope.new_id`) or an import kept them
+_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 def build_proposal(
@@ -64,6 +67,7 @@ def build_proposal(
     query: str | None = None,
     turn: object = None,
     rule: object = None,
+    revises: object = None,
 ) -> Proposal:
     """Read the caller's values; raises :class:`~doxa.InvalidInput` for values of the wrong type.
 
@@ -119,7 +123,20 @@ def build_proposal(
         query=query,
         turn=as_iri(turn, "turn") if turn is not None else None,
         rule_mode=mode,
+        revises=scope.fact(_fact_id(revises)) if revises is not None else None,
     )
+
+
+def _fact_id(value: object) -> str:
+    """A fact id as ``revises`` takes it: exactly as doxa returned it, never folded (another
+    case or surrounding space is another id, refused here or not found by the gate)."""
+    if not isinstance(value, str) or not _ID.fullmatch(str.__str__(value)):
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        raise InvalidInput(
+            f"revises {shown} is not a fact id; pass one id exactly as remember, recall or "
+            "facts returned it (like '019ac4f2b0e3a1b2c3d4')."
+        )
+    return str.__str__(value)
 
 
 def claim_pairs(proposal: Proposal) -> list[Pair]:
@@ -154,6 +171,8 @@ def claim_pairs(proposal: Proposal) -> list[Pair]:
         pairs.append((DOXA.query, Literal(proposal.query)))
     if proposal.turn is not None:
         pairs.append((DOXA.turn, proposal.turn))
+    if proposal.revises is not None:
+        pairs.append((DOXA.revises, proposal.revises))
     # as the store will keep them, so receipts' digests and the judge compare like with like
     return list(zip((p for p, _ in pairs), canonical([o for _, o in pairs]), strict=True))
 
@@ -209,4 +228,5 @@ def proposal_from_pairs(scope: Scope, iri: URIRef, pairs: list[Pair]) -> Proposa
         query=str(one[DOXA.query]) if DOXA.query in one else None,
         turn=iri_of(DOXA.turn),
         rule_mode=RuleMode.from_iri(mode) if mode is not None else None,
+        revises=iri_of(DOXA.revises),
     )

@@ -25,6 +25,8 @@ class Evidence:
     involved. ``superseded`` holds the superseded facts on the write's subject and predicate
     that are still believed for part of the write's valid time (each with its believed
     end as ``valid_until``): a value written into that time contradicts them there.
+    ``target`` is the live fact the write says it revises (``revises``), checked by the gate;
+    None when the write names none.
     """
 
     same_topic: tuple[Fact, ...]
@@ -33,11 +35,13 @@ class Evidence:
     properties: PropertyTable = field(default_factory=PropertyTable)
     broader: Mapping[Node, frozenset[Node]] = field(default_factory=dict)
     superseded: tuple[Fact, ...] = ()
+    target: Fact | None = None
 
     @property
     def consulted(self) -> tuple[Fact, ...]:
         seen: dict[str, Fact] = {}
-        for fact in (*self.same_topic, *self.rules, *self.observations, *self.superseded):
+        revised = (self.target,) if self.target is not None else ()
+        for fact in (*revised, *self.same_topic, *self.rules, *self.observations, *self.superseded):
             seen.setdefault(fact.id, fact)
         return tuple(seen.values())
 

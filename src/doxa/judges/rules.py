@@ -16,6 +16,7 @@ from doxa.errors import InvalidInput
 from doxa.judges.base import Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.instruction import instruction_sign
+from doxa.judges.sentences import frame, revision_shape
 from doxa.model import Authority, Fact, Proposal, Relation, RuleMode, Verdict
 from doxa.text import normalise
 from doxa.vocabulary import DOXA
@@ -67,6 +68,8 @@ class RuleJudge(Judge):
         clash = self._rule_clash(proposal, evidence)
         if clash is not None:
             return clash
+        if evidence.target is not None:
+            return self._judge_revision(proposal, evidence, evidence.target)
         if proposal.structured:
             return self._judge_structured(proposal, evidence)
         return self._judge_text(proposal, evidence)
@@ -223,7 +226,9 @@ class RuleJudge(Judge):
                 found.append(fact)
         return found
 
-    def _judge_conflict(self, proposal: Proposal, conflicts: list[Fact]) -> Verdict:
+    def _judge_conflict(
+        self, proposal: Proposal, conflicts: list[Fact], slot: str = "one value at a time"
+    ) -> Verdict:
         stronger = [f for f in conflicts if f.authority.rank > proposal.authority.rank]
         if stronger:
             return Verdict(
@@ -238,13 +243,13 @@ class RuleJudge(Judge):
             return Verdict(
                 Relation.REPLACES,
                 targets,
-                "one value at a time, and the new value starts after the old one",
+                f"{slot}, and the new value starts after the old one",
             )
         if relations == {Relation.WAS_WRONG}:
             return Verdict(
                 Relation.WAS_WRONG,
                 targets,
-                "one value at a time, and both values claim the same time: the old one was wrong",
+                f"{slot}, and both values claim the same time: the old one was wrong",
             )
         return Verdict(
             Relation.UNCLEAR,
@@ -252,11 +257,82 @@ class RuleJudge(Judge):
             "the new value starts before the value it would replace; the owner decides",
         )
 
+    def _judge_revision(self, proposal: Proposal, evidence: Evidence, target: Fact) -> Verdict:
+        """The write names the fact it revises: decide how it stands to that fact.
+
+        The writer proposes, never forces: a write about another statement is ``unclear``,
+        a weaker write never closes a stronger fact, and the clocks decide between
+        ``replaces``, ``was_wrong`` and ``unclear`` as for any one-value slot.
+        """
+        both = proposal.structured and None not in (target.subject, target.predicate, target.object)
+        if both:
+            how = _structured_revision(proposal, evidence, target)
+        else:
+            how = revision_shape(proposal.text, target.text)
+            if how == "change" and self.fallback is not None:
+                return self._fallback_revision(proposal, evidence, target)
+        if how == "elsewhere":
+            return Verdict(
+                Relation.UNCLEAR,
+                (target.id,),
+                f"the write says it revises {target.id}, but states something about another "
+                "subject or property; the owner decides",
+            )
+        if how in ("same", "implied"):
+            detail = _added_bound(proposal, target)
+            if detail is not None:
+                return Verdict(Relation.ADDS_DETAIL, (target.id,), detail)
+            return Verdict(
+                Relation.SAME, (target.id,), f"the write says what {target.id} already says"
+            )
+        if how == "detail":
+            return Verdict(
+                Relation.ADDS_DETAIL,
+                (target.id,),
+                f"the write refines {target.id} without contradicting it",
+            )
+        return self._judge_conflict(proposal, [target], "the writer names the fact it revises")
+
+    def _fallback_revision(self, proposal: Proposal, evidence: Evidence, target: Fact) -> Verdict:
+        """A text the rule judge cannot read: the fallback decides, with the target shown."""
+        assert self.fallback is not None
+        verdict = self.fallback.judge(proposal, evidence)
+        verdict = replace(
+            verdict,
+            judge=verdict.judge or self.fallback.name,
+            judge_version=verdict.judge_version or self.fallback.version,
+        )
+        if verdict.relation is Relation.NEW:  # the writer named a fact; the owner decides
+            return replace(
+                verdict,
+                relation=Relation.UNCLEAR,
+                targets=(target.id,),
+                reason=f"the write says it revises {target.id}, the judge saw no relation: "
+                f"{verdict.reason}",
+            )
+        return verdict
+
     def _judge_text(self, proposal: Proposal, evidence: Evidence) -> Verdict:
         wanted = normalise(proposal.text)
-        for fact in evidence.same_topic:
-            if fact.subject is None and normalise(fact.text) == wanted:
+        texts = [f for f in evidence.same_topic if f.subject is None and f.topic == proposal.topic]
+        for fact in texts:
+            if normalise(fact.text) == wanted:
                 return Verdict(Relation.SAME, (fact.id,), "the same text is already stored")
+        said = frame(proposal.text)
+        if said is not None:
+            framed = [(f, frame(f.text)) for f in texts]
+            for fact, other in framed:
+                if other == said:
+                    return Verdict(
+                        Relation.SAME, (fact.id,), "the same value of the same thing is stored"
+                    )
+            changed = [
+                f for f, other in framed if other is not None and other.subject == said.subject
+            ]
+            if changed:
+                return self._judge_conflict(
+                    proposal, changed, "the same sentence with another value"
+                )
         if self.fallback is not None:
             verdict = self.fallback.judge(proposal, evidence)
             return replace(
@@ -265,6 +341,40 @@ class RuleJudge(Judge):
                 judge_version=verdict.judge_version or self.fallback.version,
             )
         return Verdict(Relation.NEW, (), "no stored text in this topic says the same")
+
+
+def _structured_revision(proposal: Proposal, evidence: Evidence, target: Fact) -> str:
+    """How a structured write stands to the structured fact it names: ``same``, ``detail``,
+    ``implied``, ``change`` (another value of the same subject and property) or
+    ``elsewhere`` (another subject, or an unrelated property)."""
+    assert proposal.subject is not None
+    assert proposal.predicate is not None
+    assert proposal.object is not None
+    assert target.subject is not None
+    assert target.predicate is not None
+    assert target.object is not None
+    table = evidence.properties
+    subject, predicate, obj = table.normalise(proposal.subject, proposal.predicate, proposal.object)
+    t_subject, t_predicate, t_object = table.normalise(
+        target.subject, target.predicate, target.object
+    )
+    if subject != t_subject:
+        return "elsewhere"
+    how = compare(table, evidence, (predicate, obj), (t_predicate, t_object))
+    if how in ("same", "detail", "implied"):
+        return how
+    if how == "conflict" or predicate == t_predicate:
+        return "change"
+    return "elsewhere"
+
+
+def _added_bound(proposal: Proposal, target: Fact) -> str | None:
+    """Why a write that says what ``target`` says adds detail (a time bound it lacked)."""
+    if proposal.valid_until is not None and target.valid_until is None:
+        return "the same statement, with an end the stored fact lacked"
+    if proposal.valid_from is not None and target.valid_from is None:
+        return "the same statement, with a start the stored fact lacked"
+    return None
 
 
 def _same_statement(fact: Fact, proposal: Proposal) -> bool:

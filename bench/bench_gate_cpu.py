@@ -1,0 +1,56 @@
+"""Per-write CPU time of gated writes on ``bench_gate``'s stream, robust to other load.
+
+``bench_gate.py`` times wall clock, which on a shared machine measures the neighbours too
+(its ``cpu/wall`` column says how much). This fills an in-memory store with 2,000 writes of
+the same seeded stream and times 1,000 more with ``time.process_time`` one by one, so two
+checkouts can be compared on a busy machine by running them alternately:
+
+    PYTHONPATH=src:bench python bench/bench_gate_cpu.py after
+    PYTHONPATH=/path/to/other/src:/path/to/other/bench python bench/bench_gate_cpu.py before
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import sys
+import time
+
+import doxa
+from workload import Stream, ontology_turtle
+
+FILL, TIMED = 2000, 1000
+
+
+def main(label: str) -> None:
+    """Print the CPU p50, p95 and mean per gated write, and the mean of text-only writes."""
+    clock = doxa.FixedClock("2026-03-01T09:00:00Z")
+    with doxa.Memory.open(None, scope="bench", clock=clock) as mem:
+        mem.add_ontology(ontology_turtle())
+        stream = Stream(7)
+        for rule in stream.rules():
+            mem.remember(rule.text, **rule.kwargs())
+        for _ in range(FILL):
+            w = stream.next()
+            stream.observe(w, mem.remember(w.text, **w.kwargs()).outcome.value)
+        gc.collect()
+        every, text = [], []
+        for _ in range(TIMED):
+            w = stream.next()
+            started = time.process_time()
+            receipt = mem.remember(w.text, **w.kwargs())
+            spent = time.process_time() - started
+            stream.observe(w, receipt.outcome.value)
+            every.append(spent)
+            if w.subject is None:
+                text.append(spent)
+    p95 = statistics.quantiles(every, n=20)[18]
+    print(
+        f"{label}: cpu p50 {statistics.median(every) * 1000:.3f} ms  p95 {p95 * 1000:.3f}  "
+        f"mean {statistics.mean(every) * 1000:.3f}  text-only mean "
+        f"{statistics.mean(text) * 1000:.3f} (n={len(text)})"
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "doxa")
