@@ -34,7 +34,9 @@ class RuleJudge(Judge):
     """
 
     name = "rule"
-    version = "2"
+    # a new version whenever its decisions change: earned closing is earned per version, so
+    # a judge that now closes text facts (issue 16) earns the right again
+    version = "3"
 
     def __init__(self, fallback: Judge | None = None) -> None:
         if fallback is not None and not isinstance(fallback, Judge):
