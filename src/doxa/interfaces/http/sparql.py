@@ -191,9 +191,8 @@ async def _answer(request: Request, found: Bound) -> Response:
     result = await run_in_threadpool(
         runner.run, work, scope=found.caller.scope, timeout=_timeout(params)
     )
-    shorts = params.get("format") or params.get("output") or []
-    short = shorts[-1] if shorts else None
-    fmt = choose(result.form, request.headers.get("accept"), short)
+    shorts = [*params.get("format", []), *params.get("output", []), *params.get("results", [])]
+    fmt = choose(result.form, request.headers.get("accept"), shorts)
     if fmt is None:
         offered = ", ".join(media_types(result.form))
         raise Problem(
