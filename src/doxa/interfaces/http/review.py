@@ -197,6 +197,27 @@ def alarms_of(memory: Memory) -> list[Alarm]:
     return sorted(found, key=lambda a: (not a.open, a.raised_at))
 
 
+@dataclass(frozen=True)
+class _AlarmView:
+    """An alarm and where its write is now: still held (a link to its card on this page),
+    a fact (a link to its history), or neither (rejected or erased: its id, unlinked)."""
+
+    alarm: Alarm
+    held: bool
+    fact: Fact | None
+
+
+def _alarm_views(memory: Memory, held: list[_HeldView]) -> list[_AlarmView]:
+    # an alarm names the write it stopped, which is held, not (yet) a fact
+    held_ids = {view.item.id for view in held}
+    views = []
+    for alarm in alarms_of(memory):
+        still_held = alarm.fact is not None and alarm.fact in held_ids
+        fact = None if still_held or alarm.fact is None else _fact_or_none(memory, alarm.fact)
+        views.append(_AlarmView(alarm=alarm, held=still_held, fact=fact))
+    return views
+
+
 # -- routes -----------------------------------------------------------------------------
 
 
@@ -230,13 +251,14 @@ def page(request: Request) -> Response:
         return _login_page(request)
     memory = owner.memory
     receipts = memory.receipts()
+    held = _held_views(memory, receipts)
     return _page(
         "review.html",
         scope=owner.scope,
         csrf=owner.csrf,
-        held=_held_views(memory, receipts),
+        held=held,
         quarantine=quarantine_of(memory),
-        alarms=alarms_of(memory),
+        alarms=_alarm_views(memory, held),
         facts=memory.facts(include_ended=True),
         notice=request.query_params.get("notice", ""),
     )
