@@ -493,6 +493,17 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
             },
             id="other-case-name",
         ),
+        pytest.param(
+            {"text": "No calls on Sunday", "topic": "calls", "scope": "bob"},
+            {
+                "code": -32602,
+                "message": "Tool 'remember' takes no argument 'scope'; it takes: attributed_to, "
+                "authority, confidence, datatype, kind, language, literal, object, predicate, "
+                "query, sources, standpoint, subject, support, text, topic, turn, valid_from, "
+                "valid_until.",
+            },
+            id="scope",
+        ),
     ],
 )
 def test_an_argument_the_tool_does_not_take_is_refused(
