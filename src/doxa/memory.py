@@ -801,6 +801,7 @@ class Memory:
                 subject=subject_iri,
                 predicate=predicate_iri,
                 include_ended=include_ended,
+                topic=topic,
             ),
             *waiting,
         ]

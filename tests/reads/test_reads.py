@@ -208,3 +208,16 @@ def test_a_superseded_fact_can_still_be_retracted(
     assert [str(f.object) for f in memory.facts(subject=EX + "bob", valid_at="2021-01-01")] == []
     with pytest.raises(doxa.NotFound, match="no unretracted fact"):
         memory.retract(old.fact, reason="again")
+
+
+def test_facts_of_a_topic_leave_out_other_topics_rules(memory: doxa.Memory) -> None:
+    """``facts(topic="shop")`` does not list the owner's rule about meetings; the rule is
+    listed for its own topic and with no topic (controls)."""
+    rule = memory.remember(
+        "Never book meetings before 9", topic="meetings", authority="owner", rule="forbids"
+    )
+    tea = memory.remember("Tea is cheap", topic="shop")
+    assert [f.id for f in memory.facts(topic="shop")] == [tea.fact]
+    assert [f.id for f in memory.facts(topic="shop", include_ended=True)] == [tea.fact]
+    assert [f.id for f in memory.facts(topic="meetings")] == [rule.fact]
+    assert {f.id for f in memory.facts()} == {rule.fact, tea.fact}
