@@ -38,6 +38,10 @@ def test_same_adds_evidence_not_a_fact(memory: doxa.Memory) -> None:
     )
     assert (again.relation, again.outcome) == (doxa.Relation.SAME, doxa.Outcome.MERGED)
     assert again.targets == (first.fact,)
+    # a merged receipt names the fact it merged into, one that can be read, as read back too
+    assert again.fact == first.fact
+    assert memory.get(again.fact).text == "Bob likes tea"
+    assert [r.fact for r in memory.receipts()] == [first.fact, first.fact]
     assert [f.id for f in memory.facts()] == [first.fact]
     assert memory.why(first.fact).corroborations == (doxa.IRI("https://ex.org/chat/2"),)
     # control: a different object is a new fact (likes is not functional)

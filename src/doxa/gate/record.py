@@ -30,6 +30,7 @@ from doxa.model import (
 )
 from doxa.ontology import statement_key
 from doxa.ontology.closure import property_table
+from doxa.reads.receipts import receipt_fact
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, Quad, Store
@@ -402,7 +403,7 @@ class Record:
             judge=draft.judge,
             judge_version=draft.judge_version,
             reason=draft.reason,
-            fact=self.scope.local_id(draft.decides) if draft.decides is not None else None,
+            fact=receipt_fact(self.scope, draft.outcome, draft.decides, draft.targets),
             held=(
                 self.scope.local_id(draft.decides)
                 if draft.outcome is Outcome.HELD and draft.decides is not None
