@@ -151,3 +151,26 @@ def test_rejudge_with_nothing_unchecked(store: Path) -> None:
     result = run(store, "rejudge")
     assert result.exit_code == 0
     assert result.stdout.strip() == "Nothing was judged again."
+
+
+def test_stats_json_carries_every_field_the_python_api_lists(store: Path) -> None:
+    """`--json stats` has each field docs/python-api.md names for Stats, KindStats and each
+    ledger Standing (`agreement` was missing); the values agree with Memory's (control)."""
+    write_day(store, "bob", "Wednesday", "2026-01-05")
+    held = write_day(store, "bob", "Thursday", "2026-02-01")
+    assert run(store, "approve", str(held["held"]), clock=CLOCK).exit_code == 0
+    data = run_json(store, "stats")
+    assert set(data) == {"kinds", "ledger", "open_alarms"}
+    [kind] = data["kinds"]
+    assert set(kind) == {
+        "kind",
+        "outcomes",
+        "relations",
+        "writes",
+        "held",
+        "needless_holds",
+        "needless_hold_rate",
+    }
+    [standing] = data["ledger"]
+    assert set(standing) == {"judge", "kind", "agreements", "decisions", "agreement", "earned"}
+    assert standing["agreement"] == standing["agreements"] / standing["decisions"]

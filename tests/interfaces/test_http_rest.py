@@ -155,6 +155,9 @@ def test_closing_earned_follows_grants(owner: httpx.Client, agent: httpx.Client)
     stats = agent.get("/stats").json()
     assert stats["open_alarms"] == 0
     assert {"kinds", "ledger"} <= set(stats)
+    assert stats["kinds"]  # earlier writes in this module
+    for kind in stats["kinds"]:  # the derived figures python-api.md lists are in the JSON too
+        assert {"writes", "held", "needless_hold_rate"} <= set(kind)
 
 
 def test_preview_judges_without_writing(owner: httpx.Client, agent: httpx.Client) -> None:
