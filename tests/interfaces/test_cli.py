@@ -1196,3 +1196,38 @@ def test_json_error_shape(store: Path) -> None:
     assert result.stderr == (
         "error: There is no fact 'nope' in scope 'default'; list ids with `doxa facts`.\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["facts", "--bogus"], "No such option '--bogus'. See 'doxa facts --help'"),
+        (["remember"], "Missing argument 'TEXT'. See 'doxa remember --help'"),
+        (["nosuchcommand"], "No such command 'nosuchcommand'. See 'doxa --help'"),
+        (["ontology", "bogus"], "No such command 'bogus'. See 'doxa ontology --help'"),
+        (["--scope"], "Option '--scope' requires an argument."),
+        (["--bogus", "facts"], "No such option '--bogus'. See 'doxa --help'"),
+        (["facts", "--include-ended=maybe"], "--include-ended"),
+    ],
+    ids=["option", "argument", "command", "subcommand", "global-value", "global-option", "flag"],
+)
+def test_usage_errors_under_json_print_one_document(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    """A usage error with --json prints doxa's error document on stdout (exit 2), and click's
+    usage lines on stderr as ever; without --json stdout stays empty (control)."""
+    result = run(tmp_path / "m", "--json", *args)
+    assert result.exit_code == 2
+    document = json.loads(result.stdout)
+    assert set(document) == {"error"}
+    assert (document["error"]["type"], document["error"]["exit_code"]) == ("UsageError", 2)
+    assert message in document["error"]["message"]
+    assert result.stderr.strip().splitlines()[-1].startswith("Error: ")  # click's own line
+    plain = run(tmp_path / "m", *args)
+    assert (plain.exit_code, plain.stdout) == (2, "")
+    assert plain.stderr == result.stderr
+
+
+def test_json_still_answers_after_a_usage_check(tmp_path: Path) -> None:
+    """Control: a command given right under --json prints its own document, not an error."""
+    assert run_json(tmp_path / "m", "facts") == []

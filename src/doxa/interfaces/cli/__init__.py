@@ -38,12 +38,13 @@ from doxa import __version__
 from doxa.clock import Clock
 from doxa.interfaces.cli import audit, bulk, decide, judge, owner, read, serving, setup, write
 from doxa.interfaces.cli.running import Settings
+from doxa.interfaces.cli.usage import JsonUsageGroup
 from doxa.interfaces.http.command import serve
 
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=JsonUsageGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="doxa")
 @click.option(
     "--store",
