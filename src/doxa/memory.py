@@ -30,7 +30,14 @@ from doxa.audit.exports import (
 )
 from doxa.audit.purge import PurgeStatus, purge_of
 from doxa.clock import Clock, FixedClock, SystemClock, parse_instant
-from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
+from doxa.errors import (
+    ChainBroken,
+    InvalidInput,
+    Listing,
+    NotFound,
+    StoreBehindJournal,
+    StoreError,
+)
 from doxa.evaluation import (
     DEFAULT_AT,
     Case,
@@ -863,7 +870,7 @@ class Memory:
             self.store, self.scope, self._claims(), self.scope.fact(_fact_id(fact)), as_of=believed
         )
         if result is None:
-            raise NotFound(_missing(self.scope, _fact_id(fact)))
+            raise _missing(self.scope, _fact_id(fact))
         return result
 
     def why(self, fact: str | Fact) -> Why:
@@ -876,7 +883,7 @@ class Memory:
             as_of=self.clock.now(),
         )
         if result is None:
-            raise NotFound(_missing(self.scope, _fact_id(fact)))
+            raise _missing(self.scope, _fact_id(fact))
         return result
 
     def held(self) -> list[HeldWrite]:
@@ -995,5 +1002,7 @@ def _checked_id(value: object, what: str) -> str:
     return value
 
 
-def _missing(scope: Scope, fact_id: str) -> str:
-    return f"There is no fact {fact_id!r} in scope {scope.name!r}; list ids with `doxa facts`."
+def _missing(scope: Scope, fact_id: str) -> NotFound:
+    return NotFound(
+        f"There is no fact {fact_id!r} in scope {scope.name!r}", listings=(Listing.FACTS,)
+    )

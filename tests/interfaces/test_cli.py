@@ -766,8 +766,8 @@ def test_retract_unknown_exits_3_and_known_is_retracted(store: Path) -> None:
     )
     result = run(store, "retract", fact, "--reason", "she was born in 1977")
     assert result.exit_code == 0
-    assert result.stdout.startswith("closed  event ")
-    assert f"  was_wrong {fact}  receipt " in result.stdout
+    # the id shown is the retracted fact's, and says so (it was labelled an event's)
+    assert result.stdout.startswith(f"closed  fact {fact}  was_wrong {fact}  receipt ")
     assert result.stdout.splitlines()[1] == "  she was born in 1977"
     assert texts(store) == []
     ended = run_json(store, "facts", "--include-ended")

@@ -174,3 +174,10 @@ def test_stats_json_carries_every_field_the_python_api_lists(store: Path) -> Non
     [standing] = data["ledger"]
     assert set(standing) == {"judge", "kind", "agreements", "decisions", "agreement", "earned"}
     assert standing["agreement"] == standing["agreements"] / standing["decisions"]
+
+
+def test_alarms_all_on_an_empty_scope_says_no_alarms(store: Path) -> None:
+    """`alarms --all` with none raised says "No alarms." (it said "No open alarms."), and the
+    plain list still says "No open alarms." (control)."""
+    assert run(store, "alarms", "--all").stdout == "No alarms.\n"
+    assert run(store, "alarms").stdout == "No open alarms.\n"

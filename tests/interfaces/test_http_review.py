@@ -96,7 +96,9 @@ def test_owner_approves_a_held_write(page: Page, owner: httpx.Client, tmp_path: 
     page.screenshot(path=tmp_path / "review-held.png", full_page=True)
 
     card.locator("button.approve").click()
-    assert page.locator("#notice").inner_text().startswith("approved:")
+    assert page.locator("#notice").inner_text().startswith(
+        f"approved: held write {held.json()['held']} ("
+    )
     assert page.locator("#held-empty").is_visible()
     assert owner.get("/held").json() == []
     live = owner.get("/facts", params={"topic": "meetings"}).json()
@@ -127,7 +129,9 @@ def test_agent_key_cannot_open_the_page(page: Page, owner: httpx.Client) -> None
     card = page.locator(f"[data-held='{held_id}']")
     card.locator("input[name=reason]").fill("it stays on Thursday")
     card.locator("button.reject").click()
-    assert page.locator("#notice").inner_text().startswith("discarded:")
+    # the notice names the button pressed, then the outcome (it began "discarded:")
+    notice = page.locator("#notice").inner_text()
+    assert notice.startswith(f"rejected: held write {held_id} (discarded, receipt ")
     assert owner.get("/held").json() == []
 
 

@@ -230,7 +230,7 @@ def test_reads_of_missing_facts_are_tool_errors(store: Path) -> None:
         missing = error_text(await client.call_tool("history", {"fact": "0123456789abcdef0123"}))
         assert missing == (
             "Error executing tool history: There is no fact '0123456789abcdef0123' in scope "
-            "'alice'; list ids with `doxa facts`."
+            "'alice'; list ids with the `facts` tool."
         )
         assert error_text(await client.call_tool("why", {"fact": "nope/../x"})).endswith(
             "ids are like '019ac4f2b0e3a1b2c3d4'."

@@ -10,7 +10,7 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.clock import Clock
-from doxa.errors import NotFound
+from doxa.errors import Listing, NotFound
 from doxa.gate.believed import front
 from doxa.gate.gather import kept_rules, live_by_key
 from doxa.gate.index import FRONT, PAST, TERM, front_key, index_entries, past_key
@@ -291,8 +291,9 @@ class Record:
         rows = self.store.select(query("claim"), dataset=pending, bindings={"claim": [held]})
         if not rows:
             raise NotFound(
-                f"There is no held write {held_id!r} in scope {self.scope.name!r}; list them "
-                "with `doxa held`."
+                f"There is no held write {held_id!r} in scope {self.scope.name!r}",
+                listings=(Listing.HELD,),
+                lead="list them with",
             )
         claim_rows = self.store.select(
             query("claim"), dataset=pending, bindings={"claim": [self.scope.fact(held_id)]}

@@ -203,7 +203,7 @@ def alarms(ctx: click.Context, include_cleared: bool) -> None:
         lambda m: show_list(
             settings,
             m.alarms(include_cleared=include_cleared),
-            "No open alarms.",
+            "No alarms." if include_cleared else "No open alarms.",
             _alarms_table,
         ),
     )

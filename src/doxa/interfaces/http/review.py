@@ -329,8 +329,17 @@ async def _decide(request: Request, held_id: str, verb: str) -> Response:
             receipt = owner.memory.reject(held_id, reason=form.get("reason", ""))
     except DoxaError as error:
         return _message("Could not " + verb, str(error), http_status(error))
-    notice = f"{receipt.outcome.value}: {held_id} (receipt {receipt.id})"
+    # the notice names the button pressed ("rejected", not the outcome "discarded")
+    notice = _notice(verb, f"held write {held_id}", receipt)
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+
+
+_DONE = {"approve": "approved", "reject": "rejected", "release": "released", "discard": "discarded"}
+
+
+def _notice(verb: str, what: str, receipt: Receipt) -> str:
+    """The line shown after an action: what the owner did, to what, and the receipt's word."""
+    return f"{_DONE[verb]}: {what} ({receipt.outcome.value}, receipt {receipt.id})"
 
 
 @router.post("/alarms/{alarm_id}/clear")
@@ -363,7 +372,7 @@ async def quarantine_decision(request: Request, fact_id: str, verb: str) -> Resp
             receipt = owner.memory.discard(fact_id, reason=reason)
     except DoxaError as error:
         return _message(f"Could not {verb}", str(error), http_status(error))
-    notice = f"{receipt.outcome.value}: {fact_id} (receipt {receipt.id})"
+    notice = _notice(verb, fact_id, receipt)
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
 
 
