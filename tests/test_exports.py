@@ -528,3 +528,26 @@ def test_export_format_from_the_suffix(name: str, form: str) -> None:
     from doxa.audit.exports import format_of
 
     assert format_of(Path(name), None) == form
+
+
+def test_a_failed_import_leaves_no_empty_store(tmp_path: Path) -> None:
+    """`doxa import` of a broken file into a store it would create leaves nothing behind; a
+    store that was there already stays (control), and a good import creates one (control)."""
+    broken = tmp_path / "broken.nq"
+    broken.write_text("garbage\n", encoding="utf-8")
+    folder = tmp_path / "stores"
+    folder.mkdir()
+    result = cli(folder / "fresh", "import", str(broken))
+    assert result.exit_code == 2
+    assert "is not valid N-Quads" in result.stderr
+    assert list(folder.iterdir()) == []
+
+    existing = folder / "existing"
+    assert cli(existing, "remember", "Alice prefers tea", "--topic", "drinks").exit_code == 0
+    assert cli(existing, "import", str(broken)).exit_code == 2
+    assert cli(existing, "facts").stdout.endswith("Alice prefers tea\n")
+
+    good = tmp_path / "good.nq"
+    assert cli(existing, "export", str(good)).exit_code == 0
+    assert cli(folder / "restored", "import", str(good)).exit_code == 0
+    assert (folder / "restored").is_dir()
