@@ -866,10 +866,20 @@ class Memory:
     def history(self, fact: str | Fact, *, as_of: datetime | str | None = None) -> History:
         """The fact and every event that refined, corroborated, superseded or retracted it."""
         _, believed = self._times(None, as_of)
-        result = history_read(
-            self.store, self.scope, self._claims(), self.scope.fact(_fact_id(fact)), as_of=believed
-        )
+        iri = self.scope.fact(_fact_id(fact))
+        result = history_read(self.store, self.scope, self._claims(), iri, as_of=believed)
         if result is None:
+            later = None
+            if as_of is not None:
+                now = self.clock.now()
+                later = history_read(self.store, self.scope, self._claims(), iri, as_of=now)
+            if later is not None:
+                # it exists, only not yet then: say so rather than "there is no fact"
+                raise NotFound(
+                    f"Fact {_fact_id(fact)!r} was not yet recorded at {believed.isoformat()}: "
+                    f"it was recorded at {later.fact.recorded_at.isoformat()}; ask as of that "
+                    "time or later."
+                )
             raise _missing(self.scope, _fact_id(fact))
         return result
 

@@ -96,8 +96,10 @@ def test_owner_approves_a_held_write(page: Page, owner: httpx.Client, tmp_path: 
     page.screenshot(path=tmp_path / "review-held.png", full_page=True)
 
     card.locator("button.approve").click()
-    assert page.locator("#notice").inner_text().startswith(
-        f"approved: held write {held.json()['held']} ("
+    assert (
+        page.locator("#notice")
+        .inner_text()
+        .startswith(f"approved: held write {held.json()['held']} (")
     )
     assert page.locator("#held-empty").is_visible()
     assert owner.get("/held").json() == []

@@ -221,3 +221,21 @@ def test_facts_of_a_topic_leave_out_other_topics_rules(memory: doxa.Memory) -> N
     assert [f.id for f in memory.facts(topic="shop", include_ended=True)] == [tea.fact]
     assert [f.id for f in memory.facts(topic="meetings")] == [rule.fact]
     assert {f.id for f in memory.facts()} == {rule.fact, tea.fact}
+
+
+def test_history_as_of_before_the_fact_says_when_it_was_recorded(memory: doxa.Memory) -> None:
+    """History as of a time before the fact was recorded says it was not recorded yet, and
+    when it was (it said "There is no fact"); an unknown id still says so, and as of the
+    recording the history is read (controls)."""
+    receipt = memory.remember("Bob likes tea", topic="drinks")
+    recorded = memory.get(receipt.fact).recorded_at
+    with pytest.raises(doxa.NotFound) as caught:
+        memory.history(receipt.fact, as_of="2020-01-01T00:00:00Z")
+    assert str(caught.value) == (
+        f"Fact {receipt.fact!r} was not yet recorded at 2020-01-01T00:00:00+00:00: it was "
+        f"recorded at {recorded.isoformat()}; ask as of that time or later."
+    )
+    with pytest.raises(doxa.NotFound) as caught:
+        memory.history("0123456789abcdef0123", as_of="2020-01-01T00:00:00Z")
+    assert str(caught.value).startswith("There is no fact '0123456789abcdef0123'")
+    assert memory.history(receipt.fact, as_of=recorded).fact.id == receipt.fact
