@@ -475,3 +475,15 @@ def test_literals_round_trip_through_json(alice: httpx.Client) -> None:
     }
     assert row["b"] == {"type": "literal", "value": "thé", "xml:lang": "fr"}
     assert Literal("thé", lang="fr").language == row["b"]["xml:lang"]
+
+
+def test_syntax_error_positions_are_those_of_the_query_sent(alice: httpx.Client) -> None:
+    """A syntax error on line 3 is reported on line 3 (the endpoint's BASE line made it 4);
+    a relative IRI still resolves against the endpoint's URL (control)."""
+    broken = query(alice, "SELECT * WHERE {\n?s ?p ?o .\nFILTER(\n}")
+    assert broken.status_code == 400
+    message = broken.json()["error"]["message"]
+    assert "found 'FILTER'" in message
+    assert "(at char 28), (line:3, col:1)" in message
+    relative = query(alice, "SELECT ?x WHERE { BIND(<here> AS ?x) }")
+    assert bindings(relative) == [{"x": f"{str(alice.base_url).rstrip('/')}/here"}]
