@@ -1231,3 +1231,35 @@ def test_usage_errors_under_json_print_one_document(
 def test_json_still_answers_after_a_usage_check(tmp_path: Path) -> None:
     """Control: a command given right under --json prints its own document, not an error."""
     assert run_json(tmp_path / "m", "facts") == []
+
+
+def test_ill_typed_literals_print_no_rdflib_traceback(tmp_path: Path) -> None:
+    """A result holding "x"^^xsd:integer prints it, with nothing on stderr (rdflib logged a
+    traceback there); the library's other log records are left alone (control)."""
+    import logging
+    import subprocess
+    import sys
+
+    ill = 'SELECT ?v WHERE { BIND(STRDT("x", <http://www.w3.org/2001/XMLSchema#integer>) AS ?v) }'
+    done = subprocess.run(
+        [sys.executable, "-m", "doxa", "--store", ":memory:", "sparql", ill],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == 'v\n"x"^^<http://www.w3.org/2001/XMLSchema#integer>\n'
+    assert done.stderr == ""
+
+    from doxa.interfaces.logs import quiet_libraries
+
+    quiet_libraries()
+    quiet_libraries()
+    logger = logging.getLogger("rdflib.term")
+    [only] = logger.filters
+    assert isinstance(only, logging.Filter)
+    message = "Failed to convert Literal lexical form to value. Datatype=%s, Converter=%s"
+    dropped = logging.LogRecord("rdflib.term", logging.WARNING, "", 0, message, (), None)
+    kept = logging.LogRecord("rdflib.term", logging.WARNING, "", 0, "something else", (), None)
+    assert [only.filter(r) for r in (kept, dropped)] == [True, False]

@@ -39,6 +39,7 @@ from doxa.clock import Clock
 from doxa.interfaces.cli import audit, bulk, decide, judge, owner, read, serving, setup, write
 from doxa.interfaces.cli.running import Settings
 from doxa.interfaces.cli.usage import JsonUsageGroup
+from doxa.interfaces.logs import quiet_libraries
 from doxa.interfaces.http.command import serve
 
 __all__ = ["main"]
@@ -94,6 +95,7 @@ def main(
     invalid input, 3 not found, 4 store error (or locked), 5 receipt chain broken,
     6 the gate itself failed.
     """
+    quiet_libraries()
     given = ctx.obj
     clock = cast(Clock, given) if callable(getattr(given, "now", None)) else None
     ctx.obj = Settings(
