@@ -39,8 +39,8 @@ from doxa.clock import Clock
 from doxa.interfaces.cli import audit, bulk, decide, judge, owner, read, serving, setup, write
 from doxa.interfaces.cli.running import Settings
 from doxa.interfaces.cli.usage import JsonUsageGroup
-from doxa.interfaces.logs import quiet_libraries
 from doxa.interfaces.http.command import serve
+from doxa.interfaces.logs import quiet_libraries
 
 __all__ = ["main"]
 
