@@ -83,7 +83,14 @@ def test_judge_calibrate_earns_closing(store: Path, tmp_path: Path) -> None:
     assert run(store, "judge", "calibrate", str(file), clock=CLOCK).exit_code == 0
     ledger = run_json(store, "stats")["ledger"]
     assert ledger == [
-        {"judge": "rule/2", "kind": "schedule", "agreements": 50, "decisions": 50, "earned": True}
+        {
+            "judge": "rule/2",
+            "kind": "schedule",
+            "agreements": 50,
+            "decisions": 50,
+            "agreement": 1.0,
+            "earned": True,
+        }
     ]
     again = run(store, "judge", "calibrate", str(file), clock=CLOCK)
     assert again.exit_code == 2
