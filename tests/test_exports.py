@@ -474,3 +474,80 @@ def test_import_on_disk_journals_the_restored_receipts(
     with doxa.Memory.open(tmp_path / "restored", scope="alice", clock=clock) as reopened:
         assert reopened.facts() == alice.facts()
         assert reopened.verify() == len(alice.receipts())
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [
+        ("alice.jsonld", "JSON-LD"),
+        ("alice.JSONLD", "JSON-LD"),
+        ("alice.rdf", "RDF/XML"),
+        ("alice.nt", "N-Triples"),
+        ("alice.nq.gz", "gzip"),
+    ],
+    ids=["jsonld", "jsonld-upper", "rdfxml", "ntriples", "gzip"],
+)
+def test_export_refuses_a_suffix_naming_another_format(
+    tmp_path: Path, name: str, named: str
+) -> None:
+    """`doxa export alice.jsonld` exits 2 and writes no file (it used to fill it with N-Quads);
+    the same export with --format, or to .nq, is written (controls)."""
+    store = tmp_path / "store"
+    assert cli(store, "remember", "Alice prefers tea", "--topic", "drinks").exit_code == 0
+    path = tmp_path / name
+    refused = cli(store, "export", str(path))
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        f"error: {name!r} names {named} by its suffix, which doxa does not write or read; "
+        "name the file .nq (N-Quads), .trig (TriG) or .ttl (Turtle), or pass --format.\n"
+    )
+    assert not path.exists()
+    assert cli(store, "export", str(path), "--format", "nquads").exit_code == 0
+    assert path.read_text().startswith("<")
+    # reading one back takes the same rule: the suffix is refused, --format is read
+    fresh = tmp_path / "fresh"
+    assert cli(fresh, "import", str(path)).stderr == refused.stderr
+    assert cli(fresh, "import", str(path), "--format", "nquads").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "form"),
+    [
+        ("a.nq", "nquads"),
+        ("a.NQ", "nquads"),
+        ("a.nquads", "nquads"),
+        ("a.out", "nquads"),
+        ("a", "nquads"),
+        ("a.TriG", "trig"),
+        ("a.ttl", "turtle"),
+        ("a.turtle", "turtle"),
+    ],
+)
+def test_export_format_from_the_suffix(name: str, form: str) -> None:
+    """Control: doxa's own suffixes in any case, and suffixes naming no format, are read."""
+    from doxa.audit.exports import format_of
+
+    assert format_of(Path(name), None) == form
+
+
+def test_a_failed_import_leaves_no_empty_store(tmp_path: Path) -> None:
+    """`doxa import` of a broken file into a store it would create leaves nothing behind; a
+    store that was there already stays (control), and a good import creates one (control)."""
+    broken = tmp_path / "broken.nq"
+    broken.write_text("garbage\n", encoding="utf-8")
+    folder = tmp_path / "stores"
+    folder.mkdir()
+    result = cli(folder / "fresh", "import", str(broken))
+    assert result.exit_code == 2
+    assert "is not valid N-Quads" in result.stderr
+    assert list(folder.iterdir()) == []
+
+    existing = folder / "existing"
+    assert cli(existing, "remember", "Alice prefers tea", "--topic", "drinks").exit_code == 0
+    assert cli(existing, "import", str(broken)).exit_code == 2
+    assert cli(existing, "facts").stdout.endswith("Alice prefers tea\n")
+
+    good = tmp_path / "good.nq"
+    assert cli(existing, "export", str(good)).exit_code == 0
+    assert cli(folder / "restored", "import", str(good)).exit_code == 0
+    assert (folder / "restored").is_dir()

@@ -140,3 +140,79 @@ def test_literal_text_is_read() -> None:
     assert literal("1971", datatype="xsd:gYear") == Literal("1971", datatype=XSD.gYear)
     assert literal("hi", language="EN") == Literal("hi", lang="en")
     assert literal("hi", datatype=str(RDF.langString), language="en") == Literal("hi", lang="en")
+
+
+XSD_NS = str(XSD)
+NOT_XSD = "use one such as xsd:gYear or xsd:integer, or your own datatype's full IRI."
+INTEGER_MEANT = f"use xsd:integer ({XSD_NS}integer), or your own datatype's full IRI."
+
+
+@pytest.mark.parametrize(
+    ("datatype", "message"),
+    [
+        (f"{XSD_NS}nonsense", f"datatype '{XSD_NS}nonsense' is not an XSD datatype; {NOT_XSD}"),
+        (f"{XSD_NS}pattern", f"datatype '{XSD_NS}pattern' is not an XSD datatype; {NOT_XSD}"),
+        (f"{XSD_NS}Integer", f"datatype '{XSD_NS}Integer' is not an XSD datatype; {INTEGER_MEANT}"),
+        (
+            "HTTP://WWW.W3.ORG/2001/XMLSchema#integer",
+            "datatype 'HTTP://WWW.W3.ORG/2001/XMLSchema#integer' is not an XSD datatype; "
+            + INTEGER_MEANT,
+        ),
+        (
+            "https://www.w3.org/2001/XMLSchema#integer",
+            "datatype 'https://www.w3.org/2001/XMLSchema#integer' is not an XSD datatype; "
+            + INTEGER_MEANT,
+        ),
+        (
+            "xsd:nonsense",
+            "'xsd:nonsense' is not an XSD datatype; use one such as xsd:gYear or xsd:integer, "
+            "or a full IRI.",
+        ),
+        (
+            "xsd:Integer",
+            f"'xsd:Integer' is not an XSD datatype; use xsd:integer ({XSD_NS}integer), or a "
+            "full IRI.",
+        ),
+    ],
+    ids=["unknown", "facet", "wrong-case", "upper-case-iri", "https", "short", "short-case"],
+)
+def test_unknown_xsd_datatypes_are_refused(datatype: str, message: str) -> None:
+    """A datatype claiming XSD's namespace must be one of RDF's XSD datatypes, spelt exactly;
+    as text or as a doxa.Literal, refused with no warning from rdflib."""
+    with pytest.raises(doxa.InvalidInput) as caught:
+        literal("12", datatype=datatype)
+    assert str(caught.value) == message
+    if ":" in datatype and not datatype.startswith("xsd:"):
+        with pytest.raises(doxa.InvalidInput) as caught:
+            as_object(Literal("12", datatype=URIRef(datatype)))
+        assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("datatype", "expected"),
+    [
+        (f"{XSD_NS}integer", XSD.integer),
+        ("xsd:integer", XSD.integer),
+        ("XSD:integer", XSD.integer),
+        (f"{XSD_NS}nonNegativeInteger", XSD.nonNegativeInteger),
+        ("http://example.org/myType", URIRef("http://example.org/myType")),
+    ],
+    ids=["full", "short", "short-upper-prefix", "derived", "own-datatype"],
+)
+def test_xsd_datatypes_and_own_datatypes_are_read(datatype: str, expected: URIRef) -> None:
+    """Control: XSD's datatypes by either spelling, and a datatype of one's own, are read."""
+    assert literal("12", datatype=datatype).datatype == expected
+
+
+def test_unknown_xsd_datatype_is_refused_by_the_gate(memory: doxa.Memory) -> None:
+    """Through remember, the unknown datatype is InvalidInput and nothing is stored; the same
+    write with xsd:integer is admitted (control)."""
+    bad = Literal("12", datatype=URIRef(f"{XSD_NS}nonsense"))
+    with pytest.raises(doxa.InvalidInput):
+        memory.remember("twelve", topic="t", subject=EX + "a", predicate=EX + "p", object=bad)
+    assert memory.facts(topic="t") == []
+    good = Literal("12", datatype=XSD.integer)
+    receipt = memory.remember(
+        "twelve", topic="t", subject=EX + "a", predicate=EX + "p", object=good
+    )
+    assert receipt.outcome is doxa.Outcome.ADMITTED

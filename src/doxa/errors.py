@@ -20,6 +20,8 @@ callers that only know Python's exceptions still catch it::
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "ErasedContent",
     "InvalidInput",
     "JudgeUnavailable",
+    "Listing",
     "NotFound",
     "ScopeViolation",
     "ShapeCheckFailed",
@@ -44,8 +47,41 @@ class DoxaError(Exception):
     """Root of every error doxa raises."""
 
 
+class Listing(enum.Enum):
+    """A list of ids a reader can look at, named in the CLI's words.
+
+    A :class:`NotFound` names the listings where the id it missed would have shown; the HTTP
+    and MCP servers say how to reach the same listing in their own terms
+    (:func:`doxa.interfaces.failures.message_for`), so no reader is told to run a command it
+    does not have.
+    """
+
+    FACTS = "`doxa facts`"
+    ENDED_FACTS = "`doxa facts --include-ended`"
+    HELD = "`doxa held`"
+    QUARANTINE = "`doxa quarantine`"
+
+
 class NotFound(DoxaError, LookupError):
-    """Something named by id does not exist in this scope."""
+    """Something named by id does not exist in this scope.
+
+    ``str()`` is the message with the CLI's way to the ``listings`` (``list ids with `doxa
+    facts```); :meth:`told` gives it with another interface's way to them.
+    """
+
+    def __init__(
+        self, message: str, *, listings: tuple[Listing, ...] = (), lead: str = "list ids with"
+    ) -> None:
+        self.bare = message
+        self.listings = listings
+        self.lead = lead
+        super().__init__(self.told(lambda listing: listing.value))
+
+    def told(self, name: Callable[[Listing], str]) -> str:
+        """The message, each listing named by ``name``."""
+        if not self.listings:
+            return self.bare
+        return f"{self.bare}; {self.lead} {' or '.join(name(x) for x in self.listings)}."
 
 
 class InvalidInput(DoxaError, ValueError):

@@ -30,7 +30,14 @@ from doxa.audit.exports import (
 )
 from doxa.audit.purge import PurgeStatus, purge_of
 from doxa.clock import Clock, FixedClock, SystemClock, parse_instant
-from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreBehindJournal, StoreError
+from doxa.errors import (
+    ChainBroken,
+    InvalidInput,
+    Listing,
+    NotFound,
+    StoreBehindJournal,
+    StoreError,
+)
 from doxa.evaluation import (
     DEFAULT_AT,
     Case,
@@ -808,6 +815,7 @@ class Memory:
                 subject=subject_iri,
                 predicate=predicate_iri,
                 include_ended=include_ended,
+                topic=topic,
             ),
             *waiting,
         ]
@@ -865,11 +873,21 @@ class Memory:
     def history(self, fact: str | Fact, *, as_of: datetime | str | None = None) -> History:
         """The fact and every event that refined, corroborated, superseded or retracted it."""
         _, believed = self._times(None, as_of)
-        result = history_read(
-            self.store, self.scope, self._claims(), self.scope.fact(_fact_id(fact)), as_of=believed
-        )
+        iri = self.scope.fact(_fact_id(fact))
+        result = history_read(self.store, self.scope, self._claims(), iri, as_of=believed)
         if result is None:
-            raise NotFound(_missing(self.scope, _fact_id(fact)))
+            later = None
+            if as_of is not None:
+                now = self.clock.now()
+                later = history_read(self.store, self.scope, self._claims(), iri, as_of=now)
+            if later is not None:
+                # it exists, only not yet then: say so rather than "there is no fact"
+                raise NotFound(
+                    f"Fact {_fact_id(fact)!r} was not yet recorded at {believed.isoformat()}: "
+                    f"it was recorded at {later.fact.recorded_at.isoformat()}; ask as of that "
+                    "time or later."
+                )
+            raise _missing(self.scope, _fact_id(fact))
         return result
 
     def why(self, fact: str | Fact) -> Why:
@@ -882,7 +900,7 @@ class Memory:
             as_of=self.clock.now(),
         )
         if result is None:
-            raise NotFound(_missing(self.scope, _fact_id(fact)))
+            raise _missing(self.scope, _fact_id(fact))
         return result
 
     def held(self) -> list[HeldWrite]:
@@ -1001,5 +1019,7 @@ def _checked_id(value: object, what: str) -> str:
     return value
 
 
-def _missing(scope: Scope, fact_id: str) -> str:
-    return f"There is no fact {fact_id!r} in scope {scope.name!r}; list ids with `doxa facts`."
+def _missing(scope: Scope, fact_id: str) -> NotFound:
+    return NotFound(
+        f"There is no fact {fact_id!r} in scope {scope.name!r}", listings=(Listing.FACTS,)
+    )

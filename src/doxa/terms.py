@@ -57,6 +57,24 @@ _LEXICAL = {
     XSD.gYearMonth: re.compile(rf"^-?\d{{4,}}-(0[1-9]|1[0-2]){_TZ}$"),
     XSD.gMonthDay: re.compile(rf"^--(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]){_TZ}$"),
 }
+#: the XSD datatypes RDF 1.1 uses (https://www.w3.org/TR/rdf11-concepts/#xsd-datatypes); the
+#: rest of the XSD namespace names facets and helpers (xsd:pattern, xsd:length), not datatypes
+XSD_DATATYPES = frozenset(
+    {
+        "string", "boolean", "decimal", "integer", "double", "float",
+        "date", "time", "dateTime", "dateTimeStamp",
+        "gYear", "gMonth", "gDay", "gYearMonth", "gMonthDay",
+        "duration", "yearMonthDuration", "dayTimeDuration",
+        "byte", "short", "int", "long",
+        "unsignedByte", "unsignedShort", "unsignedInt", "unsignedLong",
+        "positiveInteger", "nonNegativeInteger", "negativeInteger", "nonPositiveInteger",
+        "hexBinary", "base64Binary", "anyURI",
+        "language", "normalizedString", "token", "NMTOKEN", "Name", "NCName",
+    }
+)  # fmt: skip
+# the XSD namespace as spelt in a datatype IRI, case-folded, by either scheme: a datatype
+# whose IRI matches it this way claims to be XSD's and must be one of the above, exactly
+_XSD_LOOKALIKES = ("http://www.w3.org/2001/xmlschema#", "https://www.w3.org/2001/xmlschema#")
 _ABSOLUTE_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]+$")
 
 
@@ -119,6 +137,7 @@ def _checked_literal(value: Literal) -> Literal:
                 f"datatype {str(value.datatype)!r} is not an absolute IRI; use one such as "
                 "xsd:gYear (http://www.w3.org/2001/XMLSchema#gYear)."
             )
+        _check_xsd(value.datatype)
         pattern = _LEXICAL.get(value.datatype)
         if value.ill_typed or (pattern is not None and not pattern.match(str(value))):
             raise InvalidInput(
@@ -132,6 +151,35 @@ def _checked_literal(value: Literal) -> Literal:
             "change the value or its datatype."
         )
     return value
+
+
+def _check_xsd(datatype: URIRef) -> None:
+    """Refuse a datatype that claims XSD's namespace but is not one of its RDF datatypes.
+
+    rdflib admits ``xsd:nonsense`` as an unknown type (and warns); stored, it would never
+    compare with anything. Look-alike spellings (``HTTP://WWW.W3.ORG/...``, ``https``) are
+    refused too, naming the datatype meant, rather than becoming a private datatype.
+    """
+    text = str(datatype)
+    folded = text.casefold()
+    prefix = next((p for p in _XSD_LOOKALIKES if folded.startswith(p)), None)
+    if prefix is None:
+        return
+    name = text[len(prefix) :]
+    if text == str(XSD) + name and name in XSD_DATATYPES:
+        return
+    raise InvalidInput(
+        f"datatype {text!r} is not an XSD datatype; {_xsd_hint(name)}, or your own "
+        "datatype's full IRI."
+    )
+
+
+def _xsd_hint(name: str) -> str:
+    """What to use instead of XSD datatype ``name``: the one it misspells, or an example."""
+    meant = next((n for n in sorted(XSD_DATATYPES) if n.casefold() == name.casefold()), None)
+    if meant is None:
+        return "use one such as xsd:gYear or xsd:integer"
+    return f"use xsd:{meant} ({XSD}{meant})"
 
 
 def language_tag(value: object) -> str:
@@ -175,7 +223,8 @@ def literal(lexical: str, *, datatype: str | None = None, language: str | None =
     iri: URIRef | None = None
     if datatype is not None:
         as_text(datatype, "datatype")
-        if datatype.startswith("xsd:"):
+        short = datatype[:4].casefold() == "xsd:"
+        if short:
             iri = URIRef(str(XSD) + datatype[4:])
         elif ":" in datatype:
             iri = URIRef(datatype)
@@ -188,10 +237,9 @@ def literal(lexical: str, *, datatype: str | None = None, language: str | None =
                 f"datatype {datatype!r} is not an absolute IRI; use xsd:NAME (such as "
                 "xsd:gYear) or a full IRI."
             )
-        if datatype.startswith("xsd:") and iri not in XSD:  # XSD[name] only warns
+        if short and datatype[4:] not in XSD_DATATYPES:
             raise InvalidInput(
-                f"{datatype!r} is not an XSD datatype; use one such as xsd:gYear or "
-                "xsd:integer, or a full IRI."
+                f"{datatype!r} is not an XSD datatype; {_xsd_hint(datatype[4:])}, or a full IRI."
             )
     if language is not None:
         if iri is not None and iri != RDF.langString:

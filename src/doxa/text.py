@@ -13,7 +13,7 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["normalise", "text_key", "visible", "words"]
+__all__ = ["normalise", "text_key", "visible", "with_article", "words"]
 
 # signed numbers, words, and the symbols that change a statement's meaning
 _WORD = re.compile(
@@ -51,6 +51,16 @@ _STOP = frozenset(
         "with",
     ]
 )
+
+
+def with_article(word: str) -> str:
+    """``word`` after the indefinite article its sound takes (doxa's own names: authorities,
+    kinds), so a message reads "an agent write", not "a agent write".
+
+    >>> with_article("agent"), with_article("owner"), with_article("tool")
+    ('an agent', 'an owner', 'a tool')
+    """
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def visible(text: str) -> str:

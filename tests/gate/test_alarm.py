@@ -146,7 +146,7 @@ def test_a_lower_authority_closing_a_higher_one_raises_the_alarm(
         attempt = day(mem, "bob", "Thursday", MAR, authority="agent")
         assert attempt.outcome is doxa.Outcome.HELD
         [alarm] = mem.alarms()
-        assert "agent write would close a owner fact" in alarm.reason
+        assert "an agent write would close an owner fact" in alarm.reason
         assert [str(f.object) for f in mem.facts(subject=EX + "bob")] == [EX + "Wednesday"]
         # control: the same judge replacing an agent's fact by an agent is fine (after clearing)
         mem.clear_alarm(alarm.id, reason="checked")

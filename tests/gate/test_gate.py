@@ -38,6 +38,10 @@ def test_same_adds_evidence_not_a_fact(memory: doxa.Memory) -> None:
     )
     assert (again.relation, again.outcome) == (doxa.Relation.SAME, doxa.Outcome.MERGED)
     assert again.targets == (first.fact,)
+    # a merged receipt names the fact it merged into, one that can be read, as read back too
+    assert again.fact == first.fact
+    assert memory.get(again.fact).text == "Bob likes tea"
+    assert [r.fact for r in memory.receipts()] == [first.fact, first.fact]
     assert [f.id for f in memory.facts()] == [first.fact]
     assert memory.why(first.fact).corroborations == (doxa.IRI("https://ex.org/chat/2"),)
     # control: a different object is a new fact (likes is not functional)
@@ -306,3 +310,18 @@ def test_an_approval_ending_two_claims_two_ways_takes_their_statement_out_of_cur
     _steps(mem, steps)
     assert mem.verify() == len(mem.receipts())
     assert _current(mem) == {str(f.object) for f in mem.facts()}
+
+
+def test_a_weaker_contradiction_names_its_authority_with_the_right_article(
+    memory: doxa.Memory,
+) -> None:
+    """The rule judge's reason reads "an agent write" (it read "a agent write"); the owner's
+    fact stays, the agent's write is held for the owner (control)."""
+    statement(memory, "The call is on Wednesday", "call", "dayOfWeek", EX + "Wednesday",
+              authority="owner", valid_from="2026-01-01")  # fmt: skip
+    weaker = statement(memory, "The call is on Friday", "call", "dayOfWeek", EX + "Friday",
+                       valid_from="2026-01-01")  # fmt: skip
+    assert weaker.outcome is doxa.Outcome.HELD
+    assert weaker.reason.startswith(
+        "an agent write contradicts a fact of higher authority (owner); the owner decides"
+    )

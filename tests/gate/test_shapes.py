@@ -23,6 +23,24 @@ CASES: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [
         {"text": "x"},
     ),
     (
+        "text-only-spaces",
+        {"text": " \t\n "},
+        "text must hold something to read, not only spaces or invisible characters",
+        {"text": " x "},
+    ),
+    (
+        "text-only-unicode-spaces",
+        {"text": "\u00a0\u2003\u3000"},
+        "text must hold something to read, not only spaces or invisible characters",
+        {"text": "\u00a0\u65e5\u3000"},
+    ),
+    (
+        "text-only-invisible",
+        {"text": "\u200b\u200d\ufeff\u00ad\u2060"},
+        "text must hold something to read, not only spaces or invisible characters",
+        {"text": "\u200bx\u200d"},
+    ),
+    (
         "text-too-long",
         {"text": "x" * 4001},
         "text is required: one plain string of 1 to 4000 characters",

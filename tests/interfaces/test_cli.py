@@ -766,8 +766,8 @@ def test_retract_unknown_exits_3_and_known_is_retracted(store: Path) -> None:
     )
     result = run(store, "retract", fact, "--reason", "she was born in 1977")
     assert result.exit_code == 0
-    assert result.stdout.startswith("closed  event ")
-    assert f"  was_wrong {fact}  receipt " in result.stdout
+    # the id shown is the retracted fact's, and says so (it was labelled an event's)
+    assert result.stdout.startswith(f"closed  fact {fact}  was_wrong {fact}  receipt ")
     assert result.stdout.splitlines()[1] == "  she was born in 1977"
     assert texts(store) == []
     ended = run_json(store, "facts", "--include-ended")
@@ -1196,3 +1196,70 @@ def test_json_error_shape(store: Path) -> None:
     assert result.stderr == (
         "error: There is no fact 'nope' in scope 'default'; list ids with `doxa facts`.\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["facts", "--bogus"], "No such option '--bogus'. See 'doxa facts --help'"),
+        (["remember"], "Missing argument 'TEXT'. See 'doxa remember --help'"),
+        (["nosuchcommand"], "No such command 'nosuchcommand'. See 'doxa --help'"),
+        (["ontology", "bogus"], "No such command 'bogus'. See 'doxa ontology --help'"),
+        (["--scope"], "Option '--scope' requires an argument."),
+        (["--bogus", "facts"], "No such option '--bogus'. See 'doxa --help'"),
+        (["facts", "--include-ended=maybe"], "--include-ended"),
+    ],
+    ids=["option", "argument", "command", "subcommand", "global-value", "global-option", "flag"],
+)
+def test_usage_errors_under_json_print_one_document(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    """A usage error with --json prints doxa's error document on stdout (exit 2), and click's
+    usage lines on stderr as ever; without --json stdout stays empty (control)."""
+    result = run(tmp_path / "m", "--json", *args)
+    assert result.exit_code == 2
+    document = json.loads(result.stdout)
+    assert set(document) == {"error"}
+    assert (document["error"]["type"], document["error"]["exit_code"]) == ("UsageError", 2)
+    assert message in document["error"]["message"]
+    assert result.stderr.strip().splitlines()[-1].startswith("Error: ")  # click's own line
+    plain = run(tmp_path / "m", *args)
+    assert (plain.exit_code, plain.stdout) == (2, "")
+    assert plain.stderr == result.stderr
+
+
+def test_json_still_answers_after_a_usage_check(tmp_path: Path) -> None:
+    """Control: a command given right under --json prints its own document, not an error."""
+    assert run_json(tmp_path / "m", "facts") == []
+
+
+def test_ill_typed_literals_print_no_rdflib_traceback(tmp_path: Path) -> None:
+    """A result holding "x"^^xsd:integer prints it, with nothing on stderr (rdflib logged a
+    traceback there); the library's other log records are left alone (control)."""
+    import logging
+    import subprocess
+    import sys
+
+    ill = 'SELECT ?v WHERE { BIND(STRDT("x", <http://www.w3.org/2001/XMLSchema#integer>) AS ?v) }'
+    done = subprocess.run(
+        [sys.executable, "-m", "doxa", "--store", ":memory:", "sparql", ill],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == 'v\n"x"^^<http://www.w3.org/2001/XMLSchema#integer>\n'
+    assert done.stderr == ""
+
+    from doxa.interfaces.logs import quiet_libraries
+
+    quiet_libraries()
+    quiet_libraries()
+    logger = logging.getLogger("rdflib.term")
+    [only] = logger.filters
+    assert isinstance(only, logging.Filter)
+    message = "Failed to convert Literal lexical form to value. Datatype=%s, Converter=%s"
+    dropped = logging.LogRecord("rdflib.term", logging.WARNING, "", 0, message, (), None)
+    kept = logging.LogRecord("rdflib.term", logging.WARNING, "", 0, "something else", (), None)
+    assert [only.filter(r) for r in (kept, dropped)] == [True, False]

@@ -83,7 +83,14 @@ def test_judge_calibrate_earns_closing(store: Path, tmp_path: Path) -> None:
     assert run(store, "judge", "calibrate", str(file), clock=CLOCK).exit_code == 0
     ledger = run_json(store, "stats")["ledger"]
     assert ledger == [
-        {"judge": "rule/3", "kind": "schedule", "agreements": 50, "decisions": 50, "earned": True}
+        {
+            "judge": "rule/3",
+            "kind": "schedule",
+            "agreements": 50,
+            "decisions": 50,
+            "agreement": 1.0,
+            "earned": True,
+        }
     ]
     again = run(store, "judge", "calibrate", str(file), clock=CLOCK)
     assert again.exit_code == 2
@@ -151,3 +158,33 @@ def test_rejudge_with_nothing_unchecked(store: Path) -> None:
     result = run(store, "rejudge")
     assert result.exit_code == 0
     assert result.stdout.strip() == "Nothing was judged again."
+
+
+def test_stats_json_carries_every_field_the_python_api_lists(store: Path) -> None:
+    """`--json stats` has each field docs/python-api.md names for Stats, KindStats and each
+    ledger Standing (`agreement` was missing); the values agree with Memory's (control)."""
+    write_day(store, "bob", "Wednesday", "2026-01-05")
+    held = write_day(store, "bob", "Thursday", "2026-02-01")
+    assert run(store, "approve", str(held["held"]), clock=CLOCK).exit_code == 0
+    data = run_json(store, "stats")
+    assert set(data) == {"kinds", "ledger", "open_alarms"}
+    [kind] = data["kinds"]
+    assert set(kind) == {
+        "kind",
+        "outcomes",
+        "relations",
+        "writes",
+        "held",
+        "needless_holds",
+        "needless_hold_rate",
+    }
+    [standing] = data["ledger"]
+    assert set(standing) == {"judge", "kind", "agreements", "decisions", "agreement", "earned"}
+    assert standing["agreement"] == standing["agreements"] / standing["decisions"]
+
+
+def test_alarms_all_on_an_empty_scope_says_no_alarms(store: Path) -> None:
+    """`alarms --all` with none raised says "No alarms." (it said "No open alarms."), and the
+    plain list still says "No open alarms." (control)."""
+    assert run(store, "alarms", "--all").stdout == "No alarms.\n"
+    assert run(store, "alarms").stdout == "No open alarms.\n"

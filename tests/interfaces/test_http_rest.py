@@ -155,6 +155,9 @@ def test_closing_earned_follows_grants(owner: httpx.Client, agent: httpx.Client)
     stats = agent.get("/stats").json()
     assert stats["open_alarms"] == 0
     assert {"kinds", "ledger"} <= set(stats)
+    assert stats["kinds"]  # earlier writes in this module
+    for kind in stats["kinds"]:  # the derived figures python-api.md lists are in the JSON too
+        assert {"writes", "held", "needless_hold_rate"} <= set(kind)
 
 
 def test_preview_judges_without_writing(owner: httpx.Client, agent: httpx.Client) -> None:
@@ -407,3 +410,31 @@ def test_a_bad_language_tag_is_bad_input(agent: httpx.Client) -> None:
     good = agent.post("/remember", json={**body, "language": "en"})  # control
     assert good.status_code == 200, good.text
     assert [f["text"] for f in agent.get("/facts", params={"topic": "lang"}).json()] == ["hello"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "hint"),
+    [
+        ("GET", "/facts/0123456789abcdef0123", None, "list ids with `GET /facts`."),
+        (
+            "POST",
+            "/held/0123456789abcdef0123/approve",
+            {},
+            "list them with `GET /held`.",
+        ),
+        (
+            "POST",
+            "/facts/0123456789abcdef0123/retract",
+            {"reason": "x"},
+            "check the id with `GET /facts?include_ended=true`.",
+        ),
+    ],
+    ids=["fact", "held", "retract"],
+)
+def test_not_found_names_the_route_that_lists_ids(
+    owner: httpx.Client, method: str, path: str, body: dict[str, str] | None, hint: str
+) -> None:
+    """A 404 tells an HTTP client which route lists the ids, never to run `doxa facts`."""
+    error = error_of(owner.request(method, path, json=body), 404)
+    assert error["message"].endswith(hint), error["message"]
+    assert "doxa " not in error["message"]

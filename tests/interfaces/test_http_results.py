@@ -97,3 +97,34 @@ def test_negotiation_table() -> None:
     ]
     got = [(form, accept, getattr(choose(form, accept), "name", None)) for form, accept, _ in cases]
     assert got == cases
+
+
+def test_format_parameter_table() -> None:
+    """``format=`` values: short names and media types, the first usable one wins, else Accept.
+
+    Each refusal sits beside the same request made satisfiable (its control).
+    """
+    cases = [
+        ("select", None, ["tsv", "text/tab-separated-values"], "tsv"),
+        ("select", None, ["TSV"], "tsv"),
+        ("select", None, ["Text/Tab-Separated-Values; charset=utf-8"], "tsv"),
+        ("select", "application/json", ["csv"], "csv"),
+        ("construct", None, ["json-ld", "application/ld+json"], "json-ld"),
+        ("construct", None, ["rdf+xml", "application/rdf+xml"], "xml-rdf"),
+        ("construct", None, ["xml"], "xml-rdf"),
+        ("construct", None, ["n3"], "turtle"),
+        ("construct", None, ["rdf"], "xml-rdf"),
+        # a value naming nothing usable here leaves the choice to Accept
+        ("construct", "application/n-triples", ["csv"], "nt"),
+        ("select", "text/csv", ["nonsense"], "csv"),
+        ("select", None, ["nonsense"], "json"),
+        # ... and Accept may still refuse
+        ("construct", "application/sparql-results+json", ["csv"], None),
+        ("ask", "text/csv", ["tsv"], None),
+        ("ask", "text/csv", ["xml"], "xml"),
+    ]
+    got = [
+        (form, accept, shorts, getattr(choose(form, accept, shorts), "name", None))
+        for form, accept, shorts, _ in cases
+    ]
+    assert got == cases

@@ -96,7 +96,11 @@ def test_owner_approves_a_held_write(page: Page, owner: httpx.Client, tmp_path: 
     page.screenshot(path=tmp_path / "review-held.png", full_page=True)
 
     card.locator("button.approve").click()
-    assert page.locator("#notice").inner_text().startswith("approved:")
+    assert (
+        page.locator("#notice")
+        .inner_text()
+        .startswith(f"approved: held write {held.json()['held']} (")
+    )
     assert page.locator("#held-empty").is_visible()
     assert owner.get("/held").json() == []
     live = owner.get("/facts", params={"topic": "meetings"}).json()
@@ -127,7 +131,9 @@ def test_agent_key_cannot_open_the_page(page: Page, owner: httpx.Client) -> None
     card = page.locator(f"[data-held='{held_id}']")
     card.locator("input[name=reason]").fill("it stays on Thursday")
     card.locator("button.reject").click()
-    assert page.locator("#notice").inner_text().startswith("discarded:")
+    # the notice names the button pressed, then the outcome (it began "discarded:")
+    notice = page.locator("#notice").inner_text()
+    assert notice.startswith(f"rejected: held write {held_id} (discarded, receipt ")
     assert owner.get("/held").json() == []
 
 
@@ -224,6 +230,11 @@ def test_owner_clears_an_alarm(
     assert card.get_attribute("data-open") == "true"
     assert alarm["reason"] in card.inner_text()
     page.screenshot(path=tmp_path / "alarm.png", full_page=True)
+    # the alarm names a held write, not a fact: its link goes to the held card on this page
+    assert owner.get(f"/facts/{alarm['fact']}").status_code == 404
+    link = card.locator("a.alarm-write")
+    assert link.get_attribute("href") == f"#held-{alarm['fact']}"
+    assert page.locator(f"#held-{alarm['fact']}").is_visible()
     card.locator("input[name=reason]").fill("the feed was migrated")
     card.locator("button.clear").click()
     assert page.locator("#notice").inner_text().startswith(f"cleared: alarm {alarm['id']}")
@@ -231,6 +242,14 @@ def test_owner_clears_an_alarm(
     assert owner.get("/alarms").json() == []
     [cleared] = owner.get("/alarms", params={"include_cleared": "true"}).json()
     assert cleared["cleared_reason"] == "the feed was migrated"
+
+    # control: once the write is approved it is a fact, and the link goes to its history
+    assert owner.post(f"/held/{alarm['fact']}/approve", json={}).status_code == 200
+    page.goto("/review")
+    link = page.locator(f"[data-alarm='{alarm['id']}'] a.alarm-write")
+    assert link.get_attribute("href") == f"/review/facts/{alarm['fact']}"
+    link.click()
+    assert page.locator("h1").inner_text() == "c on Thursday"
 
 
 # -- sign-in CSRF and sign-out -------------------------------------------------------------

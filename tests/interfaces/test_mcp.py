@@ -230,7 +230,7 @@ def test_reads_of_missing_facts_are_tool_errors(store: Path) -> None:
         missing = error_text(await client.call_tool("history", {"fact": "0123456789abcdef0123"}))
         assert missing == (
             "Error executing tool history: There is no fact '0123456789abcdef0123' in scope "
-            "'alice'; list ids with `doxa facts`."
+            "'alice'; list ids with the `facts` tool."
         )
         assert error_text(await client.call_tool("why", {"fact": "nope/../x"})).endswith(
             "ids are like '019ac4f2b0e3a1b2c3d4'."
@@ -492,6 +492,17 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
                 "valid_until.",
             },
             id="other-case-name",
+        ),
+        pytest.param(
+            {"text": "No calls on Sunday", "topic": "calls", "scope": "bob"},
+            {
+                "code": -32602,
+                "message": "Tool 'remember' takes no argument 'scope'; it takes: attributed_to, "
+                "authority, confidence, datatype, kind, language, literal, object, predicate, "
+                "query, sources, standpoint, subject, support, text, topic, turn, valid_from, "
+                "valid_until.",
+            },
+            id="scope",
         ),
     ],
 )

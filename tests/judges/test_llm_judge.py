@@ -220,7 +220,7 @@ def test_a_weaker_write_never_closes_a_stronger_fact(fake: FakeOpenAI, judge: LL
     fake.reply(answer("replaces", ["F1"], "moved"), answer("replaces", ["F1"], "moved"))
     weaker = judge.judge(_proposal("Alice's home airport is LGW"), evidence)
     assert (weaker.relation, weaker.targets) == (doxa.Relation.UNCLEAR, (OWNERS.id,))
-    assert weaker.reason.startswith("a agent write would close a fact of higher authority (owner)")
+    assert weaker.reason.startswith("an agent write would close a fact of higher authority (owner)")
     owner = judge.judge(
         _proposal("Alice's home airport is LGW", authority=doxa.Authority.OWNER), evidence
     )

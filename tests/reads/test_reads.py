@@ -208,3 +208,34 @@ def test_a_superseded_fact_can_still_be_retracted(
     assert [str(f.object) for f in memory.facts(subject=EX + "bob", valid_at="2021-01-01")] == []
     with pytest.raises(doxa.NotFound, match="no unretracted fact"):
         memory.retract(old.fact, reason="again")
+
+
+def test_facts_of_a_topic_leave_out_other_topics_rules(memory: doxa.Memory) -> None:
+    """``facts(topic="shop")`` does not list the owner's rule about meetings; the rule is
+    listed for its own topic and with no topic (controls)."""
+    rule = memory.remember(
+        "Never book meetings before 9", topic="meetings", authority="owner", rule="forbids"
+    )
+    tea = memory.remember("Tea is cheap", topic="shop")
+    assert [f.id for f in memory.facts(topic="shop")] == [tea.fact]
+    assert [f.id for f in memory.facts(topic="shop", include_ended=True)] == [tea.fact]
+    assert [f.id for f in memory.facts(topic="meetings")] == [rule.fact]
+    assert {f.id for f in memory.facts()} == {rule.fact, tea.fact}
+
+
+def test_history_as_of_before_the_fact_says_when_it_was_recorded(memory: doxa.Memory) -> None:
+    """History as of a time before the fact was recorded says it was not recorded yet, and
+    when it was (it said "There is no fact"); an unknown id still says so, and as of the
+    recording the history is read (controls)."""
+    receipt = memory.remember("Bob likes tea", topic="drinks")
+    recorded = memory.get(receipt.fact).recorded_at
+    with pytest.raises(doxa.NotFound) as caught:
+        memory.history(receipt.fact, as_of="2020-01-01T00:00:00Z")
+    assert str(caught.value) == (
+        f"Fact {receipt.fact!r} was not yet recorded at 2020-01-01T00:00:00+00:00: it was "
+        f"recorded at {recorded.isoformat()}; ask as of that time or later."
+    )
+    with pytest.raises(doxa.NotFound) as caught:
+        memory.history("0123456789abcdef0123", as_of="2020-01-01T00:00:00Z")
+    assert str(caught.value).startswith("There is no fact '0123456789abcdef0123'")
+    assert memory.history(receipt.fact, as_of=recorded).fact.id == receipt.fact

@@ -56,12 +56,55 @@ PREFIXES = {
 _BATCH = 5000
 
 
+#: what a file's suffix says its format is, for the formats doxa writes and reads
+_SUFFIXES: dict[str, ExportFormat] = {
+    ".nq": "nquads",
+    ".nquads": "nquads",
+    ".trig": "trig",
+    ".ttl": "turtle",
+    ".turtle": "turtle",
+}
+#: suffixes naming another format, which doxa must not fill with N-Quads unasked
+_OTHER_SUFFIXES = {
+    ".jsonld": "JSON-LD",
+    ".json": "JSON",
+    ".rdf": "RDF/XML",
+    ".owl": "RDF/XML (OWL)",
+    ".xml": "XML",
+    ".nt": "N-Triples",
+    ".ntriples": "N-Triples",
+    ".n3": "Notation3",
+    ".trix": "TriX",
+    ".hdt": "HDT",
+    ".csv": "CSV",
+    ".tsv": "TSV",
+    ".gz": "gzip",
+    ".bz2": "bzip2",
+    ".xz": "xz",
+    ".zip": "zip",
+}
+
+
 def format_of(
     path: Path, given: str | None, allowed: tuple[ExportFormat, ...] = FORMATS
 ) -> ExportFormat:
-    """The format: as given, else from the file's suffix (``.trig``, ``.ttl``), else N-Quads."""
+    """The format: as given, else from the file's suffix, else N-Quads.
+
+    ``.nq``, ``.trig`` and ``.ttl`` (any case) name their formats; a suffix naming another
+    format (``.jsonld``, ``.rdf``, ``.nt``, ``.gz`` ...) is refused rather than filled with
+    N-Quads a reader of that format cannot read; any other suffix (``.out``, ``.bak``) or none
+    means N-Quads.
+    """
     if given is None:
-        given = {".trig": "trig", ".ttl": "turtle"}.get(path.suffix.lower(), "nquads")
+        suffix = path.suffix.lower()
+        other = _OTHER_SUFFIXES.get(suffix)
+        if other is not None:
+            raise InvalidInput(
+                f"{path.name!r} names {other} by its suffix, which doxa does not write or "
+                f"read; name the file .nq (N-Quads), .trig (TriG) or .ttl (Turtle), or pass "
+                "--format."
+            )
+        given = _SUFFIXES.get(suffix, "nquads")
     for known in allowed:
         if given == known:
             return known

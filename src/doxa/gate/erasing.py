@@ -12,7 +12,7 @@ from typing import Any
 
 from rdflib import Literal, URIRef
 
-from doxa.errors import ErasedContent, NotFound
+from doxa.errors import ErasedContent, Listing, NotFound
 from doxa.gate.deciding import Decider
 from doxa.gate.erasure import (
     claim_hashes,
@@ -112,8 +112,9 @@ class Erasing:
             if not claims:
                 what = f"fact {fact_id!r}" if fact_id is not None else f"claim about {subject}"
                 raise NotFound(
-                    f"There is no {what} to erase in scope {self.scope.name!r}; list facts "
-                    "with `doxa facts --include-ended` (or `doxa held`, `doxa quarantine`)."
+                    f"There is no {what} to erase in scope {self.scope.name!r}",
+                    listings=(Listing.ENDED_FACTS, Listing.HELD, Listing.QUARANTINE),
+                    lead="list what there is with",
                 )
             salt_value = salt(self.store, self.scope, create=decision.change)
             assert salt_value is not None

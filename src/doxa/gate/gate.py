@@ -273,9 +273,9 @@ class Gate(WritePath):
             ]
             change.insert += [(event, PROV.wasDerivedFrom, s, log) for s in proposal.sources]
             decision.produced.append(event)
-            return self.record.commit(
-                decision, replace(draft, outcome=Outcome.MERGED, decides=event), now
-            )
+            # the receipt decides the corroboration event; its one target is the fact merged into
+            merged = replace(draft, outcome=Outcome.MERGED, decides=event, targets=targets[:1])
+            return self.record.commit(decision, merged, now)
         if relation is Relation.INSTRUCTION:
             quarantine = self.scope.quarantine
             decision.change.insert += [(proposal.iri, p, o, quarantine) for p, o in pairs]

@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.errors import InvalidInput, NotFound
+from doxa.errors import InvalidInput, Listing, NotFound
 from doxa.gate.believed import believed_by_keys
 from doxa.gate.deciding import Decider
 from doxa.gate.gather import live_by_keys
@@ -193,8 +193,9 @@ class OwnerDecisions:
             iri = self.scope.fact(fact_id)
             if not self.record.is_live(iri, sparql=query("retractable")):
                 raise NotFound(
-                    f"There is no unretracted fact {fact_id!r} in scope {self.scope.name!r}; "
-                    "check the id with `doxa facts --include-ended`."
+                    f"There is no unretracted fact {fact_id!r} in scope {self.scope.name!r}",
+                    listings=(Listing.ENDED_FACTS,),
+                    lead="check the id with",
                 )
             now = self.decider.clock.now()
             self.record.close(decision, Relation.WAS_WRONG, (iri,), None, None, reason, now)
@@ -280,8 +281,9 @@ class OwnerDecisions:
         )
         if not rows:
             raise NotFound(
-                f"There is no quarantined write {fact_id!r} in scope {self.scope.name!r}; list "
-                "them with `doxa quarantine`."
+                f"There is no quarantined write {fact_id!r} in scope {self.scope.name!r}",
+                listings=(Listing.QUARANTINE,),
+                lead="list them with",
             )
         stored = [(URIRef(str(r["p"])), r["o"]) for r in rows]
         decision.change.delete += [(iri, p, o, self.scope.quarantine) for p, o in stored]

@@ -10,7 +10,7 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.clock import Clock
-from doxa.errors import NotFound
+from doxa.errors import Listing, NotFound
 from doxa.gate.believed import front
 from doxa.gate.gather import kept_rules, live_by_key
 from doxa.gate.index import FRONT, PAST, TERM, front_key, index_entries, past_key
@@ -30,6 +30,7 @@ from doxa.model import (
 )
 from doxa.ontology import statement_key
 from doxa.ontology.closure import property_table
+from doxa.reads.receipts import receipt_fact
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, Quad, Store
@@ -290,8 +291,9 @@ class Record:
         rows = self.store.select(query("claim"), dataset=pending, bindings={"claim": [held]})
         if not rows:
             raise NotFound(
-                f"There is no held write {held_id!r} in scope {self.scope.name!r}; list them "
-                "with `doxa held`."
+                f"There is no held write {held_id!r} in scope {self.scope.name!r}",
+                listings=(Listing.HELD,),
+                lead="list them with",
             )
         claim_rows = self.store.select(
             query("claim"), dataset=pending, bindings={"claim": [self.scope.fact(held_id)]}
@@ -402,7 +404,7 @@ class Record:
             judge=draft.judge,
             judge_version=draft.judge_version,
             reason=draft.reason,
-            fact=self.scope.local_id(draft.decides) if draft.decides is not None else None,
+            fact=receipt_fact(self.scope, draft.outcome, draft.decides, draft.targets),
             held=(
                 self.scope.local_id(draft.decides)
                 if draft.outcome is Outcome.HELD and draft.decides is not None

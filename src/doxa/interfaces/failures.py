@@ -14,12 +14,14 @@ one is an instance of decides.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from doxa.errors import (
     ChainBroken,
     DoxaError,
     InvalidInput,
     JudgeUnavailable,
+    Listing,
     NotFound,
     ScopeViolation,
     ShapeViolation,
@@ -39,6 +41,7 @@ __all__ = [
     "exit_code",
     "failure_of",
     "http_status",
+    "message_for",
 ]
 
 EXIT_OK = 0
@@ -86,3 +89,37 @@ def exit_code(error: DoxaError) -> int:
 def http_status(error: DoxaError) -> int:
     """The HTTP status a route answers ``error`` with."""
     return failure_of(error).status
+
+
+#: how each server reaches a listing a NotFound names (the CLI's own words are the default)
+_LISTINGS: dict[str, dict[Listing, str]] = {
+    "http": {
+        Listing.FACTS: "`GET /facts`",
+        Listing.ENDED_FACTS: "`GET /facts?include_ended=true`",
+        Listing.HELD: "`GET /held`",
+        Listing.QUARANTINE: "`GET /quarantine` (owner key)",
+    },
+    "mcp": {
+        Listing.FACTS: "the `facts` tool",
+        Listing.ENDED_FACTS: "the `facts` tool with `include_ended`",
+        Listing.HELD: "the owner's review page",
+        Listing.QUARANTINE: "the owner's review page",
+    },
+}
+
+
+def message_for(error: DoxaError, interface: Literal["cli", "http", "mcp"]) -> str:
+    """``error``'s message for a reader of ``interface``: a :class:`~doxa.NotFound` names the
+    listings that interface has (``GET /facts``, the ``facts`` tool), not ``doxa facts``.
+
+    >>> from doxa.errors import Listing, NotFound
+    >>> missing = NotFound("There is no fact 'x'", listings=(Listing.FACTS,))
+    >>> message_for(missing, "http")
+    "There is no fact 'x'; list ids with `GET /facts`."
+    >>> message_for(missing, "cli")
+    "There is no fact 'x'; list ids with `doxa facts`."
+    """
+    if isinstance(error, NotFound) and interface in _LISTINGS:
+        names = _LISTINGS[interface]
+        return error.told(lambda listing: names[listing])
+    return str(error)

@@ -39,6 +39,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from doxa import __version__
 from doxa.errors import DoxaError, InvalidInput
+from doxa.interfaces.failures import message_for
 from doxa.interfaces.wire import parse_json
 from doxa.interfaces.write_schema import json_fields
 from doxa.memory import Memory
@@ -262,7 +263,7 @@ def _guarded(call: Callable[[], T]) -> T:
     try:
         return call()
     except DoxaError as error:
-        raise ToolError(str(error)) from error
+        raise ToolError(message_for(error, "mcp")) from error
 
 
 def _doc(description: str) -> Any:

@@ -16,10 +16,19 @@ from typing import Any
 from rdflib import BNode, Literal, URIRef
 from rdflib.term import Node
 
-from doxa.model import Fact
+from doxa.model import Fact, Standing
+from doxa.reads.stats import KindStats
 from doxa.store import QueryResult
 
 __all__ = ["plain", "sparql_json", "sparql_term", "table", "when"]
+
+
+#: properties the Python API documents beside the fields, which the JSON must carry too
+_DERIVED: tuple[tuple[type, tuple[str, ...]], ...] = (
+    (Fact, ("needs_rerun",)),
+    (Standing, ("agreement",)),
+    (KindStats, ("writes", "held", "needless_hold_rate")),
+)
 
 
 def plain(value: object) -> Any:
@@ -31,8 +40,9 @@ def plain(value: object) -> Any:
     """
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        if isinstance(value, Fact):
-            out["needs_rerun"] = value.needs_rerun
+        for cls, names in _DERIVED:
+            if isinstance(value, cls):
+                out.update((name, plain(getattr(value, name))) for name in names)
         return out
     if isinstance(value, enum.Enum):
         return value.value

@@ -25,6 +25,7 @@ from doxa.errors import InvalidInput, JudgeUnavailable
 from doxa.judges.base import Evidence, Judge, Needs
 from doxa.model import Authority, Fact, Proposal, Relation, Verdict
 from doxa.terms import as_text
+from doxa.text import with_article
 
 if TYPE_CHECKING:
     import openai
@@ -490,8 +491,9 @@ def _verdict(body: bytes, proposal: Proposal, shown: Mapping[str, Fact]) -> Verd
         return Verdict(
             Relation.UNCLEAR,
             fact_ids,
-            f"a {proposal.authority.value} write would close a fact of higher authority "
-            f"({stronger[0].authority.value}); the owner decides. The model said: {reason}",
+            f"{with_article(proposal.authority.value)} write would close a fact of higher "
+            f"authority ({stronger[0].authority.value}); the owner decides. The model said: "
+            f"{reason}",
         )
     target = shown.get("T1")
     if target is not None and relation is Relation.NEW:

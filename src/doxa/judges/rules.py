@@ -18,7 +18,7 @@ from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.instruction import instruction_sign
 from doxa.judges.sentences import frame, revision_shape
 from doxa.model import Authority, Fact, Proposal, Relation, RuleMode, Verdict
-from doxa.text import normalise
+from doxa.text import normalise, with_article
 from doxa.vocabulary import DOXA
 
 __all__ = ["RuleJudge"]
@@ -236,8 +236,8 @@ class RuleJudge(Judge):
             return Verdict(
                 Relation.UNCLEAR,
                 tuple(f.id for f in stronger),
-                f"a {proposal.authority.value} write contradicts a fact of higher authority "
-                f"({stronger[0].authority.value}); the owner decides",
+                f"{with_article(proposal.authority.value)} write contradicts a fact of higher "
+                f"authority ({stronger[0].authority.value}); the owner decides",
             )
         relations = {_timing(f.valid_from, proposal.valid_from) for f in conflicts}
         targets = tuple(f.id for f in conflicts)

@@ -35,8 +35,14 @@ def facts(
     subject: URIRef | None = None,
     predicate: URIRef | None = None,
     include_ended: bool = False,
+    topic: str | None = None,
 ) -> list[Fact]:
-    """Claims true at ``valid_at`` as believed at ``as_of``, oldest record first."""
+    """Claims true at ``valid_at`` as believed at ``as_of``, oldest record first.
+
+    ``topic`` keeps that topic's claims only: the owner's rules live in one graph for every
+    topic (the judge of any topic reads them all), so a topic's graph alone does not say which
+    rules are its own.
+    """
     dataset = Dataset(default=(*topic_graphs, scope.rules, scope.log))
     bindings = {
         "asOf": dt_literal(as_of),
@@ -52,6 +58,8 @@ def facts(
         rows = store.select(query("facts"), dataset=dataset, bindings={**bindings, "subject": None})
     iris = [URIRef(str(r["claim"])) for r in rows]
     found = load_facts(store, scope, dataset, iris, as_of=as_of)
+    if topic is not None:
+        found = [f for f in found if f.topic == topic]
     return sorted(found, key=lambda f: (f.recorded_at, f.id))
 
 

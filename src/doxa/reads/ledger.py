@@ -24,6 +24,7 @@ from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
 from doxa.terms import dt_literal, instant
+from doxa.text import with_article
 from doxa.vocabulary import DOXA
 
 __all__ = [
@@ -143,7 +144,8 @@ def suspicion(
     for fact in targets:
         if fact.authority.rank > proposal.authority.rank:
             return (
-                f"a {proposal.authority.value} write would close a {fact.authority.value} "
+                f"{with_article(proposal.authority.value)} write would close "
+                f"{with_article(fact.authority.value)} "
                 f"fact ({fact.id})"
             )
     for fact in targets:

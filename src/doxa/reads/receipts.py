@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from rdflib import URIRef
 from rdflib.term import Node
@@ -14,7 +15,21 @@ from doxa.store import Dataset, Store
 from doxa.terms import instant
 from doxa.vocabulary import DOXA
 
-__all__ = ["receipts", "receipts_deciding"]
+__all__ = ["receipt_fact", "receipts", "receipts_deciding"]
+
+
+def receipt_fact(
+    scope: Scope, outcome: Outcome, decides: Node | None, targets: Sequence[Node]
+) -> str | None:
+    """The id of the fact a receipt is about, as ``Receipt.fact`` gives it.
+
+    A receipt decides one node: a claim, or for ``merged`` the corroboration event that adds
+    the new evidence. That event is no fact anyone can read, so a merged receipt names the
+    fact it merged into (its one target) instead.
+    """
+    if outcome is Outcome.MERGED and targets:
+        return scope.local_id(targets[0])
+    return scope.local_id(decides) if decides is not None else None
 
 
 def receipts(store: Store, scope: Scope) -> list[Receipt]:
@@ -45,7 +60,8 @@ def _assemble(scope: Scope, rows: list[dict[str, Node]], key: str) -> list[Recei
         relation = one(DOXA.relation)
         decides = one(DOXA.decides)
         outcome = Outcome.from_iri(one(DOXA.outcome))
-        fact = scope.local_id(decides) if decides is not None else None
+        targets = values.get(DOXA.target, [])
+        fact = receipt_fact(scope, outcome, decides, [URIRef(str(t)) for t in targets])
         result.append(
             Receipt(
                 id=scope.local_id(iri),
@@ -58,7 +74,7 @@ def _assemble(scope: Scope, rows: list[dict[str, Node]], key: str) -> list[Recei
                 reason=str(one(DOXA.reason) or ""),
                 fact=fact,
                 held=fact if outcome is Outcome.HELD else None,
-                targets=tuple(sorted(scope.local_id(t) for t in values.get(DOXA.target, []))),
+                targets=tuple(sorted(scope.local_id(t) for t in targets)),
                 consulted=tuple(sorted(scope.local_id(c) for c in values.get(DOXA.consulted, []))),
                 input_digest=str(one(DOXA.inputDigest) or ""),
                 receipt_hash=str(one(DOXA.receiptHash) or ""),

@@ -38,12 +38,14 @@ from doxa import __version__
 from doxa.clock import Clock
 from doxa.interfaces.cli import audit, bulk, decide, judge, owner, read, serving, setup, write
 from doxa.interfaces.cli.running import Settings
+from doxa.interfaces.cli.usage import JsonUsageGroup
 from doxa.interfaces.http.command import serve
+from doxa.interfaces.logs import quiet_libraries
 
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=JsonUsageGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="doxa")
 @click.option(
     "--store",
@@ -93,6 +95,7 @@ def main(
     invalid input, 3 not found, 4 store error (or locked), 5 receipt chain broken,
     6 the gate itself failed.
     """
+    quiet_libraries()
     given = ctx.obj
     clock = cast(Clock, given) if callable(getattr(given, "now", None)) else None
     ctx.obj = Settings(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -79,4 +81,35 @@ def import_(settings: Settings, file: Path, rdf_format: str | None, progress: bo
         else:
             click.echo(f"Restored {count} quad(s) from {file} into scope {memory.scope.name!r}.")
 
-    run(settings, action)
+    fresh = _absent_store_files(settings.path)
+    try:
+        run(settings, action)
+    except SystemExit:
+        # a failed import into a store it created leaves no empty store behind
+        _remove(fresh)
+        raise
+
+
+def _store_files(path: Path) -> set[Path]:
+    """The store directory and its siblings (``NAME.journal``, ``NAME.lock`` ...)."""
+    if not path.parent.is_dir():
+        return set()
+    name = path.name
+    return {p for p in path.parent.iterdir() if p.name == name or p.name.startswith(name + ".")}
+
+
+def _absent_store_files(path: Path | None) -> Callable[[], set[Path]]:
+    """What the command will have created, asked after it ran: the store's files that do not
+    exist yet (nothing, when the store is already there, in memory or on a server)."""
+    if path is None or path.exists():
+        return set
+    before = _store_files(path)
+    return lambda: _store_files(path) - before
+
+
+def _remove(created: Callable[[], set[Path]]) -> None:
+    for found in sorted(created(), reverse=True):
+        if found.is_dir() and not found.is_symlink():
+            shutil.rmtree(found, ignore_errors=True)
+        else:
+            found.unlink(missing_ok=True)

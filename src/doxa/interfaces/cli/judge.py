@@ -176,12 +176,7 @@ def stats(settings: Settings) -> None:
     def action(memory: Memory) -> None:
         found = memory.stats()
         if settings.json:
-            data = plain(found)
-            assert isinstance(data, dict)
-            for kind, item in zip(found.kinds, data["kinds"], strict=True):
-                item.update(writes=kind.writes, held=kind.held)
-                item["needless_hold_rate"] = kind.needless_hold_rate
-            emit(data)
+            emit(plain(found))
         else:
             click.echo(_stats_text(found))
 
@@ -208,7 +203,7 @@ def alarms(ctx: click.Context, include_cleared: bool) -> None:
         lambda m: show_list(
             settings,
             m.alarms(include_cleared=include_cleared),
-            "No open alarms.",
+            "No alarms." if include_cleared else "No open alarms.",
             _alarms_table,
         ),
     )

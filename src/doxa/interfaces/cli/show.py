@@ -60,9 +60,9 @@ def facts_table(facts: Sequence[Fact], *, scored: bool = False) -> str:
 def receipt_text(receipt: Receipt) -> str:
     parts = [receipt.outcome.value]
     if receipt.fact is not None:
-        # a closing receipt decides an ending event, not a fact
-        noun = "event" if receipt.outcome is Outcome.CLOSED else "fact"
-        parts.append(f"{noun} {receipt.fact}")
+        # every receipt's ``fact`` is a fact id: a retraction's is the fact it retracts, a
+        # merge's the fact merged into (the ending event has no id of its own to show)
+        parts.append(f"fact {receipt.fact}")
     if receipt.relation is not None:
         closes = f" {' '.join(receipt.targets)}" if receipt.targets else ""
         parts.append(f"{receipt.relation.value}{closes}")

@@ -42,7 +42,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from doxa.errors import DoxaError, ShapeViolation
-from doxa.interfaces.failures import http_status
+from doxa.interfaces.failures import http_status, message_for
 
 __all__ = ["Problem", "error_body", "install_handlers"]
 
@@ -86,7 +86,7 @@ def _json(body: dict[str, Any], status: int, headers: dict[str, str] | None = No
 
 def doxa_error_response(error: DoxaError) -> JSONResponse:
     status = http_status(error)
-    body = error_body(type(error).__name__, str(error), status)
+    body = error_body(type(error).__name__, message_for(error, "http"), status)
     if isinstance(error, ShapeViolation):
         body["error"]["failures"] = [
             {

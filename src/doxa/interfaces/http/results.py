@@ -50,7 +50,8 @@ FORMATS = (
     Format("json-ld", "application/ld+json", _GRAPH),
 )
 
-#: ``format=`` / ``output=`` parameter values some clients send instead of an Accept header
+#: ``format=`` / ``output=`` / ``results=`` short names some clients send instead of an
+#: Accept header (SPARQLWrapper sends its own constants: ``rdf``, ``n3``, ``json-ld`` ...)
 _SHORT = {
     "json": "json",
     "xml": "xml",
@@ -58,11 +59,14 @@ _SHORT = {
     "tsv": "tsv",
     "turtle": "turtle",
     "ttl": "turtle",
+    "n3": "turtle",  # Turtle is N3's RDF subset: an N3 reader reads it
     "nt": "nt",
     "ntriples": "nt",
     "n-triples": "nt",
+    "rdf": "xml-rdf",
     "rdfxml": "xml-rdf",
     "rdf+xml": "xml-rdf",
+    "xml-rdf": "xml-rdf",
     "json-ld": "json-ld",
     "jsonld": "json-ld",
 }
@@ -95,11 +99,33 @@ def _matches(media_range: str, media_type: str) -> bool:
     return media_range == media_type
 
 
-def choose(form: str, accept: str | None, short: str | None = None) -> Format | None:
+def _named(form: str, value: str) -> Format | None:
+    """The format a ``format=`` value names for a ``form`` result: a short name or a media type."""
+    usable = [f for f in FORMATS if form in f.forms]
+    wanted = value.strip().lower()
+    # a media type with parameters (``text/turtle; charset=utf-8``) names its type
+    media = wanted.split(";", 1)[0].strip()
+    name = _SHORT.get(wanted)
+    if form == "construct" and name == "xml":
+        name = "xml-rdf"
+    for fmt in usable:
+        if fmt.name == name or media == fmt.media_type:
+            return fmt
+    for fmt in usable:
+        if media in fmt.aliases:
+            return fmt
+    return None
+
+
+def choose(form: str, accept: str | None, shorts: Sequence[str] = ()) -> Format | None:
     """The format to answer a ``form`` result in, or None when the client accepts none.
 
-    ``short`` (a ``format=``/``output=`` parameter) wins over the Accept header; without
-    either, solutions come as JSON and graphs as Turtle.
+    ``shorts`` are the ``format=``/``output=``/``results=`` values, in the order sent, each a
+    short name (``tsv``) or a media type (``text/tab-separated-values``). The first that names
+    a format this result can be had in wins over the Accept header; when none does (``csv``
+    sent for a graph, or a name it does not know), the Accept header decides, so a parameter
+    never spoils a request its Accept header could satisfy. Without either, solutions come
+    as JSON and graphs as Turtle.
 
     >>> choose("select", "text/csv;q=0.5, application/sparql-results+xml").name
     'xml'
@@ -107,14 +133,16 @@ def choose(form: str, accept: str | None, short: str | None = None) -> Format | 
     'turtle'
     >>> choose("ask", "text/csv") is None
     True
+    >>> choose("select", None, ["tsv", "text/tab-separated-values"]).name
+    'tsv'
+    >>> choose("construct", "text/turtle", ["csv"]).name
+    'turtle'
     """
+    for value in shorts:
+        named = _named(form, value)
+        if named is not None:
+            return named
     usable = [f for f in FORMATS if form in f.forms]
-    if short is not None:
-        wanted = _SHORT.get(short.lower())
-        if form == "construct" and wanted == "xml":
-            wanted = "xml-rdf"
-        found = [f for f in usable if f.name == wanted]
-        return found[0] if found else None
     if not accept or not accept.strip():
         return usable[0]
     for quality, _, media in _accepted(accept):

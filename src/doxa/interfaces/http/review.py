@@ -197,6 +197,27 @@ def alarms_of(memory: Memory) -> list[Alarm]:
     return sorted(found, key=lambda a: (not a.open, a.raised_at))
 
 
+@dataclass(frozen=True)
+class _AlarmView:
+    """An alarm and where its write is now: still held (a link to its card on this page),
+    a fact (a link to its history), or neither (rejected or erased: its id, unlinked)."""
+
+    alarm: Alarm
+    held: bool
+    fact: Fact | None
+
+
+def _alarm_views(memory: Memory, held: list[_HeldView]) -> list[_AlarmView]:
+    # an alarm names the write it stopped, which is held, not (yet) a fact
+    held_ids = {view.item.id for view in held}
+    views = []
+    for alarm in alarms_of(memory):
+        still_held = alarm.fact is not None and alarm.fact in held_ids
+        fact = None if still_held or alarm.fact is None else _fact_or_none(memory, alarm.fact)
+        views.append(_AlarmView(alarm=alarm, held=still_held, fact=fact))
+    return views
+
+
 # -- routes -----------------------------------------------------------------------------
 
 
@@ -230,13 +251,14 @@ def page(request: Request) -> Response:
         return _login_page(request)
     memory = owner.memory
     receipts = memory.receipts()
+    held = _held_views(memory, receipts)
     return _page(
         "review.html",
         scope=owner.scope,
         csrf=owner.csrf,
-        held=_held_views(memory, receipts),
+        held=held,
         quarantine=quarantine_of(memory),
-        alarms=alarms_of(memory),
+        alarms=_alarm_views(memory, held),
         facts=memory.facts(include_ended=True),
         notice=request.query_params.get("notice", ""),
     )
@@ -307,8 +329,17 @@ async def _decide(request: Request, held_id: str, verb: str) -> Response:
             receipt = owner.memory.reject(held_id, reason=form.get("reason", ""))
     except DoxaError as error:
         return _message("Could not " + verb, str(error), http_status(error))
-    notice = f"{receipt.outcome.value}: {held_id} (receipt {receipt.id})"
+    # the notice names the button pressed ("rejected", not the outcome "discarded")
+    notice = _notice(verb, f"held write {held_id}", receipt)
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+
+
+_DONE = {"approve": "approved", "reject": "rejected", "release": "released", "discard": "discarded"}
+
+
+def _notice(verb: str, what: str, receipt: Receipt) -> str:
+    """The line shown after an action: what the owner did, to what, and the receipt's word."""
+    return f"{_DONE[verb]}: {what} ({receipt.outcome.value}, receipt {receipt.id})"
 
 
 @router.post("/alarms/{alarm_id}/clear")
@@ -341,7 +372,7 @@ async def quarantine_decision(request: Request, fact_id: str, verb: str) -> Resp
             receipt = owner.memory.discard(fact_id, reason=reason)
     except DoxaError as error:
         return _message(f"Could not {verb}", str(error), http_status(error))
-    notice = f"{receipt.outcome.value}: {fact_id} (receipt {receipt.id})"
+    notice = _notice(verb, fact_id, receipt)
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
 
 

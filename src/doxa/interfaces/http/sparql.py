@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -24,6 +25,7 @@ from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.errors import Problem
 from doxa.interfaces.http.results import choose, media_types, serialise
 from doxa.interfaces.http.runner import QueryRunner
+from doxa.reads.sparql import CheckedQuery
 from doxa.store import QueryResult
 
 __all__ = ["router"]
@@ -128,13 +130,16 @@ async def _request(request: Request) -> tuple[str, dict[str, list[str]]]:
 _SAFE_IRI = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$")
 
 
-def _with_base(request: Request, text: str) -> str:
-    """The query with the endpoint's URL as its base IRI (the Protocol lets a service choose
-    one), so relative IRIs resolve; a BASE in the query itself comes later and wins."""
+def _with_base(request: Request, checked: CheckedQuery) -> CheckedQuery:
+    """The checked query with the endpoint's URL as its base IRI (the Protocol lets a service
+    choose one), so relative IRIs resolve; a BASE in the query itself comes later and wins.
+
+    Added after the check, so a syntax error's line and column are those of the query sent.
+    """
     base = f"{str(request.base_url).rstrip('/')}/sparql"
     if not _SAFE_IRI.match(base):
         base = "http://localhost/sparql"  # a Host header that cannot be part of an IRI
-    return f"BASE <{base}>\n{text}"
+    return replace(checked, text=f"BASE <{base}>\n{checked.text}")
 
 
 def _timeout(params: dict[str, list[str]]) -> float | None:
@@ -174,7 +179,6 @@ async def _answer(request: Request, found: Bound) -> Response:
             f"{config.sparql_max_query_bytes}; shorten it (a VALUES list can often become a "
             "FILTER or several queries).",
         )
-    text = _with_base(request, given)
     runner: QueryRunner = request.app.state.runner
     checker: QueryChecker = request.app.state.checker
     cap = config.sparql_max_rows
@@ -183,7 +187,7 @@ async def _answer(request: Request, found: Bound) -> Response:
 
     def work(stop: Callable[[], bool]) -> QueryResult:
         # parsed in a worker process: a parse past the timeout is killed with it
-        checked = checker.check(text, stop=stop)
+        checked = _with_base(request, checker.check(given, stop=stop))
         return found.memory.sparql(
             checked, default_graphs=default, named_graphs=named, max_rows=cap, stop=stop
         )
@@ -191,9 +195,8 @@ async def _answer(request: Request, found: Bound) -> Response:
     result = await run_in_threadpool(
         runner.run, work, scope=found.caller.scope, timeout=_timeout(params)
     )
-    shorts = params.get("format") or params.get("output") or []
-    short = shorts[-1] if shorts else None
-    fmt = choose(result.form, request.headers.get("accept"), short)
+    shorts = [*params.get("format", []), *params.get("output", []), *params.get("results", [])]
+    fmt = choose(result.form, request.headers.get("accept"), shorts)
     if fmt is None:
         offered = ", ".join(media_types(result.form))
         raise Problem(
