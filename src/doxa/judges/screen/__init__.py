@@ -34,8 +34,8 @@ class Sign:
     def explain(self) -> str:
         """One line for a receipt and the review page.
 
-        >>> print(Sign(Family.ROLE_PLAY, "you are dan", "hex decoded").explain())
-        role-play framing: it frames an instruction as role-play or a test ("you are dan", after hex decoded)
+        >>> print(Sign(Family.ROLE_PLAY, "you are dan", "hex decoded").explain())  # doctest: +ELLIPSIS
+        role-play framing: it frames an instruction as ... ("you are dan", after hex decoded)
         """
         span = " ".join(self.span.split())
         if len(span) > _SPAN:
