@@ -34,7 +34,8 @@ class Sign:
     def explain(self) -> str:
         """One line for a receipt and the review page.
 
-        >>> print(Sign(Family.ROLE_PLAY, "you are dan", "hex decoded").explain())  # doctest: +ELLIPSIS
+        >>> sign = Sign(Family.ROLE_PLAY, "you are dan", "hex decoded")
+        >>> print(sign.explain())  # doctest: +ELLIPSIS
         role-play framing: it frames an instruction as ... ("you are dan", after hex decoded)
         """
         span = " ".join(self.span.split())
