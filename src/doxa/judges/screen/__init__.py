@@ -60,9 +60,7 @@ def screen(text: str) -> Sign | None:
         for pattern in FAMILIES:
             if view.marked_up and pattern.family is not Family.FORGED_TURN:
                 continue  # the markup-free view that follows is read for the other families
-            if not pattern.cued(view.text, words):
-                continue
-            match = pattern.regex.search(view.text)
+            match = pattern.search(view.text, words)
             if match is not None:
                 return Sign(pattern.family, match.group(0).strip(), view.undone)
     return None

@@ -18,6 +18,7 @@ import base64
 import binascii
 import functools
 import re
+import string
 import sys
 import unicodedata
 from dataclasses import dataclass
@@ -29,21 +30,21 @@ __all__ = ["View", "views"]
 
 # invisible letters that are not category Cf but render as nothing (Hangul fillers)
 _INVISIBLE_LETTERS = ("\u115f", "\u1160", "\u3164", "\uffa0")
+_ASCII = frozenset(map(chr, range(128)))
 _SPACES = re.compile(r"[^\S\n]+")
-_TAG = re.compile(r"<!--|-->|</?([a-z][a-z0-9:-]*)(?:\s[^<>]{0,300})?/?>")
-# tags that may sit inside a word: taken out without a space, so ig<b></b>nore reads ignore
-_INLINE = frozenset(
-    [
-        *("a", "abbr", "b", "bdi", "bdo", "code", "em", "font", "i", "kbd", "mark", "q", "s"),
-        *("samp", "small", "span", "strong", "sub", "sup", "u", "wbr"),
-    ]
+# tags that may sit inside a word go without a space, so ig<b></b>nore reads ignore
+_INLINE_TAG = re.compile(
+    r"</?(?:a|abbr|b|bdi|bdo|code|em|font|i|kbd|mark|q|s|samp|small|span|strong|sub|sup|u|wbr)"
+    r"(?:\s[^<>]{0,300})?/?>"
 )
+_TAG = re.compile(r"<!--|-->|</?[a-z][a-z0-9:-]*(?:\s[^<>]{0,300})?/?>")
 _EMPHASIS = re.compile(r"\*+|~~|`+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){10,}\b")
 _PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
 _ENCODED_WORD = re.compile(r"\S*%[0-9a-fA-F]{2}\S*")
-_WORD = re.compile(r"[^\W_]+")
+# ASCII punctuation to spaces (a fast one-to-one table): what is left between spaces is words
+_SEPARATORS = str.maketrans(dict.fromkeys(string.punctuation, " "))
 #: at most this many encoded runs are decoded per text: the cost stays bounded
 _MAX_DECODED = 8
 
@@ -61,7 +62,8 @@ class View:
     @property
     def words(self) -> frozenset[str]:
         """The view's words (runs of letters and digits), for the families' cues."""
-        return frozenset(_WORD.findall(self.text))
+        text = self.text if self.text.isascii() else self.text.encode("ascii", "replace").decode()
+        return frozenset(text.translate(_SEPARATORS).split())
 
 
 @functools.cache
@@ -90,7 +92,12 @@ def _fold(text: str) -> tuple[str, str | None]:
         return text, None
     # lower first: TR39 folds a capital look-alike of I to l, its small form to i
     composed = unicodedata.normalize("NFKC", text).lower()
-    folded = composed.translate(_table())
+    table = _table()
+    folded = composed
+    # a few replaces of the distinct characters present cost less than a translate per char
+    for char in set(composed) - _ASCII:
+        if ord(char) in table:
+            folded = folded.replace(char, table[ord(char)])
     if folded == composed:
         return folded, None if composed == text.lower() else "compatibility forms folded"
     if len(folded) != len(composed):
@@ -98,18 +105,18 @@ def _fold(text: str) -> tuple[str, str | None]:
     return folded, "look-alike letters folded"
 
 
-def _untag(match: re.Match[str]) -> str:
-    return "" if match.group(1) in _INLINE else " "
-
-
 def _clean(text: str) -> str:
-    return _SPACES.sub(" ", text).lower()
+    if "  " in text or "\t" in text or "\r" in text or "\x0b" in text or "\x0c" in text:
+        text = _SPACES.sub(" ", text)
+    return text.lower()
 
 
 def _decoded(text: str) -> list[View]:
     """Base64, hex and URL-encoded runs of ``text`` that decode to readable text."""
     found: list[View] = []
-    for match in _BASE64.finditer(text):
+    # only long runs without spaces can be encoded: look for them in those alone
+    long = " ".join(t for t in text.split() if len(t) >= 20)
+    for match in _BASE64.finditer(long):
         if len(found) >= _MAX_DECODED:
             return found
         run = match.group(0)
@@ -120,11 +127,11 @@ def _decoded(text: str) -> list[View]:
         except (binascii.Error, ValueError):
             continue
         _readable(raw, "base64 decoded", found)
-    for match in _HEX.finditer(text):
+    for match in _HEX.finditer(long):
         if len(found) >= _MAX_DECODED:
             return found
         _readable(bytes.fromhex(match.group(0)), "hex decoded", found)
-    encoded = _ENCODED_WORD.findall(text)
+    encoded = _ENCODED_WORD.findall(text) if "%" in text else []
     if encoded:
         found.append(View(_clean(unquote_plus(" ".join(encoded))), "URL-encoding decoded"))
     return found
@@ -153,7 +160,7 @@ def views(text: str) -> list[View]:
     plain = _clean(folded)
     found = [View(plain, undone)]
     if "<" in folded or "*" in folded or "`" in folded or "~~" in folded:
-        bare = _clean(_EMPHASIS.sub("", _TAG.sub(_untag, folded)))
+        bare = _clean(_EMPHASIS.sub("", _TAG.sub(" ", _INLINE_TAG.sub("", folded))))
         if bare != plain:
             found = [
                 View(plain, undone, marked_up=True),
