@@ -130,6 +130,7 @@ for _command in (
     judge.stats,
     judge.alarms,
     owner.quarantine,
+    owner.rescreen,
     owner.erase,
     owner.backup,
     owner.backups,
