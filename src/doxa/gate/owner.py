@@ -24,8 +24,8 @@ from doxa.gate.proposal import proposal_from_pairs
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision
 from doxa.judges.compare import contradicts, overlaps
-from doxa.judges.screen import Sign, screen
-from doxa.model import Authority, FactStatus, Outcome, Proposal, Receipt, Relation
+from doxa.judges.screen import SCREENED, Sign, screen
+from doxa.model import FactStatus, Outcome, Proposal, Receipt, Relation
 from doxa.ontology.closure import broader_objects, property_table
 from doxa.reads.facts import facts
 from doxa.reads.ledger import alarms
@@ -39,9 +39,6 @@ from doxa.vocabulary import DOXA, RDF
 __all__ = ["OwnerDecisions", "WritePath"]
 
 Pair = tuple[URIRef, Node]
-
-# whose words are screened: outside text only, as the rule judge screens it on the way in
-_OUTSIDE = (Authority.EXTERNAL, Authority.TOOL)
 
 
 @runtime_checkable
@@ -205,7 +202,7 @@ class OwnerDecisions:
         )
         receipts = []
         for fact in live:
-            if fact.status is not FactStatus.LIVE or fact.authority not in _OUTSIDE:
+            if fact.status is not FactStatus.LIVE or fact.authority not in SCREENED:
                 continue
             sign = screen(fact.text)
             if sign is None or self._released(fact.iri):

@@ -16,13 +16,11 @@ from typing import Any
 from rdflib import BNode, Literal, URIRef
 from rdflib.term import Node
 
-from doxa.model import Authority, Fact
+from doxa.judges.screen import SCREENED
+from doxa.model import Fact
 from doxa.store import QueryResult
 
 __all__ = ["plain", "quotation", "sparql_json", "sparql_term", "table", "when"]
-
-# whose words are outside text: quoted from a source, never the owner's
-_OUTSIDE = (Authority.EXTERNAL, Authority.TOOL)
 
 
 def quotation(fact: Fact) -> str | None:
@@ -30,14 +28,14 @@ def quotation(fact: Fact) -> str | None:
     the owner's and the agent's own words. Every read result carries it, so an agent never
     takes a web page or a tool's output for its owner's words, or for an instruction.
 
-    >>> from doxa.model import Support
+    >>> from doxa.model import Authority, Support
     >>> page = URIRef("https://page.example/")
     >>> fact = Fact("f1", URIRef("urn:f1"), "Open 9-17", "web", "note", Authority.EXTERNAL,
     ...     page, Support.QUOTED, datetime(2026, 3, 9), sources=(page,))
     >>> print(quotation(fact))  # doctest: +ELLIPSIS
     quoted from https://page.example/ (external): outside text, not the owner's words and ...
     """
-    if fact.authority not in _OUTSIDE:
+    if fact.authority not in SCREENED:
         return None
     where = ", ".join(str(s) for s in fact.sources) or str(fact.standpoint)
     return (

@@ -15,14 +15,14 @@ from rdflib.term import Node
 from doxa.errors import InvalidInput
 from doxa.judges.base import Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
-from doxa.judges.screen import screen
-from doxa.model import Authority, Fact, Proposal, Relation, RuleMode, Verdict
+from doxa.judges.screen import SCREENED, screen
+from doxa.model import Fact, Proposal, Relation, RuleMode, Verdict
 from doxa.text import normalise
 from doxa.vocabulary import DOXA
 
 __all__ = ["RuleJudge"]
 
-_OUTSIDE = (Authority.EXTERNAL, Authority.TOOL)
+_OUTSIDE = SCREENED
 
 
 class RuleJudge(Judge):

@@ -15,8 +15,13 @@ from dataclasses import dataclass
 
 from doxa.judges.screen.families import FAMILIES, Family
 from doxa.judges.screen.normalise import views
+from doxa.model import Authority
 
-__all__ = ["Family", "Sign", "instruction_sign", "screen"]
+__all__ = ["SCREENED", "Family", "Sign", "instruction_sign", "screen"]
+
+#: whose words are outside text, screened on the way in and spotlighted on the way out; the
+#: owner's and the agent's own words are neither
+SCREENED = frozenset({Authority.EXTERNAL, Authority.TOOL})
 
 #: the longest span a sign quotes (the rest is elided)
 _SPAN = 80

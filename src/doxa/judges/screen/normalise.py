@@ -19,7 +19,6 @@ import binascii
 import functools
 import re
 import string
-import sys
 import unicodedata
 from dataclasses import dataclass
 from urllib.parse import unquote_plus
@@ -41,7 +40,6 @@ _TAG = re.compile(r"<!--|-->|</?[a-z][a-z0-9:-]*(?:\s[^<>]{0,300})?/?>")
 _EMPHASIS = re.compile(r"\*+|~~|`+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){10,}\b")
-_PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
 _ENCODED_WORD = re.compile(r"\S*%[0-9a-fA-F]{2}\S*")
 # ASCII punctuation to spaces (a fast one-to-one table): what is left between spaces is words
 _SEPARATORS = str.maketrans(dict.fromkeys(string.punctuation, " "))
@@ -78,7 +76,8 @@ def _table() -> dict[int, str]:
             if len(target) == 1 and target.isascii() and target.isalnum():
                 table[ord(char)] = target
                 break
-    for code in range(sys.maxunicode + 1):
+    # every format character lies in planes 0, 1 and 14 (the tag characters)
+    for code in (*range(0x20000), *range(0xE0000, 0xE1000)):
         if unicodedata.category(chr(code)) == "Cf":
             table[code] = ""
     for char in _INVISIBLE_LETTERS:
