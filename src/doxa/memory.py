@@ -635,6 +635,18 @@ class Memory:
         as_text(reason, "reason")
         return self.gate.discard(_fact_id(fact), reason=reason)
 
+    def rescreen(self, *, reason: str = "") -> list[Receipt]:
+        """Screen every live outside fact (external, tool) again with the current
+        instruction screen; those it now calls instructions move into quarantine.
+
+        Each move leaves an owner's receipt (outcome ``quarantined``) naming the attack
+        family and the span; nothing is deleted, and :meth:`release` brings a fact back
+        (judged again as a quotation). The owner's and the agent's own words are never
+        screened. Idempotent: a second run returns ``[]``.
+        """
+        as_text(reason, "reason")
+        return self.gate.rescreen(reason=reason)
+
     def grant(self, kind: str, *, reason: str = "granted by the owner") -> Receipt:
         """Let the judge close facts of ``kind`` without asking (recorded as a receipt)."""
         return self.gate.grant(check_name(kind, "kind"), granted=True, reason=reason)

@@ -194,6 +194,9 @@ def test_owner_releases_and_discards_quarantine(
 
     sign_in(page, OWNER)
     page.screenshot(path=tmp_path / "quarantine.png", full_page=True)
+    # the card says why: the screen's family and the span that triggered it
+    why = page.locator(f"[data-quarantined='{first['fact']}'] .sign").inner_text()
+    assert why.startswith("why: outside text acting as an instruction: "), why
     page.locator(f"[data-quarantined='{first['fact']}'] button.discard").click()
     assert page.locator("#notice").inner_text().startswith(f"discarded: {first['fact']}")
     card = page.locator(f"[data-quarantined='{second['fact']}']")

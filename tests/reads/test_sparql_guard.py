@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import doxa
-from doxa.judges.instruction import instruction_sign
+from doxa.judges.screen import instruction_sign
 from doxa.reads.sparql import SERVICE_REFUSED, UPDATE_REFUSED, check_query
 from doxa.store.remote import rewrite
 

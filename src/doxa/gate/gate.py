@@ -364,6 +364,11 @@ class Gate(WritePath):
         """The owner says a fact was never true: a retraction event ends belief in it."""
         return self.owner.retract(fact_id, reason=reason)
 
+    def rescreen(self, *, reason: str) -> list[Receipt]:
+        """Quarantine live outside facts the current screen calls instructions (see
+        :meth:`OwnerDecisions.rescreen`)."""
+        return self.owner.rescreen(reason=reason)
+
     def calibrate(
         self, judge: str, scores: dict[str, tuple[int, int]], *, digest: str, reason: str
     ) -> list[Receipt]:

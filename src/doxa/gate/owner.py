@@ -10,6 +10,7 @@ release asks the judge, through the write path (:class:`WritePath`).
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
 from rdflib import Literal, URIRef
@@ -23,12 +24,16 @@ from doxa.gate.proposal import proposal_from_pairs
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision
 from doxa.judges.compare import contradicts, overlaps
-from doxa.model import Outcome, Proposal, Receipt, Relation
+from doxa.judges.screen import SCREENED, Sign, screen
+from doxa.model import FactStatus, Outcome, Proposal, Receipt, Relation
 from doxa.ontology.closure import broader_objects, property_table
+from doxa.reads.facts import facts
 from doxa.reads.ledger import alarms
+from doxa.reads.receipts import receipts_deciding
 from doxa.resources import query
+from doxa.scope import new_id
 from doxa.store import Dataset
-from doxa.terms import instant
+from doxa.terms import dt_literal, instant
 from doxa.vocabulary import DOXA, RDF
 
 __all__ = ["OwnerDecisions", "WritePath"]
@@ -185,6 +190,82 @@ class OwnerDecisions:
             )
 
         return self.decider.decide(step)
+
+    def rescreen(self, *, reason: str) -> list[Receipt]:
+        """Screen every live outside fact again with the current screen; each one it now
+        calls an instruction moves into quarantine, with an owner's receipt naming the sign.
+
+        Only outside text (external, tool) is read, as on the way in. Nothing is deleted or
+        edited: the caught claim is retracted by an owner's receipt (it leaves every live
+        read; as-of reads before now still show what was believed then) and a copy waits in
+        quarantine under a new id, where the owner can release it (judged again as a
+        quotation and admitted) or discard it. A fact the owner once released from
+        quarantine is not taken back. Idempotent: a second run finds nothing more to move.
+        """
+        now = self.decider.clock.now()
+        live = facts(
+            self.store,
+            self.scope,
+            [g for g in self.record.claim_graphs() if g != self.scope.rules],
+            valid_at=now,
+            as_of=now,
+            include_ended=True,
+        )
+        receipts = []
+        for fact in live:
+            if fact.status is not FactStatus.LIVE or fact.authority not in SCREENED:
+                continue
+            sign = screen(fact.text)
+            if sign is None or self._released(fact.iri):
+                continue
+            receipt = self.decider.decide(partial(self._quarantine, fact.iri, sign, reason))
+            if receipt is not None:
+                receipts.append(receipt)
+        return receipts
+
+    def _quarantine(
+        self, iri: URIRef, sign: Sign, reason: str, decision: Decision
+    ) -> Receipt | None:
+        """In ``decision``: retract one live claim (belief in it ends now; what was believed
+        before stays in the history, the claim itself is not edited) and put a copy of it
+        in quarantine under a new id, for the owner to release or discard. None if the
+        claim ended meanwhile."""
+        if not self.record.is_live(iri):
+            return None
+        graph, _ = self.record.locate(iri)
+        pairs = [(p, o) for p, o in self._pairs(iri, graph) if p != DOXA.recordedAt]
+        now = self.decider.clock.now()
+        why = f"re-screened: outside text acting as an instruction: {sign.explain()}"
+        why = f"{why} ({reason})" if reason else why
+        copy = self.scope.fact(new_id())
+        quarantine = self.scope.quarantine
+        decision.change.insert += [(copy, p, o, quarantine) for p, o in pairs]
+        decision.change.insert.append((copy, DOXA.heldAt, dt_literal(now), quarantine))
+        self.record.close(decision, Relation.WAS_WRONG, (iri,), None, None, why, now)
+        kind = dict(pairs).get(DOXA.kind)
+        return self._signed(
+            decision,
+            Outcome.QUARANTINED,
+            why,
+            now,
+            relation=Relation.INSTRUCTION,
+            decides=copy,
+            targets=(iri,),
+            kind=str(kind) if kind is not None else None,
+        )
+
+    def _released(self, iri: URIRef) -> bool:
+        """Whether the owner already saw this claim in quarantine and released it: their
+        decision stands, so the screen does not take it back."""
+        return any(
+            r.outcome is Outcome.QUARANTINED for r in receipts_deciding(self.store, self.scope, iri)
+        )
+
+    def _pairs(self, iri: URIRef, graph: URIRef) -> list[Pair]:
+        rows = self.store.select(
+            query("claim"), dataset=Dataset(default=(graph,)), bindings={"claim": [iri]}
+        )
+        return [(URIRef(str(r["p"])), r["o"]) for r in rows]
 
     def retract(self, fact_id: str, *, reason: str) -> Receipt:
         """The owner says a fact was never true: a retraction event ends belief in it."""

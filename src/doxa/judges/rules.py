@@ -15,15 +15,15 @@ from rdflib.term import Node
 from doxa.errors import InvalidInput
 from doxa.judges.base import Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
-from doxa.judges.instruction import instruction_sign
+from doxa.judges.screen import SCREENED, screen
 from doxa.judges.sentences import frame, revision_shape
-from doxa.model import Authority, Fact, Proposal, Relation, RuleMode, Verdict
+from doxa.model import Fact, Proposal, Relation, RuleMode, Verdict
 from doxa.text import normalise, with_article
 from doxa.vocabulary import DOXA
 
 __all__ = ["RuleJudge"]
 
-_OUTSIDE = (Authority.EXTERNAL, Authority.TOOL)
+_OUTSIDE = SCREENED
 
 
 class RuleJudge(Judge):
@@ -59,13 +59,13 @@ class RuleJudge(Judge):
         if proposal.is_rule:
             return self._judge_rule(proposal, evidence)
         if proposal.authority in _OUTSIDE:
-            sign = instruction_sign(proposal.text)
+            sign = screen(proposal.text)
             if sign is not None:
                 return Verdict(
                     Relation.INSTRUCTION,
                     (),
-                    f"outside text acting as an instruction: {sign}; it stays in quarantine "
-                    "until the owner releases or discards it",
+                    f"outside text acting as an instruction: {sign.explain()}; it stays in "
+                    "quarantine until the owner releases or discards it",
                 )
         clash = self._rule_clash(proposal, evidence)
         if clash is not None:

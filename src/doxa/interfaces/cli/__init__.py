@@ -133,6 +133,7 @@ for _command in (
     judge.stats,
     judge.alarms,
     owner.quarantine,
+    owner.rescreen,
     owner.erase,
     owner.backup,
     owner.backups,

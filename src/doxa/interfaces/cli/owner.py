@@ -17,9 +17,9 @@ from doxa.errors import StoreError
 from doxa.interfaces.cli.running import Settings, attempt, emit, print_error, run
 from doxa.interfaces.cli.show import facts_table, show_list, show_receipt
 from doxa.memory import Memory
-from doxa.model import Fact
+from doxa.model import Fact, Receipt
 
-__all__ = ["backup", "backups", "erase", "quarantine", "recover", "restore"]
+__all__ = ["backup", "backups", "erase", "quarantine", "recover", "rescreen", "restore"]
 
 
 @click.group(invoke_without_command=True)
@@ -52,6 +52,25 @@ def quarantine_release(settings: Settings, fact: str, reason: str) -> None:
 def quarantine_discard(settings: Settings, fact: str, reason: str) -> None:
     """Discard FACT from quarantine; its receipt stays."""
     run(settings, lambda m: show_receipt(settings, m.discard(fact, reason=reason)))
+
+
+@click.command()
+@click.option("--reason", default="", help="Why (kept in each receipt).")
+@click.pass_obj
+def rescreen(settings: Settings, reason: str) -> None:
+    """Screen stored outside facts again; move those now caught into quarantine.
+
+    Each move leaves a receipt naming the attack family and the span; nothing is deleted,
+    and `doxa quarantine release FACT` brings one back.
+    """
+
+    def table(items: Sequence[Receipt]) -> str:
+        return "\n".join(f"{r.fact}  {r.reason}" for r in items)
+
+    run(
+        settings,
+        lambda m: show_list(settings, m.rescreen(reason=reason), "Nothing new caught.", table),
+    )
 
 
 @click.command()

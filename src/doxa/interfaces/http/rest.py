@@ -263,6 +263,14 @@ def quarantine(found: Owner) -> list[JSON]:
     return _json(found.memory.quarantined())  # type: ignore[no-any-return]
 
 
+@router.post("/quarantine/rescreen", tags=["owner"])
+def rescreen(found: Owner, body: ReasonBody | None = None) -> list[JSON]:
+    """Screen stored outside facts again; those now caught move into quarantine, each with
+    a receipt (owner key only; nothing is deleted)."""
+    reason = body.reason if body is not None else ""
+    return _json(found.memory.rescreen(reason=reason))  # type: ignore[no-any-return]
+
+
 @router.post("/quarantine/{fact}/release", tags=["owner"])
 def release(fact: str, body: RetractBody, found: Owner) -> JSON:
     """Release a quarantined write as a quotation (owner key only; reason required)."""

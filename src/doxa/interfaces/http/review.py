@@ -191,6 +191,12 @@ def quarantine_of(memory: Memory) -> list[Fact]:
     return memory.quarantined()
 
 
+def quarantine_reasons(receipts: list[Receipt]) -> dict[str, str]:
+    """Why each write is in quarantine, by fact id: its quarantine receipt's reason, which
+    names the attack family and the span that triggered the screen."""
+    return {r.fact: r.reason for r in receipts if r.outcome is Outcome.QUARANTINED and r.fact}
+
+
 def alarms_of(memory: Memory) -> list[Alarm]:
     """The scope's alarms, open first: open ones stop automatic closing until cleared."""
     found = memory.alarms(include_cleared=True)
@@ -258,6 +264,7 @@ def page(request: Request) -> Response:
         csrf=owner.csrf,
         held=held,
         quarantine=quarantine_of(memory),
+        quarantine_reasons=quarantine_reasons(receipts),
         alarms=_alarm_views(memory, held),
         facts=memory.facts(include_ended=True),
         notice=request.query_params.get("notice", ""),
