@@ -499,7 +499,7 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
                 "code": -32602,
                 "message": "Tool 'remember' takes no argument 'scope'; it takes: attributed_to, "
                 "authority, confidence, datatype, kind, language, literal, object, predicate, "
-                "query, sources, standpoint, subject, support, text, topic, turn, valid_from, "
+                "query, revises, sources, standpoint, subject, support, text, topic, turn, valid_from, "
                 "valid_until.",
             },
             id="scope",
