@@ -23,8 +23,6 @@ from doxa.vocabulary import DOXA
 
 __all__ = ["RuleJudge"]
 
-_OUTSIDE = SCREENED
-
 
 class RuleJudge(Judge):
     """The default judge. Same input, same verdict: it reads nothing but its arguments.
@@ -58,7 +56,7 @@ class RuleJudge(Judge):
     def judge(self, proposal: Proposal, evidence: Evidence) -> Verdict:
         if proposal.is_rule:
             return self._judge_rule(proposal, evidence)
-        if proposal.authority in _OUTSIDE:
+        if proposal.authority in SCREENED:
             sign = screen(proposal.text)
             if sign is not None:
                 return Verdict(
