@@ -266,6 +266,18 @@ LONG_INPUTS: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
         instruction_sign,
         lambda n: "ignore all" + " " * n + "x",
     ),
+    "instruction screen, a long word with a lone % (URL-encoding views)": (
+        instruction_sign,
+        lambda n: "a%" * (n // 2),
+    ),
+    "instruction screen, a long word ending in %": (
+        instruction_sign,
+        lambda n: "a" * n + "%",
+    ),
+    "instruction screen, a long URL-encoded word (control: still decoded)": (
+        instruction_sign,
+        lambda n: "%41" * (n // 3),
+    ),
 }
 
 

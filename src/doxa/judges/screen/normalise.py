@@ -40,7 +40,7 @@ _TAG = re.compile(r"<!--|-->|</?[a-z][a-z0-9:-]*(?:\s[^<>]{0,300})?/?>")
 _EMPHASIS = re.compile(r"\*+|~~|`+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){10,}\b")
-_ENCODED_WORD = re.compile(r"\S*%[0-9a-fA-F]{2}\S*")
+_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
 # ASCII punctuation to spaces (a fast one-to-one table): what is left between spaces is words
 _SEPARATORS = str.maketrans(dict.fromkeys(string.punctuation, " "))
 #: at most this many encoded runs are decoded per text: the cost stays bounded
@@ -130,7 +130,9 @@ def _decoded(text: str) -> list[View]:
         if len(found) >= _MAX_DECODED:
             return found
         _readable(bytes.fromhex(match.group(0)), "hex decoded", found)
-    encoded = _ENCODED_WORD.findall(text) if "%" in text else []
+    # the words holding a %XX escape; a regex around the escape (\S*%XX\S*) would rescan
+    # the rest of a long word from every position of it: quadratic in the text
+    encoded = [word for word in text.split() if _ESCAPE.search(word)] if "%" in text else []
     if encoded:
         found.append(View(_clean(unquote_plus(" ".join(encoded))), "URL-encoding decoded"))
     return found
