@@ -16,6 +16,7 @@ explicit ``auth``), never from the location, which command lines show to every u
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +105,12 @@ def _parse(location: str | Path | None) -> Location:
         )
     if location == MEMORY:
         return Location()
-    scheme = urlsplit(location).scheme.lower()
+    if location.startswith(("/", "./", "../")):  # written as a path: a directory, whatever follows
+        return Location(directory=Path(location))
+    try:
+        scheme = urlsplit(location).scheme.lower()
+    except ValueError:  # "http://[::1": a URL, and not a valid one; endpoint_url says why
+        scheme = "http"
     if scheme in _SERVER_SCHEMES:
         return Location(query_url=endpoint_url(location))
     if len(scheme) > 1:  # one letter is a Windows drive (C:\store), not a scheme
@@ -112,6 +118,14 @@ def _parse(location: str | Path | None) -> Location:
             f"The store location {location!r} is a {scheme}: URL, and doxa reaches stores only "
             "over http(s); give an http(s) SPARQL endpoint, or write a directory whose name "
             f"has a colon as ./{location}."
+        )
+    if "://" in unicodedata.normalize("NFKC", location):
+        # a scheme spelled with look-alike or fullwidth letters ("ｈttp://", Cyrillic "р"):
+        # meant for a server, it must not quietly become a directory on this machine
+        raise InvalidInput(
+            f"The store location {location!r} reads as a URL, but its scheme is not plain "
+            "http(s) (look-alike or fullwidth characters?); write the URL in plain ASCII, or a "
+            f"directory as ./{location}."
         )
     return Location(directory=Path(location))
 

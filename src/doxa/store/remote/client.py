@@ -22,6 +22,7 @@ import json
 import secrets
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import Any
@@ -73,7 +74,20 @@ def endpoint_url(url: str) -> str:
 
     Decided on the parsed URL, so ``HTTP://host/sparql`` passes and ``file:///etc`` does not.
     """
-    parts = urlsplit(url)
+    if any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf") for c in url):
+        # urlsplit drops tabs and newlines silently ("ht\ttp://" reads as http://)
+        raise InvalidInput(
+            f"{url!r} holds spaces, control or invisible characters; write the server's "
+            "SPARQL endpoint as plain text, for example http://localhost:7878/query."
+        )
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (reading it checks it: "http://h:abc/" raises)
+    except ValueError as error:
+        raise InvalidInput(
+            f"{url!r} is not a valid URL ({error}); give the server's SPARQL endpoint, "
+            "for example http://localhost:7878/query."
+        ) from None
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise InvalidInput(
             f"{url!r} is not an HTTP(S) URL; give the server's SPARQL endpoint, "
@@ -85,6 +99,13 @@ def endpoint_url(url: str) -> str:
             "which command lines and logs show to anyone; pass them as auth= or in "
             "$DOXA_STORE_USER and $DOXA_STORE_PASSWORD."
         )
+    try:
+        httpx.URL(url)  # the client that will send it must take it too (an IDNA host, say)
+    except httpx.InvalidURL as error:
+        raise InvalidInput(
+            f"{url!r} is not a URL the HTTP client can send ({error}); give the server's "
+            "SPARQL endpoint, for example http://localhost:7878/query."
+        ) from None
     return url
 
 
