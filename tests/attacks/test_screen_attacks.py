@@ -41,11 +41,6 @@ def test_an_override_split_by_a_stripped_invisible_is_quarantined(ch: str) -> No
     assert write(attack(ch)) is doxa.Outcome.QUARANTINED
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="variation selectors, U+034F and combining marks are category Mn, not Cf, so "
-    "the normalised view keeps them and the override is admitted",
-)
 @pytest.mark.parametrize("ch", list(SPLITTERS.values()), ids=list(SPLITTERS))
 def test_an_override_split_by_a_combining_invisible_is_quarantined(ch: str) -> None:
     assert write(attack(ch)) is doxa.Outcome.QUARANTINED

@@ -30,6 +30,7 @@ __all__ = ["View", "views"]
 # invisible letters that are not category Cf but render as nothing (Hangul fillers)
 _INVISIBLE_LETTERS = ("\u115f", "\u1160", "\u3164", "\uffa0")
 _ASCII = frozenset(map(chr, range(128)))
+_MARKS = ("Mn", "Me")  # non-spacing and enclosing marks: they attach to a letter, add none
 _SPACES = re.compile(r"[^\S\n]+")
 # tags that may sit inside a word go without a space, so ig<b></b>nore reads ignore
 _INLINE_TAG = re.compile(
@@ -91,6 +92,13 @@ def _fold(text: str) -> tuple[str, str | None]:
         return text, None
     # lower first: TR39 folds a capital look-alike of I to l, its small form to i
     composed = unicodedata.normalize("NFKC", text).lower()
+    # combining marks (accents, U+034F, variation selectors) can split a word unseen
+    # ("ig\u034fnore"): the screen reads the letters without them
+    decomposed = unicodedata.normalize("NFKD", composed)
+    bare = "".join(c for c in decomposed if unicodedata.category(c) not in _MARKS)
+    marked = len(bare) != len(decomposed)
+    if marked:
+        composed = bare
     table = _table()
     folded = composed
     # a few replaces of the distinct characters present cost less than a translate per char
@@ -98,6 +106,8 @@ def _fold(text: str) -> tuple[str, str | None]:
         if ord(char) in table:
             folded = folded.replace(char, table[ord(char)])
     if folded == composed:
+        if marked:
+            return folded, "combining marks removed"
         return folded, None if composed == text.lower() else "compatibility forms folded"
     if len(folded) != len(composed):
         return folded, "invisible characters removed"
