@@ -6,7 +6,8 @@ A seeded simulation, the same for each memory, run side by side:
   the fact it corrects (``revises``, looked up as the owner sees it: the answer the memory
   gave); the agent re-asserts text only, from its context, with ``authority`` agent. The
   owner grants closing once per kind at the start (one decision each, counted) and reviews
-  the held queue each evening: approving what is true, rejecting the rest. Beside it,
+  the held queue each evening: approving what is true, rejecting the rest (``--no-grant``: no
+  closing granted, so the owner approves each of their own corrections too). Beside it,
   **doxa-text** is the same run with the owner's corrections as text alone (no ``revises``):
   what the rule judge's text rule does without the writer's help.
 - **plain**: an append-only log. Each entry keeps its time (``valid_from`` where the writer
@@ -273,7 +274,7 @@ class Gate:
     """doxa: the rule judge, ``revises`` for the owner's corrections, text-only agent writes;
     ``revises=False``: the owner's corrections are text only too (the text rule alone)."""
 
-    def __init__(self, score: Score, *, revises: bool = True) -> None:
+    def __init__(self, score: Score, *, revises: bool = True, grant: bool = True) -> None:
         self.name = "doxa" if revises else "doxa-text"
         self.revises = revises
         self.clock = doxa.FixedClock(START)
@@ -281,7 +282,7 @@ class Gate:
         self.meaning: dict[str, tuple[int, str]] = {}  # fact id -> (statement, value)
         self.held: dict[str, tuple[int, str]] = {}  # held id -> (statement, value)
         self.score = score
-        for shape in SHAPES:
+        for shape in SHAPES if grant else ():
             self.memory.grant(shape.kind)
             score.decisions += 1
 
@@ -465,11 +466,13 @@ def _answers(memory: Memory, world: World, valid_at: datetime, as_of: datetime) 
     }
 
 
-def run_one(kind: str, world: World, threshold: float = 0.0) -> tuple[str, Score]:
+def run_one(
+    kind: str, world: World, threshold: float = 0.0, *, grant: bool = True
+) -> tuple[str, Score]:
     score = Score()
     memory: Memory
     if kind in ("doxa", "doxa-text"):
-        gate = Gate(score, revises=kind == "doxa")
+        gate = Gate(score, revises=kind == "doxa", grant=grant)
         memory = gate
         try:
             simulate(world, memory, score)
@@ -534,7 +537,9 @@ def plot(results: list[tuple[str, Score]], path: Path) -> str:
 
 
 @click.command()
-@click.option("--statements", default=60, show_default=True, help="One-value statements.")
+@click.option(
+    "--statements", default=50, show_default=True, help="One-value statements (at most 52)."
+)
 @click.option("--weeks", default=8, show_default=True, help="Simulated weeks (5 days each).")
 @click.option("--changes", default=2, show_default=True, help="Owner changes per day.")
 @click.option("--reasserts", default=8, show_default=True, help="Agent re-assertions per day.")
@@ -547,6 +552,11 @@ def plot(results: list[tuple[str, Score]], path: Path) -> str:
     help="Similarity thresholds tried; the best for the baseline is reported.",
 )
 @click.option("--quick", is_flag=True, help="A smoke run: 20 statements, 2 weeks.")
+@click.option(
+    "--no-grant",
+    is_flag=True,
+    help="The owner grants no closing: every closing is held for the owner to approve.",
+)
 @click.option("--plot-to", type=click.Path(path_type=Path), default=Path("bench/corrections.png"))
 def main(
     statements: int,
@@ -557,21 +567,22 @@ def main(
     seed: int,
     thresholds: str,
     quick: bool,
+    no_grant: bool,
     plot_to: Path,
 ) -> None:
     """Run the same seeded weeks against doxa, a plain log and a similarity update."""
     if quick:
         statements, weeks = 20, 2
     world = make_world(statements, weeks, changes, reasserts, session_days, seed)
-    doxa_run = run_one("doxa", world)
+    doxa_run = run_one("doxa", world, grant=not no_grant)
     plain_run = run_one("plain", world)
     tried = [run_one("similarity", world, float(t)) for t in thresholds.split(",")]
     best = min(tried, key=lambda r: (r[1].repeats, r[1].stale_now))
-    results = [doxa_run, plain_run, best, run_one("doxa-text", world)]
+    results = [doxa_run, plain_run, best, run_one("doxa-text", world, grant=not no_grant)]
     print(
-        f"{statements} statements, {weeks} weeks ({world.days} working days), {changes} owner "
-        f"changes and {reasserts} agent re-assertions a day, agent sessions of {session_days} "
-        f"days, seed {seed}"
+        f"{len(world.statements)} statements, {weeks} weeks ({world.days} working days), "
+        f"{changes} owner changes and {reasserts} agent re-assertions a day, agent sessions "
+        f"of {session_days} days, seed {seed}"
     )
     print(
         "similarity thresholds tried (repeats): "
