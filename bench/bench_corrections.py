@@ -526,7 +526,8 @@ def plot(results: list[tuple[str, Score]], path: Path) -> str:
     width = 0.8 / len(results)
     for i, (name, s) in enumerate(results):
         xs = [j + i * width for j in range(len(attrs))]
-        ax.bar(xs, [getattr(s, a) for a in attrs], width, label=name)
+        bars = ax.bar(xs, [getattr(s, a) for a in attrs], width, label=name)
+        ax.bar_label(bars, fontsize=7)  # a zero shows as "0", not as no bar at all
     ax.set_xticks([j + width * (len(results) - 1) / 2 for j in range(len(attrs))], labels)
     ax.set_ylabel("count over the run")
     ax.set_title("An owner's corrections against an agent's stale context")
