@@ -36,7 +36,7 @@ holds) and all owner decisions. Which entry or fact answers a question is decide
 bench's record of what each write meant (never by reading the text back), so the three
 memories are scored alike. The plot goes to ``--plot-to`` when matplotlib is installed.
 
-    python bench/bench_corrections.py             # the default run (~1 minute on 2 cores)
+    python bench/bench_corrections.py             # the default run (~25 s on 2 cores)
     python bench/bench_corrections.py --quick     # a smoke run for the tests
 """
 
