@@ -35,7 +35,7 @@ def check_name(value: str, what: str) -> str:
     >>> check_name("meetings", "topic")
     'meetings'
     """
-    if not isinstance(value, str) or not _NAME.match(value):
+    if not isinstance(value, str) or not _NAME.fullmatch(value):
         raise InvalidInput(
             f"{value!r} is not a valid {what} name; use 1-64 lower-case letters, digits, "
             "'_', '.' or '-', starting with a letter or digit (for example 'meetings')."

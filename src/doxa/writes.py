@@ -29,11 +29,14 @@ from typing import Any, Protocol, runtime_checkable
 
 from doxa.errors import InvalidInput
 from doxa.model import Authority, RuleMode, Support
-from doxa.terms import literal
+from doxa.terms import MAX_LANGUAGE, literal
 
 __all__ = [
+    "FACT_ID_PATTERN",
     "FIELDS",
     "JSON_KEYS",
+    "LANGUAGE_PATTERN",
+    "NAME_PATTERN",
     "PYTHON_FIELDS",
     "REQUIRED",
     "Field",
@@ -65,6 +68,16 @@ class _Required:
 #: the default of ``text`` and ``topic``: the caller must give them
 REQUIRED = _Required()
 
+#: a fact id as doxa returns it (``revises`` takes exactly this; the gate's reader agrees)
+FACT_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+#: a topic or kind name (:func:`doxa.scope.check_name` is the guard; a test keeps them equal)
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
+#: the shape of a BCP 47 tag, for a model to aim at; Oxigraph's parser is the guard
+LANGUAGE_PATTERN = r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$"
+
+#: the JSON Schema format a wire's value has, where there is one
+_FORMATS = {"instant": "date-time", "iri": "uri", "iris": "uri"}
+
 
 @dataclass(frozen=True)
 class Field:
@@ -90,6 +103,13 @@ class Field:
     flag: str | None = None
     #: the CLI's placeholder for the value
     metavar: str | None = None
+    #: JSON Schema hints for a model filling the field (the parse above stays the guard, so
+    #: a value outside them is refused with doxa's message, not a schema validator's):
+    #: a ``pattern`` (ECMA 262) the text matches, the ``minimum`` and ``maximum`` of a number
+    pattern: str | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    max_length: int | None = None
 
     @property
     def required(self) -> bool:
@@ -101,6 +121,25 @@ class Field:
         return tuple(str(m.value) for m in self.choices) if self.choices is not None else ()
 
     @property
+    def format(self) -> str | None:
+        """The JSON Schema ``format`` of one value: ``date-time`` for an instant, ``uri`` for
+        an IRI (each of a list's items), None for text, numbers and closed lists."""
+        return _FORMATS.get(self.wire.value)
+
+    @property
+    def constraints(self) -> dict[str, object]:
+        """The JSON Schema keywords one value satisfies beyond its type (format, pattern,
+        bounds), as every schema built from the definition shows them."""
+        found = {
+            "format": self.format,
+            "pattern": self.pattern,
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+            "maxLength": self.max_length,
+        }
+        return {key: value for key, value in found.items() if value is not None}
+
+    @property
     def agent_values(self) -> tuple[str, ...]:
         """The values an agent may give (the owner's own left out), the default first."""
         allowed = [v for v in self.values if v not in self.owner_values]
@@ -109,12 +148,20 @@ class Field:
 
 FIELDS: tuple[Field, ...] = (
     Field("text", "The line as a person would read it.", Wire.TEXT, "str", REQUIRED),
-    Field("topic", "Topic the fact belongs to, e.g. 'meetings'.", Wire.TEXT, "str", REQUIRED),
+    Field(
+        "topic",
+        "Topic the fact belongs to, e.g. 'meetings' (lower case, digits, '_', '.', '-').",
+        Wire.TEXT,
+        "str",
+        REQUIRED,
+        pattern=NAME_PATTERN,
+    ),
     Field(
         "kind",
         "Kind of memory (schedule, preference …); default 'general'.",
         Wire.TEXT,
         "str | None",
+        pattern=NAME_PATTERN,
     ),
     Field("subject", "Subject IRI of a structured fact.", Wire.IRI, "object", metavar="IRI"),
     Field("predicate", "Predicate IRI of a structured fact.", Wire.IRI, "object", metavar="IRI"),
@@ -141,6 +188,8 @@ FIELDS: tuple[Field, ...] = (
         Wire.TEXT,
         None,
         metavar="TAG",
+        pattern=LANGUAGE_PATTERN,
+        max_length=MAX_LANGUAGE,
     ),
     Field(
         "authority",
@@ -181,14 +230,14 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "valid_from",
-        "Start of valid time (ISO 8601).",
+        "Start of valid time: an ISO 8601 date-time such as 2026-03-09T14:00:00Z.",
         Wire.INSTANT,
         "datetime | str | None",
         metavar="WHEN",
     ),
     Field(
         "valid_until",
-        "End of valid time, if known (ISO 8601).",
+        "End of valid time, if known: an ISO 8601 date-time such as 2026-03-09T14:00:00Z.",
         Wire.INSTANT,
         "datetime | str | None",
         metavar="WHEN",
@@ -199,6 +248,8 @@ FIELDS: tuple[Field, ...] = (
         Wire.NUMBER,
         "object",
         metavar="NUMBER",
+        minimum=0,
+        maximum=1,
     ),
     Field(
         "query",
@@ -223,6 +274,7 @@ FIELDS: tuple[Field, ...] = (
         Wire.TEXT,
         "str | None",
         metavar="FACT_ID",
+        pattern=FACT_ID_PATTERN,
     ),
 )
 

@@ -614,8 +614,13 @@ def test_supplier_call_story(story: tuple[Path, FixedClock]) -> None:
     clock.set("2026-03-09T10:00:00Z")
     result = run(path, "remember", *supplier_call("Thursday", "2026-03-08"), clock=clock)
     assert result.exit_code == 0  # a held write is a success: the receipt says so
-    first, reason, hint = result.stdout.splitlines()
+    first, reason, hint, matched = result.stdout.splitlines()
     assert first.startswith("held  fact ")
+    # the fact it would replace, with its text (issue 16)
+    assert (
+        matched
+        == f"  would replace {wednesday['fact']}: 'The weekly supplier call is on Wednesday'"
+    )
     assert f"  replaces {wednesday['fact']}  receipt " in first
     assert reason == (
         "  one value at a time, and the new value starts after the old one; held: closing of "

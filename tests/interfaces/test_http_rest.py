@@ -79,8 +79,13 @@ def test_supplier_call_story_over_rest(owner: httpx.Client, agent: httpx.Client)
     assert first.status_code == 200
     assert (first.json()["relation"], first.json()["outcome"]) == ("new", "admitted")
     wednesday = first.json()["fact"]
+    assert first.json()["matched"] == []  # a new fact names no stored one (control)
     second = owner.post("/remember", json=day("The call is on Thursday", "Thursday", "2026-03-08"))
     assert (second.json()["relation"], second.json()["outcome"]) == ("replaces", "held")
+    # the answer names the fact it would replace, with its text (issue 16)
+    assert second.json()["matched"] == [
+        {"fact": wednesday, "text": "The call is on Wednesday", "effect": "would_replace"}
+    ]
     held = agent.get("/held").json()
     assert [h["id"] for h in held] == [second.json()["held"]]
     assert held[0]["targets"] == [wednesday]

@@ -26,6 +26,7 @@ from doxa.terms import (
     instant,
 )
 from doxa.vocabulary import DOXA, PROV, RDF
+from doxa.writes import FACT_ID_PATTERN
 
 __all__ = [
     "build_proposal",
@@ -43,8 +44,9 @@ _DEFAULT_SUPPORT = {
 }
 
 Pair = tuple[URIRef, Node]
-#: a fact id as doxa makes them (:func:`doxa.scope.new_id`) or an import kept them
-_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: a fact id as doxa makes them (:func:`doxa.scope.new_id`) or an import kept them; the one
+#: pattern the write's schema shows too
+_ID = re.compile(FACT_ID_PATTERN)
 
 
 def build_proposal(

@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field, ValidationError
 from doxa import __version__
 from doxa.errors import DoxaError, InvalidInput
 from doxa.interfaces.failures import message_for
-from doxa.interfaces.presentation import quotation
+from doxa.interfaces.presentation import matches, quotation
 from doxa.interfaces.wire import parse_json
 from doxa.interfaces.write_schema import json_fields
 from doxa.memory import Memory
@@ -71,7 +71,29 @@ INSTRUCTIONS = (
     "passes a gate and returns a receipt: admitted, merged, held for the owner, rejected or "
     "quarantined); find them with `recall` (words) or `facts` (filters, two clocks: valid_at "
     "for the world, as_of for what was believed); follow a fact with `history` and `why`. "
-    "A fact marked needs_rerun is an empty search result: run its query again before trusting it."
+    "A fact marked needs_rerun is an empty search result: run its query again before trusting "
+    "it.\n\n"
+    "How to write well:\n"
+    "- Always give `text` (one fact, as a person would say it) and a lower-case `topic`.\n"
+    "- Give structure when the fact is one value of one thing: `subject` (who or what), "
+    "`predicate` (which attribute) and `object` (the value), as the IRIs or names the store "
+    "already uses (see `facts` or `recall` results). Structure lets the gate see that a new "
+    "value replaces an old one; text alone is compared as text.\n"
+    "- When you correct or update something you found in memory, pass its id as `revises`. "
+    "Look it up first with `recall` or `facts`; never guess an id. The gate still decides "
+    "(replaces, was_wrong, adds_detail, same or unclear) and may hold the write for the "
+    "owner: naming a fact never forces it closed.\n"
+    "- Do not re-assert what you only remember from this conversation: `recall` first. A "
+    "value the owner corrected stays corrected; writing the old one again is held or merged, "
+    "not believed.\n"
+    "- Cite where a fact came from: `sources` (IRIs of pages, files, tool runs) for anything "
+    "you read or observed, with `authority` 'tool' for a tool's output and 'external' for "
+    "outside text (which needs a source); 'agent' (the default) is your own inference.\n"
+    "- Times are ISO 8601 date-times with a zone (2026-03-09T14:00:00Z); give `valid_from` "
+    "when the fact started to hold, if you know it. `confidence` is from 0 to 1; leave it out "
+    "when unrated.\n"
+    "- Read the receipt: `matched` names each stored fact the write matched (same), refined, "
+    "replaced or would replace once the owner approves (held), with its id and text."
 )
 
 _READ = ToolAnnotations(
@@ -147,6 +169,25 @@ class ReceiptOut(BaseModel):
     judge: str
     recorded_at: str
     failures: list[str] = Field(description="failed constraints of a rejected write")
+
+
+class MatchOut(BaseModel):
+    """A stored fact the write was weighed against, and what the write did to it."""
+
+    fact: str = Field(description="the stored fact's id")
+    text: str | None = Field(description="the stored fact's text; null once erased")
+    effect: str = Field(
+        description="matched (the same statement), refined, replaced, retracted, or for a "
+        "held write would_replace, would_retract or in_question (the owner decides)"
+    )
+
+
+class RememberOut(ReceiptOut):
+    """The receipt of a write, with the stored facts it matched, refined or would replace."""
+
+    matched: list[MatchOut] = Field(
+        description="each stored fact this write matched, refined, replaced or would replace"
+    )
 
 
 class EventOut(BaseModel):
@@ -229,6 +270,15 @@ def receipt_out(receipt: Receipt) -> ReceiptOut:
     )
 
 
+def remember_out(receipt: Receipt, memory: Memory) -> RememberOut:
+    """A write's receipt with what it did to stored facts (:func:`presentation.matches`)."""
+    found = [
+        MatchOut(fact=m.fact, text=m.text, effect=m.effect.value)
+        for m in matches(receipt, memory.get)
+    ]
+    return RememberOut(**receipt_out(receipt).model_dump(), matched=found)
+
+
 def history_out(history: History) -> HistoryOut:
     return HistoryOut(
         fact=fact_out(history.fact),
@@ -308,7 +358,7 @@ def _remember_signature() -> inspect.Signature:
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[kind, info])
         for name, (kind, info) in json_fields(agent=True).items()
     ]
-    return inspect.Signature(parameters, return_annotation=ReceiptOut)
+    return inspect.Signature(parameters, return_annotation=RememberOut)
 
 
 def build_server(memory: Memory) -> MCPServer:
@@ -320,16 +370,19 @@ def build_server(memory: Memory) -> MCPServer:
         version=__version__,
     )
 
-    def remember(**given: Any) -> ReceiptOut:
+    def remember(**given: Any) -> RememberOut:
         """Write one fact through doxa's gate and get the receipt of the decision.
 
         A write that breaks the shapes or has a value of the wrong type comes back as an
         error listing what to fix; a rejected write stores no fact. Give the object as
         ``object``, or as ``literal`` with a ``datatype`` (``xsd:gYear``) or a ``language``.
+        To correct a fact you found, pass its id as ``revises``. The receipt's ``matched``
+        names each stored fact the write matched, refined or would replace, with its text.
         """
         sent = {name: value for name, value in given.items() if value is not None}
         arguments = _guarded(lambda: _agent_write(memory, sent))
-        return receipt_out(_guarded(lambda: memory.remember(**arguments, strict=True)))
+        receipt = _guarded(lambda: memory.remember(**arguments, strict=True))
+        return remember_out(receipt, memory)
 
     # the SDK reads the tool's input schema from its signature: the definition's fields
     remember.__signature__ = _remember_signature()  # type: ignore[attr-defined]

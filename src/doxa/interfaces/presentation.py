@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -16,12 +16,24 @@ from typing import Any
 from rdflib import BNode, Literal, URIRef
 from rdflib.term import Node
 
+from doxa.errors import DoxaError
 from doxa.judges.screen import SCREENED
-from doxa.model import Fact, Standing
+from doxa.model import Fact, Outcome, Receipt, Relation, Standing
 from doxa.reads.stats import KindStats
 from doxa.store import QueryResult
 
-__all__ = ["plain", "quotation", "sparql_json", "sparql_term", "table", "when"]
+__all__ = [
+    "Effect",
+    "Match",
+    "matches",
+    "plain",
+    "quotation",
+    "sparql_json",
+    "sparql_term",
+    "table",
+    "when",
+    "written",
+]
 
 
 def quotation(fact: Fact) -> str | None:
@@ -157,3 +169,80 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return "  ".join([*padded, cells[-1]]).rstrip()
 
     return "\n".join([line(headers), *(line(row) for row in rows)])
+
+
+# -- what a write did to what was stored ------------------------------------------------------
+
+
+class Effect(enum.Enum):
+    """What a write did, or would do once the owner approves it, to one stored fact."""
+
+    MATCHED = "matched"  #: the same statement: the write corroborates it (merged)
+    REFINED = "refined"  #: the write adds detail to it (adds_detail)
+    REPLACED = "replaced"  #: the write ended it: it held until the new one (replaces)
+    RETRACTED = "retracted"  #: the write ended it as never true (was_wrong)
+    WOULD_REPLACE = "would_replace"  #: held: approving replaces it
+    WOULD_RETRACT = "would_retract"  #: held: approving ends it as never true
+    IN_QUESTION = "in_question"  #: held: the owner decides how the two relate
+
+
+#: (outcome, relation) -> effect on each of the receipt's targets
+_EFFECTS: dict[tuple[Outcome, Relation], Effect] = {
+    (Outcome.MERGED, Relation.SAME): Effect.MATCHED,
+    (Outcome.ADMITTED, Relation.ADDS_DETAIL): Effect.REFINED,
+    (Outcome.ADMITTED, Relation.REPLACES): Effect.REPLACED,
+    (Outcome.ADMITTED, Relation.WAS_WRONG): Effect.RETRACTED,
+    (Outcome.HELD, Relation.REPLACES): Effect.WOULD_REPLACE,
+    (Outcome.HELD, Relation.WAS_WRONG): Effect.WOULD_RETRACT,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Match:
+    """A stored fact a write was weighed against: its id, its text and the write's effect.
+
+    ``text`` is None only when the fact can no longer be read (erased since); its id stays.
+    """
+
+    fact: str
+    text: str | None
+    effect: Effect
+
+
+def matches(receipt: Receipt, get: Callable[[str], Fact]) -> tuple[Match, ...]:
+    """What ``receipt``'s write did to each fact it names, with the fact's text read by
+    ``get`` (``Memory.get``): one read per target, so the cost is the receipt's, never the
+    store's. A write that named no stored fact (``new``, a rejection) has none.
+
+    Every interface answers a write with these, so the writer (a model above all) reads which
+    fact it matched, refined or would replace without a second call.
+    """
+    if receipt.relation is None or receipt.outcome not in (
+        Outcome.ADMITTED,
+        Outcome.MERGED,
+        Outcome.HELD,
+    ):
+        return ()
+    default = Effect.IN_QUESTION if receipt.outcome is Outcome.HELD else None
+    effect = _EFFECTS.get((receipt.outcome, receipt.relation), default)
+    if effect is None:
+        return ()
+    found = []
+    for target in receipt.targets:
+        try:
+            text: str | None = get(target).text
+        except DoxaError:  # erased since, say: the write stands, its id is still shown
+            text = None
+        found.append(Match(target, text, effect))
+    return tuple(found)
+
+
+def written(receipt: Receipt, found: Sequence[Match]) -> dict[str, Any]:
+    """A write's answer as JSON: the receipt, and under ``matched`` each fact it names.
+
+    >>> receipt = Receipt("r1", 1, Relation.NEW, Outcome.ADMITTED, datetime(2026, 3, 9),
+    ...     "rule", "1", "nothing stored says otherwise", fact="f1")
+    >>> written(receipt, [Match("f0", "Calls are on Monday", Effect.REPLACED)])["matched"]
+    [{'fact': 'f0', 'text': 'Calls are on Monday', 'effect': 'replaced'}]
+    """
+    return {**plain(receipt), "matched": plain(list(found))}

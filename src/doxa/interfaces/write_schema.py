@@ -4,6 +4,11 @@ The REST API serves the owner and the agents with one body: every field, the clo
 as strings with their values listed (the one strict parse then reads them, so a wrong
 spelling is a 400 naming the values). The MCP server serves an agent only: the owner's
 fields and values are left out, and the closed lists are the schema's enums.
+
+Both show each field's declared hints (:attr:`doxa.writes.Field.constraints`: ``date-time``
+for instants, ``uri`` for IRIs, the patterns of fact ids, names and language tags, the
+bounds of a confidence) so a model fills arguments right the first time. They are hints in
+the schema only: the values are still read by doxa's parses, whose messages say what to do.
 """
 
 from __future__ import annotations
@@ -30,17 +35,28 @@ def _annotation(item: Field, *, agent: bool) -> Any:
     return str | None if optional else str
 
 
+def _hints(item: Field, *, agent: bool) -> dict[str, Any]:
+    """The schema keywords beyond the annotation's type: a list's item format, a value's
+    format, pattern and bounds, and (for the REST body) a closed list's values."""
+    hints: dict[str, Any] = {}
+    if item.wire is Wire.IRIS:
+        hints["items"] = {"type": "string", **item.constraints}
+    else:
+        hints.update(item.constraints)
+    if item.wire is Wire.CHOICE and not agent:
+        hints["enum"] = [*item.values, None] if item.default is None else list(item.values)
+    return hints
+
+
 def _info(item: Field, *, agent: bool) -> FieldInfo:
     extra: dict[str, Any] = {}
-    if item.wire is Wire.CHOICE and not agent:
-        extra["json_schema_extra"] = {
-            "enum": [*item.values, None] if item.default is None else list(item.values)
-        }
+    if hints := _hints(item, agent=agent):
+        extra["json_schema_extra"] = hints
     made: object
     if item.required:
         made = Described(description=item.doc, **extra)
     elif item.wire is Wire.IRIS:
-        made = Described(default_factory=list, description=item.doc)
+        made = Described(default_factory=list, description=item.doc, **extra)
     else:
         made = Described(item.default, description=item.doc, **extra)
     assert isinstance(made, FieldInfo)

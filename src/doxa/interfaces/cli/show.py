@@ -11,7 +11,7 @@ from typing import TypeVar
 import click
 
 from doxa.interfaces.cli.running import Settings, emit
-from doxa.interfaces.presentation import table, when
+from doxa.interfaces.presentation import Match, table, when, written
 from doxa.model import Fact, HeldWrite, History, Outcome, Receipt, Why
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "show_facts",
     "show_list",
     "show_receipt",
+    "show_written",
     "why_text",
 ]
 
@@ -84,6 +85,19 @@ def show_receipt(settings: Settings, receipt: Receipt) -> None:
         emit(receipt)
     else:
         click.echo(receipt_text(receipt))
+
+
+def show_written(settings: Settings, receipt: Receipt, found: Sequence[Match]) -> None:
+    """A write's receipt and each stored fact it matched, refined or would replace: as JSON
+    (:func:`doxa.interfaces.presentation.written`) or as text, one line a fact."""
+    if settings.json:
+        emit(written(receipt, found))
+        return
+    lines = [receipt_text(receipt)]
+    for match in found:
+        shown = "(erased)" if match.text is None else repr(match.text)
+        lines.append(f"  {match.effect.value.replace('_', ' ')} {match.fact}: {shown}")
+    click.echo("\n".join(lines))
 
 
 T = TypeVar("T")

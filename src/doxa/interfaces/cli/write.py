@@ -9,7 +9,8 @@ import click
 
 from doxa.interfaces.cli.options import Member
 from doxa.interfaces.cli.running import Rejected, Settings, attempt, run
-from doxa.interfaces.cli.show import show_receipt
+from doxa.interfaces.cli.show import show_written
+from doxa.interfaces.presentation import matches
 from doxa.memory import Memory
 from doxa.model import Outcome
 from doxa.writes import FIELDS, Field, Naming, Wire, remember_arguments
@@ -77,6 +78,6 @@ def remember(settings: Settings, /, **given: object) -> None:
         receipt = memory.remember(**arguments, strict=False)
         if receipt.outcome is Outcome.REJECTED:
             raise Rejected(receipt)
-        show_receipt(settings, receipt)
+        show_written(settings, receipt, matches(receipt, memory.get))
 
     run(settings, action)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from doxa.interfaces.http.auth import Bound, bound, owner
 from doxa.interfaces.http.bodies import StrictJSONRoute
 from doxa.interfaces.http.errors import Problem
-from doxa.interfaces.presentation import plain
+from doxa.interfaces.presentation import matches, plain, written
 from doxa.interfaces.write_schema import json_fields
 from doxa.model import Authority, Relation, RuleMode
 from doxa.terms import as_iri
@@ -72,14 +72,16 @@ def _json(value: object) -> Any:
 
 @router.post("/remember", tags=["writes"])
 def remember(body: RememberBody, found: Caller) -> JSON:
-    """Write one fact through the gate; returns the receipt (a held write is a success too).
+    """Write one fact through the gate; returns the receipt (a held write is a success too),
+    with ``matched``: each stored fact the write matched, refined or would replace (id, text,
+    effect).
 
     A write the shapes refuse gets 422 with each failed constraint listed (only a rejection
     receipt is stored). Only the owner key may write with authority ``owner``, write a
     standing rule (``rule``) or name the owner's standpoint (403 otherwise).
     """
     receipt = found.memory.remember(**_fields(body, found), strict=True)
-    return _json(receipt)  # type: ignore[no-any-return]
+    return written(receipt, matches(receipt, found.memory.get))
 
 
 def _fields(body: BaseModel, found: Bound) -> dict[str, Any]:
