@@ -224,6 +224,16 @@ FIELDS: tuple[Field, ...] = (
         "str | None",
         metavar="FACT_ID",
     ),
+    Field(
+        "derived_from",
+        "Ids of live facts of this scope the write rests on (an inference, a summary): when "
+        "one ends, this fact is flagged for re-checking.",
+        Wire.IRIS,
+        "Iterable[str] | str",
+        (),
+        flag="--derived-from",
+        metavar="FACT_ID",
+    ),
 )
 
 #: the fields ``Memory.remember`` (and ``preview``) take, in its order
