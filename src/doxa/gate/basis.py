@@ -1,9 +1,9 @@
 """Facts resting on facts: who rests on what, and the basis-ended flags an ending leaves.
 
 A claim rests on the facts its writer named (``doxa:restsOn``, from ``derived_from``) and on
-the fact it refines (``doxa:refines``). Each such link is also kept as one index entry in the
-scope's search graph, ``(dependent, doxa:restsOn, basis)``, so when a fact ends, the facts
-resting on it are one lookup away (the store's object index), never a scan: the cost of an
+the fact it refines (``doxa:refines``). Each such link is also kept, as it is, as one index
+entry in the scope's search graph (where the claim graphs are many, one per topic), so when a
+fact ends, the facts resting on it are one lookup per link kind away (the store's object index), never a scan: the cost of an
 ending grows with its dependents, not with the store.
 
 When a decision ends facts (a supersession, a retraction, an erasure), :func:`flag_endings`
@@ -32,6 +32,8 @@ from doxa.vocabulary import DOXA, RDF
 __all__ = ["Ended", "basis_entries", "dependents", "flag_answers", "flag_endings", "question"]
 
 Pair = tuple[URIRef, Node]
+#: the links a claim rests on a fact by: named by its writer, or refining it
+_LINKS = (DOXA.restsOn, DOXA.refines)
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ def basis_entries(iri: URIRef, pairs: Sequence[Pair]) -> list[tuple[URIRef, URIR
     """The search-graph index entries of a claim being admitted: one per fact it rests on
     (named or refined) and, for an empty search result about a subject, that subject."""
     entries: list[tuple[URIRef, URIRef, Node]] = [
-        (iri, DOXA.restsOn, o) for p, o in pairs if p in (DOXA.restsOn, DOXA.refines)
+        (iri, p, o) for p, o in pairs if p in (DOXA.restsOn, DOXA.refines)
     ]
     values = dict(pairs)
     asked = question(pairs)
@@ -82,12 +84,12 @@ def dependents(
     frontier = list(dict.fromkeys(bases))
     out: list[tuple[URIRef, URIRef]] = []
     while frontier:
-        found = store.referrers(DOXA.restsOn, frontier, scope.search)
         candidates: dict[URIRef, URIRef] = {}
-        for basis, resting in found.items():
-            for dependent in map(URIRef, resting):
-                if dependent not in seen:
-                    candidates.setdefault(dependent, URIRef(basis))
+        for link in _LINKS:
+            for basis, resting in store.referrers(link, frontier, scope.search).items():
+                for dependent in map(URIRef, resting):
+                    if dependent not in seen:
+                        candidates.setdefault(dependent, URIRef(basis))
         if not candidates:
             break
         seen |= set(candidates)
