@@ -87,7 +87,7 @@ def test_a_bad_basis_is_refused_and_nothing_is_stored(
 ) -> None:
     """Unknown ids, other spellings and non-lists are refused before anything is stored."""
     before = len(mem.receipts())
-    with pytest.raises(error, match="derived_from|rest on"):
+    with pytest.raises(error, match=r"derived_from|rest on"):
         mem.remember("An inference", topic="meetings", derived_from=given)  # type: ignore[arg-type]
     assert len(mem.receipts()) == before
 
@@ -99,7 +99,9 @@ def test_a_good_basis_goes_through(mem: doxa.Memory, clock: doxa.FixedClock) -> 
     assert mem.get(inferred).derived_from == (basis,)
 
 
-def test_another_case_of_a_live_id_is_not_that_fact(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
+def test_another_case_of_a_live_id_is_not_that_fact(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
     """Ids are compared exactly: the upper-cased id of a live fact is not found."""
     basis = say(mem, "Supplier call on Tuesday", clock, authority="owner")
     with pytest.raises((NotFound, InvalidInput)):
@@ -111,7 +113,7 @@ def test_an_ended_basis_is_refused(mem: doxa.Memory, clock: doxa.FixedClock) -> 
     gone = say(mem, "Supplier call on Tuesday", clock, authority="owner")
     live = say(mem, "Dentist on Tuesday", clock, authority="owner")
     mem.retract(gone, reason="cancelled")
-    with pytest.raises(InvalidInput, match="derived_from .* no longer live: it was retracted"):
+    with pytest.raises(InvalidInput, match=r"derived_from .* no longer live: it was retracted"):
         mem.remember("An inference", topic="meetings", derived_from=[live, gone])
     say(mem, "An inference", clock, derived_from=[live])
 
@@ -199,9 +201,7 @@ def test_as_of_before_the_ending_shows_no_flag(
     assert mem.why(clash["inferred"]).fact.needs_recheck
 
 
-def test_erasure_flags_naming_only_the_tombstone(
-    mem: doxa.Memory, clock: doxa.FixedClock
-) -> None:
+def test_erasure_flags_naming_only_the_tombstone(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     """The flag names the tombstone, not the erased fact or its words."""
     secret = say(mem, "Gina's diagnosis is confidential-xyz", clock, authority="owner", topic="p")
     derived = say(mem, "Gina needs a quiet desk", clock, derived_from=[secret], topic="p")
@@ -209,7 +209,8 @@ def test_erasure_flags_naming_only_the_tombstone(
     receipt = mem.erase(secret, reason="asked to forget")
     flag, = mem.get(derived).basis_ended  # fmt: skip
     assert flag.basis is None
-    assert "confidential" not in flag.reason and secret not in flag.reason
+    assert "confidential" not in flag.reason
+    assert secret not in flag.reason
     assert flag.recorded_at == receipt.recorded_at
     mem.verify()
 

@@ -2,9 +2,9 @@
 
 A claim rests on the facts its writer named (``doxa:restsOn``, from ``derived_from``) and on
 the fact it refines (``doxa:refines``). Each such link is also kept, as it is, as one index
-entry in the scope's search graph (where the claim graphs are many, one per topic), so when a
-fact ends, the facts resting on it are one lookup per link kind away (the store's object index), never a scan: the cost of an
-ending grows with its dependents, not with the store.
+entry in the scope's search graph (the claim graphs are many, one per topic), so when a fact
+ends, the facts resting on it are one lookup per kind of link away (the store's object
+index), never a scan: the cost of an ending grows with its dependents, not with the store.
 
 When a decision ends facts (a supersession, a retraction, an erasure), :func:`flag_endings`
 walks those links transitively and writes one ``doxa:BasisEnded`` event per live dependent
@@ -26,7 +26,6 @@ from rdflib.term import Node
 
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Store
-from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA, RDF
 
 __all__ = ["Ended", "basis_entries", "dependents", "flag_answers", "flag_endings", "question"]
@@ -131,8 +130,7 @@ def _reason(scope: Scope, end: Ended, via: URIRef) -> str:
         return f"re-check: a fact this rests on{through} was erased (tombstone {tombstone})"
     by = f" by {scope.local_id(end.successor)}" if end.successor is not None else ""
     return (
-        f"re-check: the fact this rests on{through}, {scope.local_id(end.claim)}, was "
-        f"{end.how}{by}"
+        f"re-check: the fact this rests on{through}, {scope.local_id(end.claim)}, was {end.how}{by}"
     )
 
 

@@ -109,9 +109,7 @@ class FactOut(BaseModel):
     needs_rerun: bool = Field(description="an empty search result: re-run `query` first")
     query: str | None
     successor: str | None = Field(description="the fact that superseded this one")
-    derived_from: list[str] = Field(
-        default_factory=list, description="the facts this one rests on"
-    )
+    derived_from: list[str] = Field(default_factory=list, description="the facts this one rests on")
     recheck: str | None = Field(
         None,
         description="set when something this fact rests on ended, e.g. 're-check: the fact "
