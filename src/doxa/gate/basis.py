@@ -33,6 +33,9 @@ __all__ = ["Ended", "basis_entries", "dependents", "flag_answers", "flag_endings
 Pair = tuple[URIRef, Node]
 #: the links a claim rests on a fact by: named by its writer, or refining it
 _LINKS = (DOXA.restsOn, DOXA.refines)
+# built once: an ending with many dependents writes these thousands of times
+_TYPE, _BASIS_ENDED, _FLAGS, _ENDING = RDF.type, DOXA.BasisEnded, DOXA.flags, DOXA.basisEnding
+_RECORDED, _REASON, _BASIS = DOXA.recordedAt, DOXA.reason, DOXA.basis
 
 
 @dataclass(frozen=True)
@@ -112,14 +115,14 @@ def flag_endings(
             event = scope.event(new_id())
             events.append(event)
             change.insert += [
-                (event, RDF.type, DOXA.BasisEnded, log),
-                (event, DOXA.flags, dependent, log),
-                (event, DOXA.basisEnding, end.event, log),
-                (event, DOXA.recordedAt, now_literal, log),
-                (event, DOXA.reason, Literal(_reason(scope, end, via)), log),
+                (event, _TYPE, _BASIS_ENDED, log),
+                (event, _FLAGS, dependent, log),
+                (event, _ENDING, end.event, log),
+                (event, _RECORDED, now_literal, log),
+                (event, _REASON, Literal(_reason(scope, end, via)), log),
             ]
             if end.how != "erased":
-                change.insert.append((event, DOXA.basis, end.claim, log))
+                change.insert.append((event, _BASIS, end.claim, log))
     return events
 
 
