@@ -15,8 +15,10 @@ Per store size, in one process and side by side:
   (``--fanout``), and its ratio to retracting one with none; the walk is an index lookup per
   level, so it grows with the dependents, not with the store.
 - **gated write p50**: ``remember`` of a plain fact beside ``remember`` of a fact resting on
-  two others, and beside a plain write on a store where no fact rests on another (the same
-  size, filled the same way): what the feature costs a write.
+  two others, beside a plain write on a store where no fact rests on another (the same size,
+  filled the same way), and beside the same write there with the feature switched off (no
+  flag read per fact loaded, no link index, no walk at commit: the gate as before): what the
+  feature costs a write. The four kinds of write are interleaved, one of each in turn.
 
 The filler is text facts written through the gated bulk import (``Memory.import_claims``).
 With ``--plot`` (and matplotlib installed) the cost per ending is drawn against the number
@@ -27,12 +29,15 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from datetime import timedelta
 
 import click
 
 import doxa
+from doxa.gate import record
+from doxa.reads import claims
 
 EX = "http://example.org/"
 ONTOLOGY = b"""
@@ -156,20 +161,35 @@ def _ending_cost(memory: doxa.Memory, fanouts: list[int]) -> dict[int, float]:
     return cost
 
 
-def _write_p50s(stores: list[tuple[doxa.Memory, bool]], writes: int) -> list[float]:
-    """p50 ms of ``writes`` gated writes on each (store, resting on two facts?), the stores'
-    writes interleaved so drift (another process, the machine's clock) hits all alike."""
+@contextmanager
+def _feature_off() -> Iterator[None]:
+    """The gate as it was before basis flags: no flag read per fact loaded, no link index
+    entries, no flag walk at commit. Only for the side-by-side write p50."""
+    saved = (claims.basis_flags, record.basis_entries, record.Record._flag_dependents)
+    claims.basis_flags = lambda *args, **kwargs: {}  # type: ignore[assignment]
+    record.basis_entries = lambda *args, **kwargs: []  # type: ignore[assignment]
+    record.Record._flag_dependents = lambda *args, **kwargs: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        claims.basis_flags, record.basis_entries, record.Record._flag_dependents = saved  # type: ignore[method-assign]
+
+
+def _write_p50s(stores: list[tuple[doxa.Memory, bool, bool]], writes: int) -> list[float]:
+    """p50 ms of ``writes`` gated writes on each (store, resting on two facts?, feature
+    off?), the stores' writes interleaved so drift (another process, the machine) hits all
+    alike."""
     bases = [
         [_fact(memory, f"Write base {n} {k}", authority="owner") for k in range(2)]
-        for n, (memory, _) in enumerate(stores)
+        for n, (memory, _, _) in enumerate(stores)
     ]
     samples: list[list[float]] = [[] for _ in stores]
     for k in range(writes):
-        for n, (memory, derived) in enumerate(stores):
+        for n, (memory, derived, off) in enumerate(stores):
             fields: dict[str, object] = {"derived_from": bases[n]} if derived else {}
-            samples[n].append(
-                _timed(lambda m=memory, f=fields, t=f"Write sample {n} {k}": _fact(m, t, **f))
-            )
+            text = f"Write sample {n} {k} about item{k}"
+            with _feature_off() if off else nullcontext():
+                samples[n].append(_timed(lambda m=memory, f=fields, t=text: _fact(m, t, **f)))
     return [_p50_ms(s) for s in samples]
 
 
@@ -183,7 +203,8 @@ def main(sizes: str, fanout: str, scenarios: int, writes: int, plot: bool) -> No
     fanouts = [int(f) for f in fanout.split(",") if f]
     curves: dict[int, dict[int, float]] = {}
     click.echo(
-        "size     flagged%  expected  unrelated  write p50 ms (plain | derived | no-links store)"
+        "size     flagged%  expected  unrelated  "
+        "write p50 ms (plain | derived | no-links store | same, feature off)"
     )
     for size in (int(s) for s in sizes.split(",") if s):
         _log(f"filling {size} facts (twice: with and without links) …")
@@ -196,12 +217,14 @@ def main(sizes: str, fanout: str, scenarios: int, writes: int, plot: bool) -> No
         found = len(flagged & expected) / len(expected) * 100
         unrelated = len(flagged - expected)
         assert not flagged & controls or unrelated  # a flagged control counts as unrelated
-        plain, resting, baseline = _write_p50s(
-            [(memory, False), (memory, True), (bare, False)], writes
-        )
+        plain, resting, baseline, off = _write_p50s(
+            [(memory, False, False), (memory, True, False), (bare, False, False),
+             (bare, False, True)],
+            writes,
+        )  # fmt: skip
         click.echo(
             f"{size:<8} {found:8.1f}  {len(expected):8}  {unrelated:9}  "
-            f"{plain:8.2f} | {resting:7.2f} | {baseline:7.2f}"
+            f"{plain:8.2f} | {resting:7.2f} | {baseline:7.2f} | {off:7.2f}"
         )
         cost = _ending_cost(memory, fanouts)
         curves[size] = cost

@@ -381,3 +381,23 @@ def test_the_flags_are_plain_triples(mem: doxa.Memory, clash: dict[str, str]) ->
     rows = {(str(fact).rsplit("/", 1)[-1], str(basis).rsplit("/", 1)[-1])
             for fact, basis in result.rows}  # fmt: skip
     assert rows == {(clash["inferred"], clash["call"]), (clash["plan"], clash["call"])}
+
+
+def test_revising_a_flagged_fact_replaces_it(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
+    """The owner's correction naming the flagged fact supersedes it: the flag is answered,
+    and the correction (resting on nothing that ended) is not flagged."""
+    mem.grant("place")
+    source = say(mem, "Gina's badge was scanned in Berlin", clock, authority="tool", topic="p")
+    clock.advance(timedelta(minutes=1))
+    berlin = statement(mem, "Gina lives in Berlin", "gina", "livesIn", EX + "Berlin",
+                       kind="place", valid_from="2026-01-05", derived_from=[source]).fact  # fmt: skip
+    clock.advance(timedelta(minutes=1))
+    mem.retract(source, reason="the scan was someone else's badge")
+    assert flagged_ids(mem) == {berlin}
+    clock.advance(timedelta(minutes=1))
+    munich = statement(mem, "Gina lives in Munich", "gina", "livesIn", EX + "Munich",
+                       kind="place", authority="owner", valid_from="2026-03-01",
+                       revises=berlin)  # fmt: skip
+    assert munich.relation is doxa.Relation.REPLACES, munich.reason
+    assert flagged_ids(mem) == set()
+    assert mem.get(berlin or "").status is doxa.FactStatus.SUPERSEDED
