@@ -8,6 +8,7 @@ EXPECTED = [
     "IRI",
     "Alarm",
     "Authority",
+    "BasisEnd",
     "Case",
     "ChainBroken",
     "Clock",

@@ -31,6 +31,7 @@ from doxa.memory import Memory
 from doxa.model import (
     Alarm,
     Authority,
+    BasisEnd,
     ClosingPolicy,
     Fact,
     FactStatus,
@@ -57,6 +58,7 @@ __all__ = [
     "IRI",
     "Alarm",
     "Authority",
+    "BasisEnd",
     "Case",
     "ChainBroken",
     "Clock",

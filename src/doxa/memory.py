@@ -316,6 +316,7 @@ class Memory:
         turn: object = None,
         rule: object = None,
         revises: str | None = None,
+        derived_from: Iterable[str] | str = (),
         strict: bool = False,
     ) -> Receipt:
         """Write one fact through the gate and return the receipt of the decision.
@@ -330,6 +331,11 @@ class Memory:
         judge decides the relation with it in hand, and every closing rule still applies. A
         target that is unknown, ended, erased, held or quarantined raises
         :class:`~doxa.NotFound` or :class:`~doxa.InvalidInput`, and nothing is stored.
+
+        ``derived_from`` names the live facts of this scope the write rests on (an
+        inference, a summary), checked the same way; when one of them later ends, this fact
+        gets a basis-ended flag (``Fact.basis_ended``) until the owner confirms, revises or
+        retracts it.
         """
         proposal = build_proposal(
             self.scope,
@@ -351,6 +357,7 @@ class Memory:
             turn=turn,
             rule=rule,
             revises=revises,
+            derived_from=derived_from,
         )
         with self._acknowledged():
             return self.gate.remember(proposal, strict=strict)
@@ -1008,6 +1015,31 @@ class Memory:
             count = import_scope(self.store, self.scope, quads, progress=progress)
             self._check_journal()  # journal the restored receipts, as after a crash
         return count
+
+    # -- resting on facts --------------------------------------------------------------
+
+    def flagged(self, *, as_of: datetime | str | None = None) -> list[Fact]:
+        """Live facts with a basis-ended flag as believed at ``as_of`` (default now), most
+        recently flagged first: something they rest on was superseded, retracted or erased,
+        or (an empty search result) a later write answered it. Each fact's
+        ``basis_ended`` says what ended; :meth:`confirm`, a revising :meth:`remember` or
+        :meth:`retract` answers the flag, each with a receipt.
+        """
+        _, believed = self._times(None, as_of)
+        return fact_reads.flagged(self.store, self.scope, self._topic_graphs(), as_of=believed)
+
+    def confirm(self, fact: str | Fact, *, reason: str) -> Receipt:
+        """The owner says a flagged fact stands on its own: its basis-ended flags no longer
+        count from now on (a read as of an earlier time still shows them). Leaves a receipt
+        (outcome ``cleared``); raises :class:`~doxa.NotFound` for a fact that is not live
+        and flagged, :class:`~doxa.InvalidInput` without a reason."""
+        if not reason:
+            raise InvalidInput("Confirming a fact needs a reason; say what you checked.")
+        as_text(reason, "reason")
+        fact_id = _fact_id(fact)
+        if not _ID.fullmatch(fact_id):  # exactly an id: no trailing newline slips through
+            raise NotFound(f"There is no fact {fact_id!r}; ids are like '019ac4f2b0e3a1b2c3d4'.")
+        return self.gate.confirm(fact_id, reason=reason)
 
 
 def _only(graph: URIRef) -> Dataset:

@@ -20,6 +20,7 @@ from doxa.vocabulary import DOXA
 
 __all__ = [
     "Authority",
+    "BasisEnd",
     "Fact",
     "FactStatus",
     "HeldWrite",
@@ -222,6 +223,9 @@ class Proposal:
     #: the fact the writer says this write corrects or updates (``doxa:revises``): a
     #: proposal to the judge, never an order to close it
     revises: URIRef | None = None
+    #: the facts the writer says this write rests on (``doxa:restsOn``): when one ends,
+    #: this fact is flagged for re-checking
+    derived_from: tuple[URIRef, ...] = ()
 
     @property
     def is_rule(self) -> bool:
@@ -230,6 +234,22 @@ class Proposal:
     @property
     def structured(self) -> bool:
         return self.subject is not None and self.predicate is not None and self.object is not None
+
+
+@dataclass(frozen=True)
+class BasisEnd:
+    """A flag on a fact: something it rests on ended, so re-check it before relying on it.
+
+    ``basis`` is the fact whose ending caused the flag (None when it was erased: the flag
+    then names only the tombstone, ``ending``); ``ending`` is the supersession, retraction
+    or tombstone event, or, for an empty search result, the id of the fact that answered it.
+    """
+
+    event: str
+    basis: str | None
+    ending: str
+    reason: str
+    recorded_at: datetime
 
 
 @dataclass(frozen=True)
@@ -258,11 +278,21 @@ class Fact:
     refines: tuple[str, ...] = ()
     successor: str | None = None
     score: float | None = None
+    #: the facts this one rests on (``doxa:restsOn``), by id
+    derived_from: tuple[str, ...] = ()
+    #: flags standing as of the belief time read: a fact this rests on ended (see
+    #: :class:`BasisEnd`); empty once the owner confirms the fact stands on its own
+    basis_ended: tuple[BasisEnd, ...] = ()
 
     @property
     def needs_rerun(self) -> bool:
         """An empty search result: re-run its query before trusting it."""
         return self.support is Support.ABSENT
+
+    @property
+    def needs_recheck(self) -> bool:
+        """Something this fact rests on ended: re-check it (confirm, revise or retract)."""
+        return bool(self.basis_ended)
 
     @property
     def is_rule(self) -> bool:

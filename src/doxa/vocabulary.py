@@ -68,6 +68,8 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "AuditExport",
         "Alarm",
         "Reseal",
+        "BasisEnded",
+        "BasisConfirmed",
     ),
     "individual": (
         "Owner",
@@ -132,6 +134,12 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "clears",
         "concerns",
         "reseals",
+        "restsOn",
+        "flags",
+        "basis",
+        "basisEnding",
+        "confirms",
+        "awaitsAnswer",
     ),
     "datatype_property": (
         "text",

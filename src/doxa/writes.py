@@ -53,9 +53,15 @@ class Wire(enum.Enum):
     TEXT = "text"  #: a string
     IRI = "iri"  #: a string holding an absolute IRI
     IRIS = "iris"  #: a list of such strings
+    IDS = "ids"  #: a list of fact ids
     INSTANT = "instant"  #: an ISO 8601 date or date-time string
     NUMBER = "number"  #: a number, or its decimal text
     CHOICE = "choice"  #: exactly one of a closed list's values
+
+    @property
+    def many(self) -> bool:
+        """Whether the value is a list (a repeatable option on the command line)."""
+        return self in (Wire.IRIS, Wire.IDS)
 
 
 class _Required:
@@ -273,6 +279,17 @@ FIELDS: tuple[Field, ...] = (
         "(replaces, was_wrong, adds_detail, same or unclear): naming it never forces a closing.",
         Wire.TEXT,
         "str | None",
+        metavar="FACT_ID",
+        pattern=FACT_ID_PATTERN,
+    ),
+    Field(
+        "derived_from",
+        "Ids of live facts of this scope the write rests on (an inference, a summary): when "
+        "one ends, this fact is flagged for re-checking.",
+        Wire.IDS,
+        "Iterable[str] | str",
+        (),
+        flag="--derived-from",
         metavar="FACT_ID",
         pattern=FACT_ID_PATTERN,
     ),

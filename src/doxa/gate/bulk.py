@@ -10,7 +10,9 @@ before any claim that could read what it holds:
   statement, or the same text;
 - a rule, or a claim of a turn the batch already wrote in (its tool observations);
 - a claim after a closing (a supersession or a retraction) or an alarm: burst and alarm
-  checks read earlier closings.
+  checks read earlier closings;
+- a claim resting on facts (``derived_from``), and any claim after one resting on facts or
+  after an empty search result: basis checks and basis-ended flags read those links.
 
 So every claim reads what sequential ``remember`` calls would have read, and gets the same
 decision. The shape check runs once over a union of many writes' graphs; only when that
@@ -180,7 +182,8 @@ def import_claims(
                 failures = _shape_failures(gate, [p for _, p in chunk], pairs)
                 for (number, proposal), claim, failed in zip(chunk, pairs, failures, strict=True):
                     reads = _reads(proposal, claim, table, reads_text)
-                    if proposal.is_rule or reads & written:
+                    # a write resting on facts reads their liveness from the store
+                    if proposal.is_rule or proposal.derived_from or reads & written:
                         publish()
                     try:
                         receipt = gate.remember(proposal, failures=failed, pairs=claim)
@@ -190,7 +193,8 @@ def import_claims(
                         receipts.append(receipt)
                         written |= reads
                     assert record.batch is not None
-                    if proposal.is_rule or record.batch.closing:
+                    batch = record.batch
+                    if proposal.is_rule or batch.closing or batch.resting:
                         publish()
                     if len(record.batch.entries) >= batch_size:
                         publish()

@@ -13,6 +13,7 @@ from typing import Any
 from rdflib import Literal, URIRef
 
 from doxa.errors import ErasedContent, Listing, NotFound
+from doxa.gate.basis import Ended
 from doxa.gate.deciding import Decider
 from doxa.gate.erasure import (
     claim_hashes,
@@ -213,6 +214,7 @@ class Erasing:
         """
         now = self.decider.clock.now()
         log = self.scope.log
+        erased = set(claims)
         for node, digest, hashes in tombstones:
             event = self.scope.event(new_id())
             insert = decision.change.insert
@@ -227,6 +229,8 @@ class Erasing:
                 insert.append((event, DOXA.contentDigest, Literal(digest), log))
             insert += [(event, DOXA.contentHash, Literal(h), log) for h in hashes]
             decision.produced.append(event)
+            if node in erased:  # what rested on it is flagged, naming only this tombstone
+                decision.ended.append(Ended(node, event, "erased"))
         decision.bumped = True
         decision.erasure = {
             "salt": salt_value,

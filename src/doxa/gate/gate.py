@@ -379,6 +379,11 @@ class Gate(WritePath):
         """The owner clears an alarm; automatic closing may resume. Leaves a receipt."""
         return self.owner.clear_alarm(alarm_id, reason=reason)
 
+    def confirm(self, fact_id: str, *, reason: str) -> Receipt:
+        """The owner confirms a flagged fact stands on its own (see
+        :meth:`OwnerDecisions.confirm`)."""
+        return self.owner.confirm(fact_id, reason=reason)
+
     def grant(self, kind: str, *, granted: bool, reason: str) -> Receipt:
         """Record the owner's grant (or revocation) of automatic closing for a kind."""
         return self.owner.grant(kind, granted=granted, reason=reason)

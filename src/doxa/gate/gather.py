@@ -149,6 +149,9 @@ def gather(
     if proposal.revises is not None:  # first: a bad target is refused before any other read
         as_of = now if now is not None else datetime.now(UTC)
         target = revision_target(store, scope, claim_graphs, proposal.revises, as_of)
+    for basis in proposal.derived_from:  # each must be live now: a write cannot rest on a past
+        as_of = now if now is not None else datetime.now(UTC)
+        revision_target(store, scope, claim_graphs, basis, as_of, field="derived_from")
     table = property_table(store)
     rule_predicates: list[Node] | None = None
     superseded: list[Fact] = []

@@ -27,6 +27,7 @@ from doxa.judges.compare import contradicts, overlaps
 from doxa.judges.screen import SCREENED, Sign, screen
 from doxa.model import FactStatus, Outcome, Proposal, Receipt, Relation
 from doxa.ontology.closure import broader_objects, property_table
+from doxa.reads.claims import load_facts
 from doxa.reads.facts import facts
 from doxa.reads.ledger import alarms
 from doxa.reads.receipts import receipts_deciding
@@ -342,6 +343,37 @@ class OwnerDecisions:
                     "them with `doxa alarms`."
                 )
             return self._signed(decision, Outcome.CLEARED, reason, clears=alarm)
+
+        return self.decider.decide(step)
+
+    def confirm(self, fact_id: str, *, reason: str) -> Receipt:
+        """The owner confirms a flagged fact stands on its own: a ``doxa:BasisConfirmed``
+        event clears its basis-ended flags from now on (earlier belief times still show
+        them). Leaves a receipt; raises NotFound for a fact that is not live or not flagged."""
+
+        def step(decision: Decision) -> Receipt:
+            iri = self.scope.fact(fact_id)
+            now = self.decider.clock.now()
+            graphs = [g for g in self.record.claim_graphs() if g != self.scope.rules]
+            dataset = Dataset(default=(*graphs, self.scope.log))
+            found = load_facts(self.store, self.scope, dataset, [iri], as_of=now)
+            if not found or found[0].status is not FactStatus.LIVE or not found[0].basis_ended:
+                raise NotFound(
+                    f"There is no live flagged fact {fact_id!r} in scope {self.scope.name!r} "
+                    "to confirm; list them with `doxa flagged`."
+                )
+            event = self.scope.event(new_id())
+            log = self.scope.log
+            decision.change.insert += [
+                (event, RDF.type, DOXA.BasisConfirmed, log),
+                (event, DOXA.confirms, iri, log),
+                (event, DOXA.recordedAt, dt_literal(now), log),
+                (event, DOXA.reason, Literal(reason), log),
+            ]
+            decision.produced.append(event)
+            return self._signed(
+                decision, Outcome.CLEARED, reason, now, decides=event, targets=(iri,)
+            )
 
         return self.decider.decide(step)
 

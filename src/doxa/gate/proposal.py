@@ -70,6 +70,7 @@ def build_proposal(
     turn: object = None,
     rule: object = None,
     revises: object = None,
+    derived_from: Iterable[object] | str = (),
 ) -> Proposal:
     """Read the caller's values; raises :class:`~doxa.InvalidInput` for values of the wrong type.
 
@@ -126,16 +127,29 @@ def build_proposal(
         turn=as_iri(turn, "turn") if turn is not None else None,
         rule_mode=mode,
         revises=scope.fact(_fact_id(revises)) if revises is not None else None,
+        derived_from=_bases(scope, derived_from),
     )
 
 
-def _fact_id(value: object) -> str:
-    """A fact id as ``revises`` takes it: exactly as doxa returned it, never folded (another
-    case or surrounding space is another id, refused here or not found by the gate)."""
+def _bases(scope: Scope, given: object) -> tuple[URIRef, ...]:
+    """The facts a write rests on, each once, in the caller's order."""
+    if given is None or not isinstance(given, str | list | tuple | set | frozenset):
+        raise InvalidInput(
+            f"derived_from {given!r} is not a list of fact ids; pass a list such as "
+            "['019ac4f2b0e3a1b2c3d4']."
+        )
+    ids = [given] if isinstance(given, str) else list(given)
+    return tuple(dict.fromkeys(scope.fact(_fact_id(i, "derived_from")) for i in ids))
+
+
+def _fact_id(value: object, name: str = "revises") -> str:
+    """A fact id as ``revises`` (or ``derived_from``) takes it: exactly as doxa returned it,
+    never folded (another case or surrounding space is another id, refused here or not found
+    by the gate)."""
     if not isinstance(value, str) or not _ID.fullmatch(str.__str__(value)):
         shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
         raise InvalidInput(
-            f"revises {shown} is not a fact id; pass one id exactly as remember, recall or "
+            f"{name} {shown} is not a fact id; pass one id exactly as remember, recall or "
             "facts returned it (like '019ac4f2b0e3a1b2c3d4')."
         )
     return str.__str__(value)
@@ -175,6 +189,7 @@ def claim_pairs(proposal: Proposal) -> list[Pair]:
         pairs.append((DOXA.turn, proposal.turn))
     if proposal.revises is not None:
         pairs.append((DOXA.revises, proposal.revises))
+    pairs += [(DOXA.restsOn, b) for b in proposal.derived_from]
     # as the store will keep them, so receipts' digests and the judge compare like with like
     return list(zip((p for p, _ in pairs), canonical([o for _, o in pairs]), strict=True))
 
@@ -231,4 +246,5 @@ def proposal_from_pairs(scope: Scope, iri: URIRef, pairs: list[Pair]) -> Proposa
         turn=iri_of(DOXA.turn),
         rule_mode=RuleMode.from_iri(mode) if mode is not None else None,
         revises=iri_of(DOXA.revises),
+        derived_from=tuple(URIRef(str(b)) for b in many.get(DOXA.restsOn, ())),
     )

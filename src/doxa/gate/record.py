@@ -11,6 +11,7 @@ from rdflib.term import Node
 
 from doxa.clock import Clock
 from doxa.errors import Listing, NotFound
+from doxa.gate.basis import Ended, basis_entries, flag_answers, flag_endings, question
 from doxa.gate.believed import front
 from doxa.gate.gather import kept_rules, live_by_key
 from doxa.gate.index import FRONT, PAST, TERM, front_key, index_entries, past_key
@@ -57,6 +58,11 @@ class Decision:
     #: the chain head read before the decision's reads, on a store other processes write:
     #: the publish then claims the next place in the chain and fails if another took it
     after: ChainHead | None = None
+    #: the facts the decision ends: their dependents are flagged when it is committed
+    ended: list[Ended] = field(default_factory=list)
+    #: admitted claims and the question each answers: empty search results asking it are
+    #: flagged
+    answers: list[tuple[URIRef, Literal]] = field(default_factory=list)
 
 
 @dataclass
@@ -157,6 +163,10 @@ class Record:
         search = self.scope.search
         table = property_table(self.store)
         change.insert += [(iri, p, o, search) for p, o in index_entries(stamped, table)]
+        change.insert += [(*entry, search) for entry in basis_entries(iri, pairs)]
+        asked = question(pairs)
+        if asked is not None and (DOXA.support, DOXA.Absent) not in pairs:
+            decision.answers.append((iri, asked))
         statement = statement_of(pairs)
         if statement is not None and graph != self.scope.rules:
             change.insert.append((*statement, self.scope.current))
@@ -204,6 +214,8 @@ class Record:
             if statement is not None and not self.shared(statement, leaving):
                 change.delete.append((*statement, self.scope.current))
             self._unkey(decision, relation, target, valid_from or now)
+            how = "superseded" if relation is Relation.REPLACES else "retracted"
+            decision.ended.append(Ended(target, event, how, successor))
             decision.bumped = True
         return events
 
@@ -350,6 +362,7 @@ class Record:
     ) -> Receipt:
         """Number, chain and publish one decision atomically; returns its receipt."""
         now = now or self.clock.now()
+        self._flag_dependents(decision, now)
         log = self.scope.log
         head = decision.after or self.head()
         if decision.produced:
@@ -417,6 +430,19 @@ class Record:
             previous_hash=head.receipt_hash,
         )
 
+    def _flag_dependents(self, decision: Decision, now: datetime) -> None:
+        """Flag, in the decision's own change, what rests on the facts it ends and the empty
+        search results its admitted claims answer (see :mod:`doxa.gate.basis`)."""
+        if not decision.ended and not decision.answers:
+            return
+        stamp = dt_literal(now)
+        change = decision.change
+        events = flag_endings(self.store, self.scope, change, decision.ended, stamp)
+        leaving = {e.claim for e in decision.ended}
+        events += flag_answers(self.store, self.scope, change, decision.answers, leaving, stamp)
+        decision.produced += events
+        decision.ended, decision.answers = [], []
+
     def publish_batch(self) -> int:
         """Publish the gathered commits as one change and journal them with one fsync.
 
@@ -466,6 +492,7 @@ class Record:
 
 
 _CLOSINGS = frozenset({DOXA.Supersession, DOXA.Retraction, DOXA.Alarm})
+_RESTING = frozenset({DOXA.restsOn, DOXA.refines, DOXA.awaitsAnswer})
 _RDF_TYPE = str(RDF.type).__eq__  # a plain string compare: rdflib's term equality is slower
 
 
@@ -478,6 +505,9 @@ class Batch:
         self.entries: list[JournalEntry] = []
         #: whether a decision in it ended a fact or raised an alarm (what later closings read)
         self.closing = False
+        #: whether a decision in it wrote a fact resting on another, or an empty search
+        #: result (what later endings and answers look up)
+        self.resting = False
 
     def add(self, change: Change, entry: JournalEntry) -> None:
         for quad in change.delete:  # a quad the batch wrote itself is simply not written
@@ -491,6 +521,8 @@ class Batch:
             self.insert[quad] = None
             if rdf_type(quad[1]) and quad[2] in _CLOSINGS:
                 self.closing = True
+            elif quad[1] in _RESTING:
+                self.resting = True
         self.entries.append(entry)
 
     def change(self) -> Change:

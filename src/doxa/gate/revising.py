@@ -24,34 +24,42 @@ __all__ = ["revision_target"]
 
 
 def revision_target(
-    store: Store, scope: Scope, claim_graphs: list[URIRef], target: URIRef, as_of: datetime
+    store: Store,
+    scope: Scope,
+    claim_graphs: list[URIRef],
+    target: URIRef,
+    as_of: datetime,
+    *,
+    field: str = "revises",
 ) -> Fact:
     """The live fact ``target`` of ``scope`` as believed at ``as_of``.
 
     Raises :class:`~doxa.NotFound` for an id this scope has no fact under (another scope's,
     another spelling's, an erased one's: erasure leaves no content to revise) and
     :class:`~doxa.InvalidInput` for a fact that is superseded, retracted, a standing rule,
-    held for the owner or in quarantine.
+    held for the owner or in quarantine. ``field`` names the write's field in messages
+    (``revises``, or ``derived_from`` for a fact a write rests on).
     """
     fact_id = scope.local_id(target)
+    verb = "revise" if field == "revises" else "rest on"
     graphs = [g for g in claim_graphs if g != scope.rules]
     found = load_facts(store, scope, Dataset(default=(*graphs, scope.log)), [target], as_of=as_of)
     if found:
         fact = found[0]
         if fact.status is FactStatus.SUPERSEDED:
-            then = f"; revise the fact that replaced it, {fact.successor}" if fact.successor else ""
+            then = f"; {verb} the fact that replaced it, {fact.successor}" if fact.successor else ""
             raise InvalidInput(
-                f"revises {fact_id!r} names a fact that is no longer live: it was superseded{then}."
+                f"{field} {fact_id!r} names a fact that is no longer live: it was superseded{then}."
             )
         if fact.status is not FactStatus.LIVE:
             raise InvalidInput(
-                f"revises {fact_id!r} names a fact that is no longer live: it was "
-                f"{fact.status.value}; write the fact as new, without revises."
+                f"{field} {fact_id!r} names a fact that is no longer live: it was "
+                f"{fact.status.value}; write the fact as new, without {field}."
             )
         return fact
     if load_facts(store, scope, Dataset(default=(scope.rules,)), [target]):
         raise InvalidInput(
-            f"revises {fact_id!r} names one of the owner's standing rules; rules change only "
+            f"{field} {fact_id!r} names one of the owner's standing rules; rules change only "
             "by the owner: retract the rule and write the new one."
         )
     for graph, where in (
@@ -60,16 +68,16 @@ def revision_target(
     ):
         if store.describe([target], [graph]).get(str(target)):
             raise InvalidInput(
-                f"revises {fact_id!r} names a write that is {where}, not a live fact; decide "
-                "it first, or write without revises."
+                f"{field} {fact_id!r} names a write that is {where}, not a live fact; decide "
+                f"it first, or write without {field}."
             )
     if _erased(store, scope, target):
         raise NotFound(
-            f"revises {fact_id!r} names a fact that was erased; erasure is final, so there is "
-            "nothing to revise: write the fact as new, without revises."
+            f"{field} {fact_id!r} names a fact that was erased; erasure is final, so there is "
+            f"nothing to {verb}: write the fact as new, without {field}."
         )
     raise NotFound(
-        f"There is no fact {fact_id!r} in scope {scope.name!r} to revise; pass an id exactly "
+        f"There is no fact {fact_id!r} in scope {scope.name!r} to {verb}; pass an id exactly "
         "as remember, recall or facts returned it (list them with `doxa facts`)."
     )
 

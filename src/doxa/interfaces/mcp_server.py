@@ -72,7 +72,8 @@ INSTRUCTIONS = (
     "quarantined); find them with `recall` (words) or `facts` (filters, two clocks: valid_at "
     "for the world, as_of for what was believed); follow a fact with `history` and `why`. "
     "A fact marked needs_rerun is an empty search result: run its query again before trusting "
-    "it.\n\n"
+    "it. A fact with a recheck line rests on something that ended: re-check it before "
+    "relying on it.\n\n"
     "How to write well:\n"
     "- Always give `text` (one fact, as a person would say it) and a lower-case `topic`.\n"
     "- Give structure when the fact is one value of one thing: `subject` (who or what), "
@@ -130,6 +131,12 @@ class FactOut(BaseModel):
     needs_rerun: bool = Field(description="an empty search result: re-run `query` first")
     query: str | None
     successor: str | None = Field(description="the fact that superseded this one")
+    derived_from: list[str] = Field(default_factory=list, description="the facts this one rests on")
+    recheck: str | None = Field(
+        None,
+        description="set when something this fact rests on ended, e.g. 're-check: the fact "
+        "this rests on, X, was superseded by Y': do not rely on it unchecked",
+    )
     score: float | None = Field(description="recall's match score; null for other reads")
     quotation: str | None = Field(
         None,
@@ -249,6 +256,8 @@ def fact_out(fact: Fact) -> FactOut:
         needs_rerun=fact.needs_rerun,
         query=fact.query,
         successor=fact.successor,
+        derived_from=list(fact.derived_from),
+        recheck="; ".join(f.reason for f in fact.basis_ended) or None,
         score=fact.score,
         quotation=quotation(fact),
     )

@@ -59,7 +59,7 @@ def quotation(fact: Fact) -> str | None:
 
 #: properties the Python API documents beside the fields, which the JSON must carry too
 _DERIVED: tuple[tuple[type, tuple[str, ...]], ...] = (
-    (Fact, ("needs_rerun",)),
+    (Fact, ("needs_rerun", "needs_recheck")),
     (Standing, ("agreement",)),
     (KindStats, ("writes", "held", "needless_hold_rate")),
 )

@@ -25,7 +25,7 @@ __all__ = ["json_fields"]
 
 def _annotation(item: Field, *, agent: bool) -> Any:
     optional = item.default is None
-    if item.wire is Wire.IRIS:
+    if item.wire.many:
         return list[str]
     if item.wire is Wire.NUMBER:
         return float | str | None
@@ -39,7 +39,7 @@ def _hints(item: Field, *, agent: bool) -> dict[str, Any]:
     """The schema keywords beyond the annotation's type: a list's item format, a value's
     format, pattern and bounds, and (for the REST body) a closed list's values."""
     hints: dict[str, Any] = {}
-    if item.wire is Wire.IRIS:
+    if item.wire.many:
         hints["items"] = {"type": "string", **item.constraints}
     else:
         hints.update(item.constraints)
@@ -55,7 +55,7 @@ def _info(item: Field, *, agent: bool) -> FieldInfo:
     made: object
     if item.required:
         made = Described(description=item.doc, **extra)
-    elif item.wire is Wire.IRIS:
+    elif item.wire.many:
         made = Described(default_factory=list, description=item.doc, **extra)
     else:
         made = Described(item.default, description=item.doc, **extra)

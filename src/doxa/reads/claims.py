@@ -10,19 +10,24 @@ from decimal import Decimal
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.model import Authority, Fact, FactStatus, RuleMode, Support
+from doxa.model import Authority, BasisEnd, Fact, FactStatus, RuleMode, Support
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
 from doxa.terms import instant
 from doxa.vocabulary import DOXA, PROV, RDF
 
-__all__ = ["claim_endings", "load_facts", "read_endings"]
+__all__ = ["basis_flags", "claim_endings", "load_facts", "read_endings"]
 
 
 class _V:
     """The IRIs read here, built once (an rdflib namespace builds a term on every access)."""
 
     authority = DOXA.authority
+    basis = DOXA.basis
+    basis_ending = DOXA.basisEnding
+    confirms = DOXA.confirms
+    flags = DOXA.flags
+    rests_on = DOXA.restsOn
     by = DOXA.by
     confidence = DOXA.confidence
     ends = DOXA.ends
@@ -72,11 +77,54 @@ def load_facts(
     if endings is None and as_of is not None:
         endings = claim_endings(store, scope, list(described), as_of)
     endings = endings or {}
+    flags = basis_flags(store, scope, list(described), as_of) if as_of is not None else {}
     return [
-        _fact(scope, iri, described[str(iri)], endings.get(str(iri), []))
+        _fact(scope, iri, described[str(iri)], endings.get(str(iri), []), flags.get(str(iri), ()))
         for iri in iris
         if str(iri) in described
     ]
+
+
+def basis_flags(
+    store: Store, scope: Scope, claims: Sequence[str], as_of: datetime
+) -> dict[str, tuple[BasisEnd, ...]]:
+    """The basis-ended flags standing on each claim as of ``as_of``: recorded by then and
+    after the owner's last confirmation recorded by then. One index lookup when no claim
+    has a flag (the common case); claims without flags are left out."""
+    flagged = store.referrers(_V.flags, [URIRef(c) for c in claims], scope.log)
+    if not flagged:
+        return {}
+    confirmed = store.referrers(_V.confirms, [URIRef(c) for c in flagged], scope.log)
+    nodes = [n for group in (*flagged.values(), *confirmed.values()) for n in group]
+    described = store.describe([URIRef(n) for n in nodes], [scope.log])
+
+    def recorded(node: str) -> datetime | None:
+        value = next((o for p, o in described.get(node, ()) if p == _V.recorded_at), None)
+        return instant(value) if value is not None else None
+
+    found: dict[str, tuple[BasisEnd, ...]] = {}
+    for claim, events in flagged.items():
+        confirmations = [t for n in confirmed.get(claim, ()) if (t := recorded(n)) is not None]
+        cleared = max((t for t in confirmations if t <= as_of), default=None)
+        standing = []
+        for event in events:
+            at = recorded(event)
+            if at is None or at > as_of or (cleared is not None and at <= cleared):
+                continue
+            values = dict(described[event])
+            basis = values.get(_V.basis)
+            standing.append(
+                BasisEnd(
+                    event=scope.local_id(URIRef(event)),
+                    basis=scope.local_id(basis) if isinstance(basis, URIRef) else None,
+                    ending=scope.local_id(values[_V.basis_ending]),
+                    reason=str(values.get(_V.reason, "")),
+                    recorded_at=at,
+                )
+            )
+        if standing:
+            found[claim] = tuple(sorted(standing, key=lambda f: (f.recorded_at, f.event)))
+    return found
 
 
 _ENDING_FIELDS = (("until", _V.valid_until), ("successor", _V.by), ("reason", _V.reason))
@@ -132,7 +180,11 @@ def read_endings(
 
 
 def _fact(
-    scope: Scope, iri: URIRef, pairs: Sequence[tuple[Node, Node]], endings: list[dict[str, Node]]
+    scope: Scope,
+    iri: URIRef,
+    pairs: Sequence[tuple[Node, Node]],
+    endings: list[dict[str, Node]],
+    flags: tuple[BasisEnd, ...] = (),
 ) -> Fact:
     values: dict[Node, list[Node]] = defaultdict(list)
     for p, o in pairs:
@@ -184,6 +236,8 @@ def _fact(
         rule_mode=RuleMode.from_iri(mode) if mode is not None else None,
         refines=tuple(sorted(scope.local_id(r) for r in values.get(_V.refines, []))),
         successor=successor,
+        derived_from=tuple(sorted(scope.local_id(b) for b in values.get(_V.rests_on, []))),
+        basis_ended=flags if status is FactStatus.LIVE else (),
     )
 
 

@@ -12,7 +12,7 @@ from typing import NamedTuple, Protocol
 
 from rdflib import Literal, URIRef
 
-from doxa.model import Fact
+from doxa.model import Fact, FactStatus
 from doxa.reads.claims import claim_endings, load_facts
 from doxa.reads.word_index import CLOCKS, Ending, SearchEntry, WordIndex
 from doxa.resources import query
@@ -22,7 +22,7 @@ from doxa.terms import dt_literal
 from doxa.text import words
 from doxa.vocabulary import DOXA
 
-__all__ = ["facts", "recall"]
+__all__ = ["facts", "flagged", "recall"]
 
 
 def facts(
@@ -305,3 +305,22 @@ class _IndexedWords:
 
 
 _TERM = DOXA["term"]
+
+
+def flagged(
+    store: Store, scope: Scope, topic_graphs: list[URIRef], *, as_of: datetime
+) -> list[Fact]:
+    """Live facts with a basis-ended flag standing as of ``as_of``, most recently flagged
+    first: what the owner should re-check (confirm, revise or retract)."""
+    rows = store.select(
+        query("flagged"),
+        dataset=Dataset(default=(scope.log,)),
+        bindings={"asOf": dt_literal(as_of)},
+    )
+    iris = [URIRef(str(r["claim"])) for r in rows]
+    dataset = Dataset(default=(*topic_graphs, scope.log))
+    return [
+        f
+        for f in load_facts(store, scope, dataset, iris, as_of=as_of)
+        if f.status is FactStatus.LIVE and f.basis_ended
+    ]

@@ -45,6 +45,15 @@ def retract(settings: Settings, fact: str, reason: str) -> None:
 
 
 @click.command()
+@click.argument("fact")
+@click.option("--reason", required=True, help="What you checked: the fact stands on its own.")
+@click.pass_obj
+def confirm(settings: Settings, fact: str, reason: str) -> None:
+    """Say a flagged fact stands on its own; its basis-ended flags clear from now on."""
+    run(settings, lambda m: show_receipt(settings, m.confirm(fact, reason=reason)))
+
+
+@click.command()
 @click.argument("kind")
 @click.option("--reason", default="granted by the owner", show_default=True)
 @click.pass_obj

@@ -9,6 +9,7 @@ import click
 from doxa.interfaces.cli import options
 from doxa.interfaces.cli.running import Settings, emit, run
 from doxa.interfaces.cli.show import (
+    facts_table,
     held_table,
     history_text,
     receipts_table,
@@ -127,6 +128,17 @@ def why(settings: Settings, fact: str) -> None:
 def held(settings: Settings) -> None:
     """List writes waiting for the owner (or for the judge), oldest first."""
     run(settings, lambda m: show_list(settings, m.held(), "Nothing is held.", held_table))
+
+
+@click.command()
+@click.option("--as-of", help="Belief time (default now).")
+@click.pass_obj
+def flagged(settings: Settings, as_of: str | None) -> None:
+    """List live facts whose basis ended (re-check: confirm, revise or retract them)."""
+    run(
+        settings,
+        lambda m: show_list(settings, m.flagged(as_of=as_of), "Nothing is flagged.", facts_table),
+    )
 
 
 @click.command()

@@ -35,6 +35,8 @@ def fact_text(fact: Fact) -> str:
         text = f"[rule: {fact.rule_mode.value}] {text}"
     if fact.needs_rerun:
         text += f"  (absent: re-run {fact.query!r} before trusting)"
+    if fact.needs_recheck:
+        text += f"  ({fact.basis_ended[-1].reason})"
     return text
 
 

@@ -13,7 +13,7 @@ from doxa.interfaces.cli.show import show_written
 from doxa.interfaces.presentation import matches
 from doxa.memory import Memory
 from doxa.model import Outcome
-from doxa.writes import FIELDS, Field, Naming, Wire, remember_arguments
+from doxa.writes import FIELDS, Field, Naming, remember_arguments
 from doxa.writes import field as write_field
 
 __all__ = ["OPTION_NAMES", "flag", "remember"]
@@ -46,13 +46,13 @@ def _option(item: Field) -> Callable[[F], F]:
     settings: dict[str, Any] = {"help": item.doc}
     if item.metavar is not None:
         settings["metavar"] = item.metavar
-    if item.wire is Wire.IRIS:
+    if item.wire.many:
         settings.update(multiple=True, help=f"{item.doc[:-1]} (repeatable).")
     if item.choices is not None and item.parse is not None:
         settings["type"] = Member(item.choices, item.parse)
     if item.required:
         settings["required"] = True
-    elif item.default is not None and item.wire is not Wire.IRIS:
+    elif item.default is not None and not item.wire.many:
         settings.update(default=item.default, show_default=True)
     return click.option(flag(item), item.name, **settings)
 

@@ -346,6 +346,19 @@ def retract(fact: str, body: RetractBody, found: Owner) -> JSON:
     return _json(found.memory.retract(fact, reason=body.reason))  # type: ignore[no-any-return]
 
 
+@router.post("/facts/{fact}/confirm", tags=["owner"])
+def confirm(fact: str, body: RetractBody, found: Owner) -> JSON:
+    """Say a flagged fact stands on its own (owner key only; reason required): its
+    basis-ended flags clear from now on."""
+    return _json(found.memory.confirm(fact, reason=body.reason))  # type: ignore[no-any-return]
+
+
+@router.get("/flagged", tags=["reads"])
+def flagged(found: Caller, as_of: str | None = None) -> list[JSON]:
+    """Live facts whose basis ended, most recently flagged first (``Memory.flagged``)."""
+    return _json(found.memory.flagged(as_of=as_of))  # type: ignore[no-any-return]
+
+
 @router.post("/kinds/{kind}/grant", tags=["owner"])
 def grant(kind: str, found: Owner, body: ReasonBody | None = None) -> JSON:
     """Let the judge close facts of ``kind`` without asking (owner key only)."""

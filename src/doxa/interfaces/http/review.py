@@ -266,6 +266,7 @@ def page(request: Request) -> Response:
         quarantine=quarantine_of(memory),
         quarantine_reasons=quarantine_reasons(receipts),
         alarms=_alarm_views(memory, held),
+        flagged=memory.flagged(),
         facts=memory.facts(include_ended=True),
         notice=request.query_params.get("notice", ""),
     )
