@@ -50,6 +50,7 @@ EXPECTED = [
     "StoreLocked",
     "Support",
     "SystemClock",
+    "UnknownScope",
     "Verdict",
     "Why",
     "WriteConflict",

@@ -79,7 +79,7 @@ from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
 from doxa.resources import data_file, query
-from doxa.scope import Scope, check_name
+from doxa.scope import Scope, check_name, known_scopes, mark_scope, scope_known, unknown_scope
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.capabilities import Cloneable, Compactable, Journaled, OnDisk, cache_of
 from doxa.store.convert import forget_terms, ntriples
@@ -1008,6 +1008,30 @@ class Memory:
             count = import_scope(self.store, self.scope, quads, progress=progress)
             self._check_journal()  # journal the restored receipts, as after a crash
         return count
+
+    def create_scope(self) -> bool:
+        """Record this memory's scope as created in the store (``doxa init`` calls it).
+
+        Commands that must not start a new memory by accident check
+        :meth:`require_scope`; True if the scope was new.
+        """
+        with self.store.lock:
+            return mark_scope(self.store, self.scope)
+
+    def scope_exists(self) -> bool:
+        """Whether this scope was created (:meth:`create_scope`) or has ever been written."""
+        return scope_known(self.store, self.scope)
+
+    def scopes(self) -> list[str]:
+        """Every scope this store knows, sorted (reads the list of graphs: not for a hot path)."""
+        return known_scopes(self.store)
+
+    def require_scope(self) -> None:
+        """Raise :class:`~doxa.UnknownScope` (with the closest known name) unless this scope
+        exists: how the CLI refuses a mistyped ``--scope`` instead of starting an empty memory.
+        """
+        if not self.scope_exists():
+            raise unknown_scope(self.scope.name, self.scopes())
 
 
 def _only(graph: URIRef) -> Dataset:

@@ -68,6 +68,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "AuditExport",
         "Alarm",
         "Reseal",
+        "Scope",
     ),
     "individual": (
         "Owner",

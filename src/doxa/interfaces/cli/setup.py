@@ -16,7 +16,7 @@ __all__ = ["init", "ontology"]
 @click.command()
 @click.pass_obj
 def init(settings: Settings) -> None:
-    """Create (or open) the store and say where it is."""
+    """Create (or open) the store and the scope, and say where they are."""
     where = MEMORY if settings.path is None else str(settings.path.resolve())
     where = settings.store if is_url(settings.store) else where
 
@@ -39,7 +39,7 @@ def init(settings: Settings) -> None:
         else:
             click.echo(f"Opened the store at {where} (scope {memory.scope.name!r}).")
 
-    run(settings, action)
+    run(settings, action, creates=True)
 
 
 @click.group()
