@@ -1113,8 +1113,12 @@ def test_ontology_add(tmp_path: Path) -> None:
     path.write_text(SUPPLIER_ONTOLOGY, encoding="utf-8")
     result = run(":memory:", "ontology", "add", str(path))
     assert result.exit_code == 0
-    assert result.stdout == f"Added 2 triple(s) from {path} to the ontology.\n"
-    assert run_json(":memory:", "ontology", "add", str(path)) == {"file": str(path), "triples": 2}
+    assert result.stdout == f"Added 2 triple(s) from {path} to the ontology (source 'days.ttl').\n"
+    assert run_json(":memory:", "ontology", "add", str(path)) == {
+        "file": str(path),
+        "source": "days.ttl",
+        "triples": 2,
+    }
 
 
 def test_ontology_add_missing_file_exits_3(tmp_path: Path) -> None:
