@@ -51,6 +51,7 @@ EXPECTED = [
     "StoreLocked",
     "Support",
     "SystemClock",
+    "UnknownScope",
     "Verdict",
     "Why",
     "WriteConflict",

@@ -21,6 +21,7 @@ from doxa.errors import (
     StoreBehindJournal,
     StoreError,
     StoreLocked,
+    UnknownScope,
     WriteConflict,
 )
 from doxa.evaluation import Case, EvalReport
@@ -101,6 +102,7 @@ __all__ = [
     "StoreLocked",
     "Support",
     "SystemClock",
+    "UnknownScope",
     "Verdict",
     "Why",
     "WriteConflict",

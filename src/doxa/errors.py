@@ -5,6 +5,7 @@ callers that only know Python's exceptions still catch it::
 
     DoxaError
     ├── NotFound (LookupError)           an id, fact or held write that does not exist
+    │   └── UnknownScope                 a scope nobody created in this store (a typo?)
     ├── InvalidInput (ValueError)        a value that cannot be written or read as given
     │   ├── ShapeViolation               the write broke one or more SHACL constraints
     │   ├── ErasedContent                the content was erased and may not come back
@@ -39,6 +40,7 @@ __all__ = [
     "StoreBehindJournal",
     "StoreError",
     "StoreLocked",
+    "UnknownScope",
     "WriteConflict",
 ]
 
@@ -82,6 +84,18 @@ class NotFound(DoxaError, LookupError):
         if not self.listings:
             return self.bare
         return f"{self.bare}; {self.lead} {' or '.join(name(x) for x in self.listings)}."
+
+
+class UnknownScope(NotFound):
+    """A command named a scope nobody created in this store (most often a typo).
+
+    ``suggestion`` is the known scope whose normalised name is closest, if any.
+    """
+
+    def __init__(self, message: str, *, name: str, suggestion: str | None) -> None:
+        super().__init__(message)
+        self.name = name
+        self.suggestion = suggestion
 
 
 class InvalidInput(DoxaError, ValueError):

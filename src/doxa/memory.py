@@ -6,6 +6,7 @@ read stays inside its scope.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -17,6 +18,7 @@ from typing import IO, Any
 
 import httpx
 from rdflib import Literal, URIRef
+from rdflib.term import Node
 
 from doxa.audit.backups import backups_folder, swap_in_backup
 from doxa.audit.chain import verify_chain
@@ -68,6 +70,14 @@ from doxa.model import (
     Why,
 )
 from doxa.ontology.closure import close_ontology, next_digest, ontology_digest
+from doxa.ontology.sources import (
+    OntologySource,
+    add_source,
+    list_sources,
+    remove_source,
+    source_name,
+    source_triples,
+)
 from doxa.reads import facts as fact_reads
 from doxa.reads.claims import load_facts
 from doxa.reads.held import held as held_reads
@@ -79,7 +89,7 @@ from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
 from doxa.resources import data_file, query
-from doxa.scope import Scope, check_name
+from doxa.scope import Scope, check_name, known_scopes, mark_scope, scope_known, unknown_scope
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.capabilities import Cloneable, Compactable, Journaled, OnDisk, cache_of
 from doxa.store.convert import forget_terms, ntriples
@@ -755,25 +765,56 @@ class Memory:
         """Decisions per kind of memory: outcomes, needless holds and the judge's ledger."""
         return stats_read(self.store, self.scope, self.gate.policy)
 
-    def add_ontology(self, source: str | Path | bytes, *, format: str | None = None) -> int:
+    def add_ontology(
+        self, source: str | Path | bytes, *, format: str | None = None, name: str | None = None
+    ) -> int:
         """Load a domain ontology (e.g. functional properties) that the judge then uses.
 
-        Returns the number of triples added. The ontology is closed with owlrl at once, so
-        equivalent and inverse properties, sub-properties and part-of hierarchies take effect
-        for the next write; facts written before keep the index keys they were written with.
+        Returns the number of triples the source holds. It is recorded as a source named
+        ``name`` (default: the file's name; bytes need a name or get one from their digest),
+        so :meth:`ontology_sources` lists it and :meth:`remove_ontology` can take it out;
+        adding a name again replaces that source. The ontology is closed with owlrl at once,
+        so equivalent and inverse properties, sub-properties and part-of hierarchies take
+        effect for the next write; facts written before keep the index keys they were
+        written with.
         """
         if isinstance(source, bytes):
             data, fmt = source, format or "turtle"
+            label = name or "bytes-" + hashlib.sha256(data).hexdigest()[:12]
         else:
             path = Path(source)
             if not path.is_file():
                 raise NotFound(f"There is no ontology file at {path}; check the path.")
             data, fmt = path.read_bytes(), format or path.suffix or "turtle"
+            label = name or path.name
+        label = source_name(label)
         with self.store.lock:
             previous = ontology_digest(self.store)
-            added = self.store.load(data, format=fmt, graph=ONTOLOGY_GRAPH)
-            close_ontology(self.store, next_digest(previous, fmt.encode() + b"\n" + data))
+            added = add_source(self.store, label, data, fmt)
+            seed = label.encode() + b"\n" + fmt.encode() + b"\n" + data
+            close_ontology(self.store, next_digest(previous, seed))
         return added
+
+    def ontology_sources(self) -> list[OntologySource]:
+        """The ontology sources loaded into this store, by name, with their triple counts;
+        triples loaded before sources were recorded are counted under ``(unrecorded)``."""
+        return list_sources(self.store)
+
+    def ontology_source(self, name: str) -> list[tuple[Node, Node, Node]]:
+        """The triples source ``name`` added (blank nodes as IRIs under the source)."""
+        return list(source_triples(self.store, name))
+
+    def remove_ontology(self, name: str) -> int:
+        """Remove ontology source ``name`` and close the ontology again; returns how many
+        triples left the ontology (a triple another source also states stays)."""
+        with self.store.lock:
+            gone = remove_source(self.store, name)
+            lines = sorted(
+                f"{ntriples(s)} {ntriples(p)} {ntriples(o)}"
+                for s, p, o, _ in self.store.quads(ONTOLOGY_GRAPH)
+            )
+            close_ontology(self.store, next_digest(None, "\n".join(lines).encode()))
+        return gone
 
     # -- reads -----------------------------------------------------------------------
 
@@ -1040,6 +1081,30 @@ class Memory:
         if not _ID.fullmatch(fact_id):  # exactly an id: no trailing newline slips through
             raise NotFound(f"There is no fact {fact_id!r}; ids are like '019ac4f2b0e3a1b2c3d4'.")
         return self.gate.confirm(fact_id, reason=reason)
+
+    def create_scope(self) -> bool:
+        """Record this memory's scope as created in the store (``doxa init`` calls it).
+
+        Commands that must not start a new memory by accident check
+        :meth:`require_scope`; True if the scope was new.
+        """
+        with self.store.lock:
+            return mark_scope(self.store, self.scope)
+
+    def scope_exists(self) -> bool:
+        """Whether this scope was created (:meth:`create_scope`) or has ever been written."""
+        return scope_known(self.store, self.scope)
+
+    def scopes(self) -> list[str]:
+        """Every scope this store knows, sorted (reads the list of graphs: not for a hot path)."""
+        return known_scopes(self.store)
+
+    def require_scope(self) -> None:
+        """Raise :class:`~doxa.UnknownScope` (with the closest known name) unless this scope
+        exists: how the CLI refuses a mistyped ``--scope`` instead of starting an empty memory.
+        """
+        if not self.scope_exists():
+            raise unknown_scope(self.scope.name, self.scopes())
 
 
 def _only(graph: URIRef) -> Dataset:

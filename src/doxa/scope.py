@@ -13,18 +13,30 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import secrets
 import time
 from dataclasses import dataclass
 from functools import cached_property
 
-from rdflib import URIRef
+from rdflib import RDF, URIRef
 
-from doxa.errors import InvalidInput
-from doxa.store.base import Dataset
+from doxa.errors import InvalidInput, UnknownScope
+from doxa.store.base import Change, Dataset, Store
+from doxa.text import normalise
+from doxa.vocabulary import DOXA
 
-__all__ = ["Scope", "check_name", "new_id"]
+__all__ = [
+    "SCOPES_GRAPH",
+    "Scope",
+    "check_name",
+    "known_scopes",
+    "mark_scope",
+    "new_id",
+    "scope_known",
+    "unknown_scope",
+]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 
@@ -153,3 +165,86 @@ class Scope:
         """
         graphs = (*topic_graphs, self.rules, self.log, self.current, self.search)
         return Dataset(default=graphs, named=graphs)
+
+
+# -- which scopes a store knows ----------------------------------------------------------
+
+#: The store-level graph naming the scopes created on purpose (``doxa init``,
+#: :meth:`doxa.Memory.create_scope`): ``<urn:doxa:scope:NAME> a doxa:Scope``.
+SCOPES_GRAPH = URIRef("urn:doxa:scopes")
+
+_SCOPE_PREFIX = "urn:doxa:scope:"
+
+
+def _marker(scope: Scope) -> tuple[URIRef, URIRef, URIRef, URIRef]:
+    return (scope.iri, RDF.type, DOXA.Scope, SCOPES_GRAPH)
+
+
+def _fold(name: str) -> str:
+    """A name as compared for a suggestion: case, width, accents and separators folded."""
+    return normalise(name).replace(" ", "")
+
+
+def scope_known(store: Store, scope: Scope) -> bool:
+    """Whether ``scope`` was created in ``store``: marked in :data:`SCOPES_GRAPH`, or holding
+    a receipt (every decision writes one, so a scope written before markers existed counts).
+
+    Two index lookups, whatever the store holds: the check costs the same in a big store.
+    """
+    return store.ask(
+        "ASK WHERE { { GRAPH ?scopes { ?scope a ?kind } } UNION { GRAPH ?log { ?s ?p ?o } } }",
+        dataset=Dataset(default=(), named=(SCOPES_GRAPH, scope.log)),
+        bindings={
+            "scopes": SCOPES_GRAPH,
+            "scope": scope.iri,
+            "kind": DOXA.Scope,
+            "log": scope.log,
+        },
+    )
+
+
+def known_scopes(store: Store) -> list[str]:
+    """Every scope ``store`` knows, sorted: the marked ones and every scope with a graph.
+
+    Reads the list of graphs, so it is for error messages and listings, not for each write.
+    """
+    names = {
+        str(s)[len(_SCOPE_PREFIX) :]
+        for s, _, _, _ in store.quads(SCOPES_GRAPH)
+        if str(s).startswith(_SCOPE_PREFIX)
+    }
+    for graph in store.graphs():
+        text = str(graph)
+        if text.startswith(_SCOPE_PREFIX) and "/" in text:
+            names.add(text[len(_SCOPE_PREFIX) :].split("/", 1)[0])
+    return sorted(names)
+
+
+def mark_scope(store: Store, scope: Scope) -> bool:
+    """Record ``scope`` as created; True if it was not known before."""
+    if scope_known(store, scope):
+        return False
+    store.apply(Change(insert=[_marker(scope)]))
+    return True
+
+
+def unknown_scope(name: str, known: list[str]) -> UnknownScope:
+    """The error for a command on a scope nobody created, naming the closest known scope.
+
+    Names are compared normalised (:func:`doxa.text.normalise`: case, width, accents
+    folded, separators dropped), then by spelling distance, so ``shop_v2`` points at
+    ``shop-v2`` and ``alcie`` at ``alice``.
+    """
+    folded = {_fold(k): k for k in known}
+    guess = folded.get(_fold(name))
+    if guess is None:
+        close = difflib.get_close_matches(_fold(name), list(folded), n=1, cutoff=0.75)
+        guess = folded[close[0]] if close else None
+    hint = f" Did you mean {guess!r}?" if guess is not None and guess != name else ""
+    listed = ", ".join(repr(k) for k in known) if known else "none yet"
+    return UnknownScope(
+        f"There is no scope {name!r} in this store.{hint} Scopes here: {listed}. "
+        f"To start a new memory named {name!r}, run `doxa --scope {name} init` first.",
+        name=name,
+        suggestion=guess,
+    )

@@ -70,6 +70,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "Reseal",
         "BasisEnded",
         "BasisConfirmed",
+        "Scope",
     ),
     "individual": (
         "Owner",

@@ -174,6 +174,8 @@ def test_store_and_scope_come_from_the_environment(tmp_path: Path) -> None:
 
 def test_scopes_do_not_see_each_other(store: Path) -> None:
     """A fact remembered in one scope is listed there and not in another."""
+    run(store, "--scope", "alice", "init")
+    run(store, "--scope", "bob", "init")
     run(store, "--scope", "alice", "remember", "Alice prefers tea", "--topic", "drinks")
     alice = run_json(store, "--scope", "alice", "facts")
     assert [f["text"] for f in alice] == ["Alice prefers tea"]
@@ -188,6 +190,7 @@ def test_invalid_scope_exits_2(store: Path) -> None:
         "error: 'Alice' is not a valid scope name; use 1-64 lower-case letters, digits, "
         "'_', '.' or '-', starting with a letter or digit (for example 'meetings').\n"
     )
+    assert run(store, "--scope", "alice", "init").exit_code == 0
     assert run(store, "--scope", "alice", "held").exit_code == 0
 
 
@@ -1052,6 +1055,8 @@ def test_sparql_update_and_syntax_errors_exit_2(store: Path) -> None:
 
 def test_sparql_stays_in_scope(store: Path) -> None:
     """A query in scope bob does not see alice's facts, which alice's query does see."""
+    run(store, "--scope", "alice", "init")
+    run(store, "--scope", "bob", "init")
     run(store, "--scope", "alice", "remember", "Alice prefers tea", "--topic=drinks")
     query = "ASK { ?c <https://w3id.org/doxa#text> ?t }"
     assert run(store, "--scope", "alice", "sparql", query).stdout == "true\n"
@@ -1113,8 +1118,12 @@ def test_ontology_add(tmp_path: Path) -> None:
     path.write_text(SUPPLIER_ONTOLOGY, encoding="utf-8")
     result = run(":memory:", "ontology", "add", str(path))
     assert result.exit_code == 0
-    assert result.stdout == f"Added 2 triple(s) from {path} to the ontology.\n"
-    assert run_json(":memory:", "ontology", "add", str(path)) == {"file": str(path), "triples": 2}
+    assert result.stdout == f"Added 2 triple(s) from {path} to the ontology (source 'days.ttl').\n"
+    assert run_json(":memory:", "ontology", "add", str(path)) == {
+        "file": str(path),
+        "source": "days.ttl",
+        "triples": 2,
+    }
 
 
 def test_ontology_add_missing_file_exits_3(tmp_path: Path) -> None:

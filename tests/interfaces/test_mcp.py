@@ -69,7 +69,12 @@ def structured(result: CallToolResult) -> dict[str, Any]:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
-    return tmp_path / "memory"
+    """A store where scopes alice and bob were created (`doxa mcp --scope` refuses others)."""
+    path = tmp_path / "memory"
+    for scope in ("alice", "bob"):
+        with Memory.open(path, scope=scope) as memory:
+            memory.create_scope()
+    return path
 
 
 def test_the_tool_table_is_pinned(store: Path) -> None:

@@ -31,6 +31,7 @@ def test_cli_writes_and_reads_through_an_oxigraph_server(oxigraph: Server) -> No
     """remember then facts through --store URL --update-url URL, and the env var form."""
     oxigraph.clear()
     store = ["--store", oxigraph.query_url, "--update-url", oxigraph.update_url, "--scope", "cli"]
+    _doxa(*store, "init")
     receipt = _doxa(
         *store, "remember", "Alice prefers tea", "--topic", "drinks", "--authority", "owner"
     )
@@ -42,6 +43,7 @@ def test_cli_writes_and_reads_through_an_oxigraph_server(oxigraph: Server) -> No
     facts = _doxa("--scope", "cli", "facts", env=env)
     assert [f["text"] for f in facts] == ["Alice prefers tea"]  # type: ignore[union-attr, index]
     # control: another scope on the same server sees nothing
+    _doxa("--scope", "other", "init", env=env)
     assert _doxa("--scope", "other", "facts", env=env) == []
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import cast
 
 import click
+from click.core import ParameterSource
 
 from doxa import __version__
 from doxa.clock import Clock
@@ -105,6 +106,7 @@ def main(
         clock=clock,
         update_url=update_url,
         judge=judge,
+        scope_named=ctx.get_parameter_source("scope") is not ParameterSource.DEFAULT,
     )
 
 

@@ -83,7 +83,7 @@ def import_(settings: Settings, file: Path, rdf_format: str | None, progress: bo
 
     fresh = _absent_store_files(settings.path)
     try:
-        run(settings, action)
+        run(settings, action, creates=True)
     except SystemExit:
         # a failed import into a store it created leaves no empty store behind
         _remove(fresh)

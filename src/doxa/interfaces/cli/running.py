@@ -43,6 +43,15 @@ class Settings:
     #: ``--judge`` as given (a :class:`~doxa.judges.JudgeName` value), parsed when the
     #: memory opens so a wrong name is an invalid input like any other
     judge: str | None = None
+    #: whether the scope was named (``--scope`` or ``$DOXA_SCOPE``) rather than left at
+    #: ``default``: a named scope must exist (docs/decisions.md, "Scopes are created")
+    scope_named: bool = False
+
+    @property
+    def checks_scope(self) -> bool:
+        """Whether a command refuses this scope unless it exists: a named scope in a store
+        that outlives the command (an in-memory store starts empty every time)."""
+        return self.scope_named and self.store != MEMORY
 
     @property
     def path(self) -> Path | None:
@@ -64,7 +73,7 @@ def emit(value: object) -> None:
     click.echo(json.dumps(plain(value), indent=2, ensure_ascii=False))
 
 
-def _within(settings: Settings, action: Callable[[Memory], None]) -> None:
+def _within(settings: Settings, action: Callable[[Memory], None], creates: bool) -> None:
     # The memory lives only in this frame, so nothing keeps the store open once the
     # command is over (an open store keeps its directory locked).
     with open_memory(
@@ -74,15 +83,23 @@ def _within(settings: Settings, action: Callable[[Memory], None]) -> None:
         clock=settings.clock,
         judge=settings.judge,
     ) as memory:
+        if settings.checks_scope and not creates:
+            memory.require_scope()  # a typo is refused, never a fresh empty memory
         action(memory)
+        if creates:
+            memory.create_scope()  # after the action: a failed import creates no scope
 
 
-def run(settings: Settings, action: Callable[[Memory], None]) -> None:
-    """Open the memory, run ``action``, close; turn doxa's errors into a line and a code."""
+def run(settings: Settings, action: Callable[[Memory], None], *, creates: bool = False) -> None:
+    """Open the memory, run ``action``, close; turn doxa's errors into a line and a code.
+
+    ``creates``: the command creates the scope (``doxa init``, ``doxa import``); every other
+    command refuses a named scope the store does not know (:class:`~doxa.UnknownScope`).
+    """
     code, message, name = EXIT_OK, "", ""
     receipt: Receipt | None = None
     try:
-        _within(settings, action)
+        _within(settings, action, creates)
     except Rejected as rejected:
         code, receipt = EXIT_REJECTED, rejected.receipt
     except DoxaError as error:

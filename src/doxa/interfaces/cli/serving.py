@@ -24,6 +24,9 @@ def mcp(settings: Settings, path: str | None, scope_name: str | None) -> None:
             f"doxa mcp needs the MCP SDK ({error}); install it with: pip install 'doxa[mcp]'."
         ) from None
     bound = dataclasses.replace(
-        settings, store=path or settings.store, scope=scope_name or settings.scope
+        settings,
+        store=path or settings.store,
+        scope=scope_name or settings.scope,
+        scope_named=settings.scope_named or scope_name is not None,
     )
     run(bound, serve_memory)

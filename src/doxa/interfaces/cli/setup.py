@@ -9,6 +9,8 @@ import click
 from doxa.interfaces.cli.running import MEMORY, Settings, emit, run
 from doxa.interfaces.location import is_url
 from doxa.memory import Memory
+from doxa.ontology.sources import source_name
+from doxa.store.convert import ntriples
 
 __all__ = ["init", "ontology"]
 
@@ -16,7 +18,7 @@ __all__ = ["init", "ontology"]
 @click.command()
 @click.pass_obj
 def init(settings: Settings) -> None:
-    """Create (or open) the store and say where it is."""
+    """Create (or open) the store and the scope, and say where they are."""
     where = MEMORY if settings.path is None else str(settings.path.resolve())
     where = settings.store if is_url(settings.store) else where
 
@@ -39,7 +41,7 @@ def init(settings: Settings) -> None:
         else:
             click.echo(f"Opened the store at {where} (scope {memory.scope.name!r}).")
 
-    run(settings, action)
+    run(settings, action, creates=True)
 
 
 @click.group()
@@ -50,15 +52,74 @@ def ontology() -> None:
 @ontology.command("add")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "rdf_format", help="RDF format (default: from the file's suffix).")
+@click.option("--name", help="The source's name (default: the file's name, lower-cased).")
 @click.pass_obj
-def ontology_add(settings: Settings, file: Path, rdf_format: str | None) -> None:
-    """Load a domain ontology FILE (e.g. functional properties) into the store."""
+def ontology_add(settings: Settings, file: Path, rdf_format: str | None, name: str | None) -> None:
+    """Load a domain ontology FILE (e.g. functional properties) into the store; adding a
+    file of the same name again replaces what it added before."""
 
     def action(memory: Memory) -> None:
-        count = memory.add_ontology(file, format=rdf_format)
+        count = memory.add_ontology(file, format=rdf_format, name=name)
+        source = source_name(name or file.name)
         if settings.json:
-            emit({"file": str(file), "triples": count})
+            emit({"file": str(file), "source": source, "triples": count})
         else:
-            click.echo(f"Added {count} triple(s) from {file} to the ontology.")
+            click.echo(f"Added {count} triple(s) from {file} to the ontology (source {source!r}).")
+
+    run(settings, action)
+
+
+@ontology.command("list")
+@click.pass_obj
+def ontology_list(settings: Settings) -> None:
+    """List the ontology sources this store was given, with their triple counts."""
+
+    def action(memory: Memory) -> None:
+        sources = memory.ontology_sources()
+        if settings.json:
+            emit([{"name": s.name, "triples": s.triples} for s in sources])
+        elif not sources:
+            click.echo("No ontology source was added; doxa's own ontology only.")
+        else:
+            for source in sources:
+                click.echo(f"{source.name}\t{source.triples} triple(s)")
+
+    run(settings, action)
+
+
+@ontology.command("show")
+@click.argument("name")
+@click.pass_obj
+def ontology_show(settings: Settings, name: str) -> None:
+    """Print the triples ontology source NAME added, as N-Triples."""
+
+    def action(memory: Memory) -> None:
+        triples = memory.ontology_source(name)
+        lines = [f"{ntriples(s)} {ntriples(p)} {ntriples(o)} ." for s, p, o in triples]
+        if settings.json:
+            emit({"name": source_name(name), "triples": lines})
+        else:
+            for line in lines:
+                click.echo(line)
+
+    run(settings, action)
+
+
+@ontology.command("remove")
+@click.argument("name")
+@click.pass_obj
+def ontology_remove(settings: Settings, name: str) -> None:
+    """Remove ontology source NAME; the closure is rebuilt at once (a triple another source
+    also states stays)."""
+
+    def action(memory: Memory) -> None:
+        gone = memory.remove_ontology(name)
+        if settings.json:
+            emit({"name": source_name(name), "removed": gone})
+        else:
+            click.echo(
+                f"Removed source {source_name(name)!r}: {gone} triple(s) left the ontology; "
+                "the closure was rebuilt."
+            )
 
     run(settings, action)

@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from doxa import __version__
 from doxa.clock import Clock
 from doxa.errors import DoxaError
-from doxa.interfaces.http import rest, review, sparql
+from doxa.interfaces.http import apidocs, editor, rest, review, sparql
 from doxa.interfaces.http.auth import Memories, ReviewSessions
 from doxa.interfaces.http.checker import QueryChecker
 from doxa.interfaces.http.config import ServerConfig
@@ -153,6 +153,9 @@ def create_app(
         version=__version__,
         summary="An agent memory you can trust: gated writes, scoped reads, SPARQL, review.",
         lifespan=lifespan,
+        # /docs is served offline by apidocs; ReDoc would load its script from a CDN
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.config = config
     app.state.memories = memories
@@ -175,5 +178,7 @@ def create_app(
     app.include_router(rest.router)
     app.include_router(sparql.router)
     app.include_router(review.router)
+    app.include_router(apidocs.router)
+    app.include_router(editor.router)
     app.add_middleware(_BodyLimit, limit=config.max_body_bytes)
     return app

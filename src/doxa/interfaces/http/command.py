@@ -65,6 +65,7 @@ def serve(
     url = f"http://{host}:{port}"
     click.echo(f"doxa serves {where} at {url}")
     click.echo(f"  API docs {url}/docs   SPARQL {url}/sparql   review {url}/review")
+    click.echo(f"  query page {url}/sparql/editor")
     if config_file is None:
         keys = config.scopes[0]
         click.echo(f"  scope {keys.scope!r} with fresh keys (valid until the server stops):")
