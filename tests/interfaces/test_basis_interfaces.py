@@ -35,9 +35,19 @@ def cli(store: Path, *args: str) -> Any:
     return json.loads(result.stdout)
 
 
+def init(store: Path) -> None:
+    """Create the scope the CLI tests write to (a named scope must exist first)."""
+    result = CliRunner().invoke(
+        main, ["--store", str(store), "--scope", "alice", "init"],
+        env={"DOXA_STORE": None, "DOXA_SCOPE": None},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+
 def test_cli_derived_from_flagged_and_confirm(tmp_path: Path) -> None:
     """``--derived-from`` is repeatable; ``flagged`` lists the dependents, ``confirm`` clears."""
     store = tmp_path / "memory"
+    init(store)
     a = cli(store, "remember", "Call on Tuesday", "--topic", "m", "--authority", "owner")["fact"]
     b = cli(store, "remember", "Dentist on Tuesday", "--topic", "m", "--authority", "owner")
     c = cli(store, "remember", "They clash", "--topic", "m", "--derived-from", a,
@@ -55,6 +65,7 @@ def test_cli_derived_from_flagged_and_confirm(tmp_path: Path) -> None:
 def test_cli_confirm_without_reason_or_flag_fails(tmp_path: Path) -> None:
     """No reason: exit 2; a fact that is not flagged: exit 3."""
     store = tmp_path / "memory"
+    init(store)
     a = cli(store, "remember", "Call on Tuesday", "--topic", "m", "--authority", "owner")["fact"]
     runner = CliRunner()
     env: dict[str, str | None] = {"DOXA_STORE": None, "DOXA_SCOPE": None}
