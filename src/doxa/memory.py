@@ -331,14 +331,15 @@ class Memory:
         target that is unknown, ended, erased, held or quarantined raises
         :class:`~doxa.NotFound` or :class:`~doxa.InvalidInput`, and nothing is stored.
         """
+        names = self.gate.names.resolve(subject, predicate, object)
         proposal = build_proposal(
             self.scope,
             text,
             topic=topic,
             kind=kind,
-            subject=subject,
-            predicate=predicate,
-            object=object,
+            subject=names.subject,
+            predicate=names.predicate,
+            object=names.object,
             authority=authority,
             support=support,
             standpoint=standpoint,
@@ -353,7 +354,7 @@ class Memory:
             revises=revises,
         )
         with self._acknowledged():
-            return self.gate.remember(proposal, strict=strict)
+            return self.gate.remember(proposal, strict=strict, minted=names.minted)
 
     def _acknowledged(self) -> AbstractContextManager[None]:
         """Writers in several threads share journal fsyncs: each write's line is fsynced
@@ -393,7 +394,19 @@ class Memory:
         cannot answer.
         """
         fields.pop("strict", None)
-        return self.gate.preview(build_proposal(self.scope, text, **fields))
+        names = self.gate.names.resolve(
+            fields.pop("subject", None), fields.pop("predicate", None), fields.pop("object", None)
+        )
+        return self.gate.preview(
+            build_proposal(
+                self.scope,
+                text,
+                subject=names.subject,
+                predicate=names.predicate,
+                object=names.object,
+                **fields,
+            )
+        )
 
     def rejudge(self) -> list[Receipt]:
         """Judge again every write held because the judge could not answer.

@@ -68,6 +68,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "AuditExport",
         "Alarm",
         "Reseal",
+        "ManyValuedProperty",
     ),
     "individual": (
         "Owner",
@@ -161,5 +162,6 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "decisions",
         "salt",
         "bodyDigest",
+        "nameKey",
     ),
 }

@@ -1,0 +1,284 @@
+"""Names where IRIs are expected: resolving a write's subject, predicate and object names.
+
+A subject or predicate given as a plain string that is not an absolute IRI is a *name*
+("supplier call", "day of week"). It resolves, by its key (:func:`doxa.text.name_key`: case,
+spacing, punctuation, accents, NFKC forms and look-alike letters folded; never the raw
+spelling), against two places only:
+
+- the scope's vocabulary graph ``<scope>/vocabulary``: names minted earlier in this scope,
+  each with its ``rdfs:label`` and ``doxa:nameKey`` (one indexed lookup; another scope's
+  vocabulary is never read);
+- the domain ontology: each term's ``rdfs:label``, ``skos:prefLabel``, ``skos:altLabel`` and
+  local name (read once per ontology digest). doxa's own terms and the W3C vocabularies are
+  left out: a user's "label" or "type" never means ``rdfs:label``.
+
+A predicate name resolves among predicates (terms typed as properties, and predicates
+minted here), a subject name among everything else. One match: its IRI. Several: an
+:class:`~doxa.InvalidInput` listing them (never a silent choice, never a merge). None: a
+scope-local IRI is minted, ``<scope>/entity/<slug>`` or ``<scope>/property/<slug>``, the slug
+made from the key alone, so two writers (or two threads) minting one name mint the same IRI.
+Minting is described here (:class:`Minted`) and written by the gate in the same transaction
+as the write's decision, and only for a write that is admitted or held.
+
+An object given as a string stays a literal (as always), except where the domain ontology
+declares the predicate an ``owl:ObjectProperty``: then a string that is not an IRI is an
+entity name and resolves like a subject.
+
+The vocabulary also keeps what the owner taught about an undeclared predicate (one value at
+a time: ``owl:FunctionalProperty``; several: ``doxa:ManyValuedProperty``): see
+:meth:`Names.cardinality`.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from rdflib import Literal, URIRef
+from rdflib.term import Node
+
+from doxa.errors import InvalidInput
+from doxa.judges.base import Cardinality
+from doxa.ontology.closure import ontology_digest
+from doxa.scope import Scope
+from doxa.store import Dataset, Quad, Store
+from doxa.terms import as_text, iri_shaped
+from doxa.text import name_key
+from doxa.vocabulary import DOXA, ONTOLOGY_GRAPH, OWL, PROV, RDF, RDFS, SKOS, XSD
+
+__all__ = ["Cardinality", "Minted", "Names", "Resolved", "Role", "is_name"]
+
+#: the longest name accepted, in characters: a name is a few words, not a paragraph
+MAX_NAME = 200
+#: namespaces whose terms a name never resolves to (doxa's own, the W3C vocabularies)
+_RESERVED = tuple(
+    str(ns) for ns in (DOXA, RDF, RDFS, OWL, XSD, SKOS, PROV, "http://purl.org/dc/terms/")
+)
+_LABELS = (RDFS.label, SKOS.prefLabel, SKOS.altLabel)
+_PROPERTY_TYPES = frozenset(
+    {
+        RDF.Property,
+        OWL.ObjectProperty,
+        OWL.DatatypeProperty,
+        OWL.AnnotationProperty,
+        OWL.FunctionalProperty,
+        OWL.InverseFunctionalProperty,
+        OWL.TransitiveProperty,
+        OWL.SymmetricProperty,
+    }
+)
+
+
+class Role(enum.Enum):
+    """What a name stands for: a predicate, or an entity (a subject or an object)."""
+
+    ENTITY = "entity"
+    PROPERTY = "property"
+
+
+@dataclass(frozen=True)
+class Minted:
+    """A name nothing matched, and the scope-local IRI minted for it."""
+
+    iri: URIRef
+    label: str
+    key: str
+    role: Role
+
+    def quads(self, scope: Scope) -> list[Quad]:
+        """What the vocabulary graph gets: the IRI's type (a predicate), label and key."""
+        graph = scope.vocabulary
+        out: list[Quad] = [
+            (self.iri, RDFS.label, Literal(self.label), graph),
+            (self.iri, DOXA.nameKey, Literal(self.key), graph),
+        ]
+        if self.role is Role.PROPERTY:
+            out.append((self.iri, RDF.type, RDF.Property, graph))
+        return out
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A write's subject, predicate and object with every name replaced by its IRI."""
+
+    subject: object
+    predicate: object
+    object: object
+    minted: tuple[Minted, ...] = ()
+
+
+@dataclass(frozen=True)
+class _OntologyNames:
+    """What the domain ontology names: key -> terms, per role; and the terms it declares."""
+
+    by_key: dict[tuple[Role, str], frozenset[URIRef]]
+    object_properties: frozenset[URIRef]
+    declared: frozenset[URIRef]
+
+
+def is_name(value: object) -> bool:
+    """Whether a subject or predicate value is a name: a str that is not an absolute IRI."""
+    return isinstance(value, str) and not isinstance(value, URIRef) and not iri_shaped(value)
+
+
+class Names:
+    """Resolves names for one scope of one store (see the module docs)."""
+
+    def __init__(self, store: Store, scope: Scope) -> None:
+        self.store = store
+        self.scope = scope
+        self._ontology: tuple[str, _OntologyNames] | None = None
+        self._lock = threading.Lock()
+
+    # -- resolving ------------------------------------------------------------------------
+
+    def resolve(self, subject: object, predicate: object, obj: object) -> Resolved:
+        """Replace each name among the three by its IRI; values that are no names pass as
+        they are (``build_proposal`` reads them). Raises :class:`~doxa.InvalidInput` for an
+        ambiguous or empty name. Writes nothing."""
+        if not any(map(is_name, (subject, predicate, obj))):
+            return Resolved(subject, predicate, obj)  # IRIs only: no lookup at all
+        minted: list[Minted] = []
+        ontology = self._ontology_names()
+        if is_name(predicate):
+            predicate = self._one(str(predicate), Role.PROPERTY, "predicate", minted, ontology)
+        if is_name(subject):
+            subject = self._one(str(subject), Role.ENTITY, "subject", minted, ontology)
+        if is_name(obj) and _is_iri_like(predicate) and predicate in ontology.object_properties:
+            obj = self._one(str(obj), Role.ENTITY, "object", minted, ontology)
+        return Resolved(subject, predicate, obj, tuple(dict.fromkeys(minted)))
+
+    def _one(
+        self,
+        name: str,
+        role: Role,
+        what: str,
+        minted: list[Minted],
+        ontology: _OntologyNames,
+    ) -> URIRef:
+        label = " ".join(as_text(name, what).split())
+        if len(label) > MAX_NAME:
+            raise InvalidInput(
+                f"{what} name {label[:40]!r}… is {len(label)} characters long; a name is at most "
+                f"{MAX_NAME}: pass a short name or an absolute IRI."
+            )
+        key = name_key(label)
+        if not key:
+            raise InvalidInput(
+                f"{what} {name!r} is neither an absolute IRI nor a name (it has no letter or "
+                "digit); pass a name such as 'supplier call' or an IRI such as "
+                "'http://example.org/supplierCall'."
+            )
+        found = set(ontology.by_key.get((role, key), frozenset())) | self._vocabulary(key, role)
+        if len(found) > 1:
+            listed = ", ".join(f"<{c}>" for c in sorted(found))
+            raise InvalidInput(
+                f"{what} name {label!r} matches {len(found)} {role.value} IRIs: {listed}; pass "
+                "the IRI you mean instead of the name."
+            )
+        if found:
+            return next(iter(found))
+        iri = self.scope.minted(role.value, quote(key.replace(" ", "-"), safe="-"))
+        minted.append(Minted(iri, label, key, role))
+        return iri
+
+    def _vocabulary(self, key: str, role: Role) -> set[URIRef]:
+        """The scope's minted (or owner-labelled) IRIs with this key and role: one seek."""
+        rows = self.store.select(
+            "SELECT ?iri ?type WHERE { ?iri <https://w3id.org/doxa#nameKey> ?key "
+            "OPTIONAL { ?iri a ?type FILTER(?type = <http://www.w3.org/1999/02/22-rdf-syntax-"
+            "ns#Property>) } }",
+            dataset=Dataset(default=(self.scope.vocabulary,)),
+            bindings={"key": Literal(key)},
+        )
+        out = set()
+        for row in rows:
+            is_property = row.get("type") is not None
+            if is_property == (role is Role.PROPERTY):
+                out.add(URIRef(str(row["iri"])))
+        return out
+
+    # -- what the owner taught ------------------------------------------------------------
+
+    def cardinality(self, predicate: URIRef) -> Cardinality:
+        """Whether ``predicate`` holds one value or many, as the ontology (which wins) or the
+        owner's lesson in this scope's vocabulary says; ``UNKNOWN`` when neither has."""
+        if predicate in self._ontology_names().declared or str(predicate).startswith(_RESERVED):
+            return Cardinality.DECLARED
+        rows = self.store.select(
+            "SELECT ?type WHERE { ?p a ?type }",
+            dataset=Dataset(default=(self.scope.vocabulary,)),
+            bindings={"p": predicate},
+        )
+        types = {URIRef(str(row["type"])) for row in rows}
+        if OWL.FunctionalProperty in types:
+            return Cardinality.ONE
+        if DOXA.ManyValuedProperty in types:
+            return Cardinality.MANY
+        return Cardinality.UNKNOWN
+
+    def lesson(self, predicate: URIRef, cardinality: Cardinality) -> list[Quad]:
+        """The vocabulary quads that record the owner's answer for ``predicate``."""
+        kind = {Cardinality.ONE: OWL.FunctionalProperty, Cardinality.MANY: DOXA.ManyValuedProperty}
+        return [(predicate, RDF.type, kind[cardinality], self.scope.vocabulary)]
+
+    # -- the ontology's names, once per digest --------------------------------------------
+
+    def _ontology_names(self) -> _OntologyNames:
+        digest = ontology_digest(self.store) or ""
+        kept = self._ontology
+        if kept is not None and kept[0] == digest:
+            return kept[1]
+        with self._lock:
+            built = _read_ontology(self.store)
+            self._ontology = (digest, built)
+        return built
+
+
+def _is_iri_like(value: object) -> bool:
+    return isinstance(value, URIRef)
+
+
+def _read_ontology(store: Store) -> _OntologyNames:
+    """Every term of the loaded ontology with its labels, local name and types."""
+    rows = store.select(
+        "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(isIRI(?s)) }",
+        dataset=Dataset(default=(ONTOLOGY_GRAPH,)),
+    )
+    labels: dict[URIRef, set[str]] = {}
+    types: dict[URIRef, set[Node]] = {}
+    for row in rows:
+        term = URIRef(str(row["s"]))
+        if str(term).startswith(_RESERVED):
+            continue
+        predicate, value = row["p"], row["o"]
+        labels.setdefault(term, set())
+        if predicate in _LABELS and isinstance(value, Literal):
+            labels[term].add(str(value))
+        elif predicate == RDF.type:
+            types.setdefault(term, set()).add(value)
+        elif predicate in (RDFS.domain, RDFS.range, RDFS.subPropertyOf, OWL.inverseOf):
+            types.setdefault(term, set()).add(RDF.Property)
+    by_key: dict[tuple[Role, str], set[URIRef]] = {}
+    for term, names in labels.items():
+        role = Role.PROPERTY if types.get(term, set()) & _PROPERTY_TYPES else Role.ENTITY
+        for name in (*names, _local_name(term)):
+            key = name_key(name)
+            if key:
+                by_key.setdefault((role, key), set()).add(term)
+    return _OntologyNames(
+        by_key={k: frozenset(v) for k, v in by_key.items()},
+        object_properties=frozenset(t for t, ts in types.items() if OWL.ObjectProperty in ts),
+        declared=frozenset(t for t, ts in types.items() if ts & _PROPERTY_TYPES),
+    )
+
+
+def _local_name(term: URIRef) -> str:
+    text = str(term)
+    for mark in ("#", "/", ":"):
+        if mark in text:
+            text = text.rsplit(mark, 1)[-1]
+            break
+    return text
