@@ -78,6 +78,7 @@ from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
+from doxa.reads.vocabulary import Vocabulary, vocabulary
 from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
@@ -1021,6 +1022,27 @@ class Memory:
             count = import_scope(self.store, self.scope, quads, progress=progress)
             self._check_journal()  # journal the restored receipts, as after a crash
         return count
+
+    # -- names -------------------------------------------------------------------------
+
+    def vocabulary(self, search: str | None = None, *, limit: int = 50) -> Vocabulary:
+        """The predicates and entities this scope speaks of, most used first.
+
+        Each predicate comes with its label, comment and how many values it holds for one
+        subject (``one``, ``many`` or ``unknown``: the domain ontology's axioms, else what the
+        owner taught when asked "replace or add?"); each entity with its label and IRI. Use
+        counts are the live statements naming them. ``search`` keeps those whose name
+        matches (as names resolve: case, spacing and punctuation folded) or whose IRI holds
+        it; ``limit`` (1-1000) caps each list. Raises :class:`~doxa.InvalidInput` for a bad
+        limit.
+
+        >>> mem = Memory.open(None, scope="alice")
+        >>> _ = mem.remember("Bob's phone is 555", topic="contacts", subject="Bob",
+        ...                  predicate="phone number", object="555")
+        >>> [(p.label, p.values, p.uses) for p in mem.vocabulary("phone").predicates]
+        [('phone number', 'unknown', 1)]
+        """
+        return vocabulary(self.store, self.scope, search=search, limit=limit)
 
 
 def _only(graph: URIRef) -> Dataset:

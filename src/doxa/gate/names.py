@@ -32,43 +32,24 @@ a time: ``owl:FunctionalProperty``; several: ``doxa:ManyValuedProperty``): see
 from __future__ import annotations
 
 import enum
-import threading
 from dataclasses import dataclass
 from urllib.parse import quote
 
 from rdflib import Literal, URIRef
-from rdflib.term import Node
 
 from doxa.errors import InvalidInput
 from doxa.judges.base import Cardinality
-from doxa.ontology.closure import ontology_digest
+from doxa.ontology.labels import RESERVED, OntologyTerms, ontology_terms
 from doxa.scope import Scope
 from doxa.store import Dataset, Quad, Store
 from doxa.terms import as_text, iri_shaped
 from doxa.text import name_key
-from doxa.vocabulary import DOXA, ONTOLOGY_GRAPH, OWL, PROV, RDF, RDFS, SKOS, XSD
+from doxa.vocabulary import DOXA, OWL, RDF, RDFS
 
 __all__ = ["Cardinality", "Minted", "Names", "Resolved", "Role", "is_name"]
 
 #: the longest name accepted, in characters: a name is a few words, not a paragraph
 MAX_NAME = 200
-#: namespaces whose terms a name never resolves to (doxa's own, the W3C vocabularies)
-_RESERVED = tuple(
-    str(ns) for ns in (DOXA, RDF, RDFS, OWL, XSD, SKOS, PROV, "http://purl.org/dc/terms/")
-)
-_LABELS = (RDFS.label, SKOS.prefLabel, SKOS.altLabel)
-_PROPERTY_TYPES = frozenset(
-    {
-        RDF.Property,
-        OWL.ObjectProperty,
-        OWL.DatatypeProperty,
-        OWL.AnnotationProperty,
-        OWL.FunctionalProperty,
-        OWL.InverseFunctionalProperty,
-        OWL.TransitiveProperty,
-        OWL.SymmetricProperty,
-    }
-)
 
 
 class Role(enum.Enum):
@@ -109,15 +90,6 @@ class Resolved:
     minted: tuple[Minted, ...] = ()
 
 
-@dataclass(frozen=True)
-class _OntologyNames:
-    """What the domain ontology names: key -> terms, per role; and the terms it declares."""
-
-    by_key: dict[tuple[Role, str], frozenset[URIRef]]
-    object_properties: frozenset[URIRef]
-    declared: frozenset[URIRef]
-
-
 def is_name(value: object) -> bool:
     """Whether a subject or predicate value is a name: a str that is not an absolute IRI."""
     return isinstance(value, str) and not isinstance(value, URIRef) and not iri_shaped(value)
@@ -129,8 +101,6 @@ class Names:
     def __init__(self, store: Store, scope: Scope) -> None:
         self.store = store
         self.scope = scope
-        self._ontology: tuple[str, _OntologyNames] | None = None
-        self._lock = threading.Lock()
 
     # -- resolving ------------------------------------------------------------------------
 
@@ -141,12 +111,12 @@ class Names:
         if not any(map(is_name, (subject, predicate, obj))):
             return Resolved(subject, predicate, obj)  # IRIs only: no lookup at all
         minted: list[Minted] = []
-        ontology = self._ontology_names()
+        ontology = ontology_terms(self.store)
         if is_name(predicate):
             predicate = self._one(str(predicate), Role.PROPERTY, "predicate", minted, ontology)
         if is_name(subject):
             subject = self._one(str(subject), Role.ENTITY, "subject", minted, ontology)
-        if is_name(obj) and _is_iri_like(predicate) and predicate in ontology.object_properties:
+        if is_name(obj) and predicate in ontology.object_properties:
             obj = self._one(str(obj), Role.ENTITY, "object", minted, ontology)
         return Resolved(subject, predicate, obj, tuple(dict.fromkeys(minted)))
 
@@ -156,7 +126,7 @@ class Names:
         role: Role,
         what: str,
         minted: list[Minted],
-        ontology: _OntologyNames,
+        ontology: OntologyTerms,
     ) -> URIRef:
         label = " ".join(as_text(name, what).split())
         if len(label) > MAX_NAME:
@@ -171,7 +141,8 @@ class Names:
                 "digit); pass a name such as 'supplier call' or an IRI such as "
                 "'http://example.org/supplierCall'."
             )
-        found = set(ontology.by_key.get((role, key), frozenset())) | self._vocabulary(key, role)
+        prop = role is Role.PROPERTY
+        found = set(ontology.find(key, prop=prop)) | self._vocabulary(key, role)
         if len(found) > 1:
             listed = ", ".join(f"<{c}>" for c in sorted(found))
             raise InvalidInput(
@@ -205,7 +176,9 @@ class Names:
     def cardinality(self, predicate: URIRef) -> Cardinality:
         """Whether ``predicate`` holds one value or many, as the ontology (which wins) or the
         owner's lesson in this scope's vocabulary says; ``UNKNOWN`` when neither has."""
-        if predicate in self._ontology_names().declared or str(predicate).startswith(_RESERVED):
+        if predicate in ontology_terms(self.store).properties or str(predicate).startswith(
+            RESERVED
+        ):
             return Cardinality.DECLARED
         rows = self.store.select(
             "SELECT ?type WHERE { ?p a ?type }",
@@ -223,62 +196,3 @@ class Names:
         """The vocabulary quads that record the owner's answer for ``predicate``."""
         kind = {Cardinality.ONE: OWL.FunctionalProperty, Cardinality.MANY: DOXA.ManyValuedProperty}
         return [(predicate, RDF.type, kind[cardinality], self.scope.vocabulary)]
-
-    # -- the ontology's names, once per digest --------------------------------------------
-
-    def _ontology_names(self) -> _OntologyNames:
-        digest = ontology_digest(self.store) or ""
-        kept = self._ontology
-        if kept is not None and kept[0] == digest:
-            return kept[1]
-        with self._lock:
-            built = _read_ontology(self.store)
-            self._ontology = (digest, built)
-        return built
-
-
-def _is_iri_like(value: object) -> bool:
-    return isinstance(value, URIRef)
-
-
-def _read_ontology(store: Store) -> _OntologyNames:
-    """Every term of the loaded ontology with its labels, local name and types."""
-    rows = store.select(
-        "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(isIRI(?s)) }",
-        dataset=Dataset(default=(ONTOLOGY_GRAPH,)),
-    )
-    labels: dict[URIRef, set[str]] = {}
-    types: dict[URIRef, set[Node]] = {}
-    for row in rows:
-        term = URIRef(str(row["s"]))
-        if str(term).startswith(_RESERVED):
-            continue
-        predicate, value = row["p"], row["o"]
-        labels.setdefault(term, set())
-        if predicate in _LABELS and isinstance(value, Literal):
-            labels[term].add(str(value))
-        elif predicate == RDF.type:
-            types.setdefault(term, set()).add(value)
-        elif predicate in (RDFS.domain, RDFS.range, RDFS.subPropertyOf, OWL.inverseOf):
-            types.setdefault(term, set()).add(RDF.Property)
-    by_key: dict[tuple[Role, str], set[URIRef]] = {}
-    for term, names in labels.items():
-        role = Role.PROPERTY if types.get(term, set()) & _PROPERTY_TYPES else Role.ENTITY
-        for name in (*names, _local_name(term)):
-            key = name_key(name)
-            if key:
-                by_key.setdefault((role, key), set()).add(term)
-    return _OntologyNames(
-        by_key={k: frozenset(v) for k, v in by_key.items()},
-        object_properties=frozenset(t for t, ts in types.items() if OWL.ObjectProperty in ts),
-        declared=frozenset(t for t, ts in types.items() if ts & _PROPERTY_TYPES),
-    )
-
-
-def _local_name(term: URIRef) -> str:
-    text = str(term)
-    for mark in ("#", "/", ":"):
-        if mark in text:
-            text = text.rsplit(mark, 1)[-1]
-            break
-    return text

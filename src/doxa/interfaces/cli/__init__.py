@@ -120,6 +120,7 @@ for _command in (
     read.held,
     read.receipts,
     read.sparql,
+    read.vocabulary,
     decide.approve,
     decide.reject,
     decide.retract,
