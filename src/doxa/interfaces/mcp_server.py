@@ -64,6 +64,7 @@ AGENT_TOOLS: dict[str, bool] = {
     "facts": True,
     "history": True,
     "why": True,
+    "vocabulary": True,
 }
 
 INSTRUCTIONS = (
