@@ -236,6 +236,8 @@ class Gate(WritePath):
     ) -> Receipt:
         now = self.clock.now()
         decision = decision or Decision()
+        if verdict is not None and verdict.statement is not None:
+            pairs, minted, reason = self._read_statement(proposal, pairs, minted, verdict, reason)
         if minted and (verdict is None or verdict.relation is not Relation.INSTRUCTION):
             # the names this write minted, in its own transaction (never for a refused write)
             decision.change.insert += [q for m in minted for q in m.quads(self.scope)]
@@ -314,6 +316,29 @@ class Gate(WritePath):
                 decision, relation, targets, proposal.iri, proposal.valid_from, reason, now
             )
         return self.record.commit(decision, replace(draft, outcome=Outcome.ADMITTED), now)
+
+    def _read_statement(
+        self,
+        proposal: Proposal,
+        pairs: list[Pair],
+        minted: tuple[Minted, ...],
+        verdict: Verdict,
+        reason: str,
+    ) -> tuple[list[Pair], tuple[Minted, ...], str]:
+        """Give a text-only write the statement its judge read (names resolved as a writer's
+        would be), or say in the reason why it was not used."""
+        assert verdict.statement is not None
+        given = (proposal.subject, proposal.predicate, proposal.object)
+        if given != (None, None, None) or proposal.is_rule:
+            return pairs, minted, reason  # the writer's own structure, or a rule: kept as is
+        if verdict.relation in (Relation.SAME, Relation.INSTRUCTION):
+            return pairs, minted, reason  # no new claim is stored
+        read = self.names.read_statement(proposal.text, verdict.statement)
+        if isinstance(read, str):
+            return pairs, minted, f"{reason} (its statement was not used: {read})"
+        structure, more = read
+        said = ", ".join(repr(n) for n in verdict.statement)
+        return [*pairs, *structure], (*minted, *more), f"{reason} (read as {said})"
 
     def rejudge(self) -> list[Receipt]:
         """Judge every write held ``unchecked`` again; each leaves a new receipt.

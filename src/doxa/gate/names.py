@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from rdflib import Literal, URIRef
+from rdflib.term import Node
 
 from doxa.errors import InvalidInput
 from doxa.judges.base import Cardinality
@@ -170,6 +171,46 @@ class Names:
             if is_property == (role is Role.PROPERTY):
                 out.add(URIRef(str(row["iri"])))
         return out
+
+    # -- a statement a judge read in a text -----------------------------------------------
+
+    def read_statement(
+        self, text: str, statement: tuple[str, str, str]
+    ) -> tuple[list[tuple[URIRef, Node]], tuple[Minted, ...]] | str:
+        """The claim pairs (``rdf:subject``, ``rdf:predicate``, ``rdf:object``) and minted
+        names for a statement a judge read in ``text``; or why it is not used.
+
+        A judge proposes; it cannot invent. The subject's and the object's words must all be
+        words of the text (by name key), and the predicate must be one the scope or the
+        ontology already knows, or be made of the text's words: a model that names something
+        the write does not say mints nothing. Resolution is the writer's (:meth:`resolve`).
+        """
+        words = set(name_key(text).split())
+        subject, predicate, obj = statement
+        for part, name in (("subject", subject), ("object", obj)):
+            key = name_key(name)
+            if not key or not set(key.split()) <= words:
+                return f"its {part} {name!r} is not in the write's text"
+        if is_name(subject) is False or is_name(predicate) is False:
+            return "a judge names the subject and predicate, it gives no IRIs"
+        try:
+            resolved = self.resolve(subject, predicate, obj)
+        except InvalidInput as error:
+            return str(error)
+        if (
+            any(m.role is Role.PROPERTY for m in resolved.minted)
+            and not set(name_key(predicate).split()) <= words
+        ):
+            return f"its predicate {predicate!r} is neither known nor in the write's text"
+        assert isinstance(resolved.subject, URIRef)
+        assert isinstance(resolved.predicate, URIRef)
+        value = resolved.object if isinstance(resolved.object, URIRef) else Literal(obj)
+        pairs: list[tuple[URIRef, Node]] = [
+            (RDF.subject, resolved.subject),
+            (RDF.predicate, resolved.predicate),
+            (RDF.object, value),
+        ]
+        return pairs, resolved.minted
 
     # -- what the owner taught ------------------------------------------------------------
 
