@@ -68,9 +68,8 @@ def test_the_schema_asks_for_the_statement() -> None:
 
 
 def test_a_statement_from_the_text_is_stored_resolved(mem: doxa.Memory, fake: FakeOpenAI) -> None:
-    """Names from the text resolve (the predicate to ex:dayOfWeek, an object property, so
-    the object is an entity) and the claim is structured; the next write on the same
-    subject finds it by structure."""
+    """Names from the text resolve (the predicate to the ontology's ex:dayOfWeek; the
+    object is a literal, as a writer's string object) and the claim is structured."""
     receipt = write(
         mem,
         fake,
@@ -83,15 +82,14 @@ def test_a_statement_from_the_text_is_stored_resolved(mem: doxa.Memory, fake: Fa
     fact = mem.get(receipt.fact)
     assert fact.subject == URIRef("urn:doxa:scope:alice/entity/supplier-call")
     assert fact.predicate == URIRef(EX + "dayOfWeek")
-    assert fact.object == URIRef("urn:doxa:scope:alice/entity/wednesday")
+    assert fact.object == Literal("Wednesday")
     assert [f.id for f in mem.facts(subject="urn:doxa:scope:alice/entity/supplier-call")] == [
         fact.id
     ]
 
 
 def test_a_new_predicate_from_the_text_is_minted(mem: doxa.Memory, fake: FakeOpenAI) -> None:
-    """A predicate made of the text's words mints a scope property; the object stays a
-    literal (the predicate is no ontology object property)."""
+    """A predicate made of the text's words mints a scope property."""
     receipt = write(
         mem, fake, "Bob's phone number is 555-0101", statement("Bob", "phone number", "555-0101")
     )

@@ -20,9 +20,10 @@ made from the key alone, so two writers (or two threads) minting one name mint t
 Minting is described here (:class:`Minted`) and written by the gate in the same transaction
 as the write's decision, and only for a write that is admitted or held.
 
-An object given as a string stays a literal (as always), except where the domain ontology
-declares the predicate an ``owl:ObjectProperty``: then a string that is not an IRI is an
-entity name and resolves like a subject.
+An object given as a string stays what it always was: an IRI when it is an absolute IRI, else
+a string literal (``writes.py`` and the CLI promise that, and a literal compares by value in
+a one-value slot just as well). To point the object at an entity, pass its IRI, as
+``Memory.vocabulary`` lists them.
 
 The vocabulary also keeps what the owner taught about an undeclared predicate (one value at
 a time: ``owl:FunctionalProperty``; several: ``doxa:ManyValuedProperty``): see
@@ -106,10 +107,10 @@ class Names:
     # -- resolving ------------------------------------------------------------------------
 
     def resolve(self, subject: object, predicate: object, obj: object) -> Resolved:
-        """Replace each name among the three by its IRI; values that are no names pass as
-        they are (``build_proposal`` reads them). Raises :class:`~doxa.InvalidInput` for an
-        ambiguous or empty name. Writes nothing."""
-        if not any(map(is_name, (subject, predicate, obj))):
+        """Replace a subject or predicate name by its IRI; other values (the object among
+        them) pass as they are (``build_proposal`` reads them). Raises
+        :class:`~doxa.InvalidInput` for an ambiguous or empty name. Writes nothing."""
+        if not any(map(is_name, (subject, predicate))):
             return Resolved(subject, predicate, obj)  # IRIs only: no lookup at all
         minted: list[Minted] = []
         ontology = ontology_terms(self.store)
@@ -117,8 +118,6 @@ class Names:
             predicate = self._one(str(predicate), Role.PROPERTY, "predicate", minted, ontology)
         if is_name(subject):
             subject = self._one(str(subject), Role.ENTITY, "subject", minted, ontology)
-        if is_name(obj) and predicate in ontology.object_properties:
-            obj = self._one(str(obj), Role.ENTITY, "object", minted, ontology)
         return Resolved(subject, predicate, obj, tuple(dict.fromkeys(minted)))
 
     def _one(
@@ -204,7 +203,7 @@ class Names:
             return f"its predicate {predicate!r} is neither known nor in the write's text"
         assert isinstance(resolved.subject, URIRef)
         assert isinstance(resolved.predicate, URIRef)
-        value = resolved.object if isinstance(resolved.object, URIRef) else Literal(obj)
+        value = Literal(obj)  # as a writer's string object: a literal (a judge gives no IRIs)
         pairs: list[tuple[URIRef, Node]] = [
             (RDF.subject, resolved.subject),
             (RDF.predicate, resolved.predicate),

@@ -60,8 +60,6 @@ class OntologyTerms:
     comments: dict[URIRef, str]
     #: the terms the ontology declares properties (typed so, or given a domain, range …)
     properties: frozenset[URIRef]
-    #: the properties declared owl:ObjectProperty: their object names are entities
-    object_properties: frozenset[URIRef]
 
     def find(self, key: str, *, prop: bool) -> frozenset[URIRef]:
         """The terms a name key matches, among properties (``prop``) or the other terms."""
@@ -107,7 +105,6 @@ def _read(store: Store) -> OntologyTerms:
     names: dict[URIRef, dict[Node, list[str]]] = {}
     comments: dict[URIRef, str] = {}
     props: set[URIRef] = set()
-    objects: set[URIRef] = set()
     ontologies: set[URIRef] = set()  # the ontologies' own IRIs: no entity of the user's
     for row in rows:
         term = URIRef(str(row["s"]))
@@ -122,8 +119,6 @@ def _read(store: Store) -> OntologyTerms:
             comments.setdefault(term, str(value))
         elif (predicate == RDF.type and value in _PROPERTY_TYPES) or predicate in _PROPERTY_AXIOMS:
             props.add(term)
-            if value == OWL.ObjectProperty:
-                objects.add(term)
     by_key: dict[tuple[bool, str], set[URIRef]] = {}
     labels: dict[URIRef, str] = {}
     for term, given in names.items():
@@ -143,5 +138,4 @@ def _read(store: Store) -> OntologyTerms:
         labels=labels,
         comments=comments,
         properties=frozenset(props),
-        object_properties=frozenset(objects),
     )
