@@ -43,7 +43,9 @@ from doxa.errors import InvalidInput
 from doxa.judges.base import Cardinality
 from doxa.ontology.labels import RESERVED, OntologyTerms, ontology_terms
 from doxa.scope import Scope
-from doxa.store import Dataset, Quad, Store
+from doxa.store import Change, Dataset, Quad, Store
+from doxa.store.cache import CacheKey, Derived
+from doxa.store.capabilities import cache_of
 from doxa.terms import as_text, iri_shaped
 from doxa.text import name_key
 from doxa.vocabulary import DOXA, OWL, RDF, RDFS
@@ -90,6 +92,33 @@ class Resolved:
     predicate: object
     object: object
     minted: tuple[Minted, ...] = ()
+
+
+class _KeptLessons(Derived):
+    """A scope's lessons, forgotten when its vocabulary graph changes."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.graph = str(scope.vocabulary)
+        self.lessons: dict[URIRef, Cardinality] | None = None
+        self.generation = 0
+
+    def changed(self, change: Change) -> None:
+        mine = self.graph.__eq__
+        if any(map(mine, [str(q[3]) for q in change.insert])) or any(
+            map(mine, [str(q[3]) for q in change.delete])
+        ):
+            self.forget()
+
+    def reset(self, graph: URIRef | None) -> None:
+        if graph is None or str(graph) == self.graph:
+            self.forget()
+
+    def forget(self) -> None:
+        self.generation += 1
+        self.lessons = None
+
+
+_LESSONS: CacheKey[_KeptLessons] = CacheKey("doxa.lessons")
 
 
 def is_name(value: object) -> bool:
@@ -220,17 +249,34 @@ class Names:
             RESERVED
         ):
             return Cardinality.DECLARED
-        rows = self.store.select(
-            "SELECT ?type WHERE { ?p a ?type }",
-            dataset=Dataset(default=(self.scope.vocabulary,)),
-            bindings={"p": predicate},
+        return self._lessons().get(predicate, Cardinality.UNKNOWN)
+
+    def _lessons(self) -> dict[URIRef, Cardinality]:
+        """Every lesson of the scope (few: one per taught predicate), kept in the store's
+        cache until the vocabulary graph changes; read afresh where there is no cache."""
+        cache = cache_of(self.store)
+        kept = (
+            cache.get_or_make(_LESSONS.of(self.scope.name), lambda: _KeptLessons(self.scope))
+            if cache is not None
+            else None
         )
-        types = {URIRef(str(row["type"])) for row in rows}
-        if OWL.FunctionalProperty in types:
-            return Cardinality.ONE
-        if DOXA.ManyValuedProperty in types:
-            return Cardinality.MANY
-        return Cardinality.UNKNOWN
+        if kept is not None and kept.lessons is not None:
+            return kept.lessons
+        generation = kept.generation if kept is not None else 0
+        lessons: dict[URIRef, Cardinality] = {}
+        for row in self.store.select(
+            "SELECT ?p ?type WHERE { ?p a ?type FILTER(?type IN (<http://www.w3.org/2002/07/"
+            "owl#FunctionalProperty>, <https://w3id.org/doxa#ManyValuedProperty>)) }",
+            dataset=Dataset(default=(self.scope.vocabulary,)),
+        ):
+            predicate = URIRef(str(row["p"]))
+            if row["type"] == OWL.FunctionalProperty:  # one value wins a (raced) double lesson
+                lessons[predicate] = Cardinality.ONE
+            else:
+                lessons.setdefault(predicate, Cardinality.MANY)
+        if kept is not None and kept.generation == generation:
+            kept.lessons = lessons
+        return lessons
 
     def lesson(self, predicate: URIRef, cardinality: Cardinality) -> list[Quad]:
         """The vocabulary quads that record the owner's answer for ``predicate``."""

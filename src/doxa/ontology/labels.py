@@ -16,9 +16,11 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.ontology.closure import ontology_digest
-from doxa.store import Dataset, Store
+from doxa.store import Change, Dataset, Store
+from doxa.store.cache import CacheKey, Derived
+from doxa.store.capabilities import cache_of
 from doxa.text import name_key
-from doxa.vocabulary import DOXA, ONTOLOGY_GRAPH, OWL, PROV, RDF, RDFS, SKOS, XSD
+from doxa.vocabulary import CLOSURE_GRAPH, DOXA, ONTOLOGY_GRAPH, OWL, PROV, RDF, RDFS, SKOS, XSD
 
 __all__ = ["RESERVED", "OntologyTerms", "local_name", "ontology_terms"]
 
@@ -83,9 +85,47 @@ _KEPT: dict[str, OntologyTerms] = {}
 _KEEPING = threading.Lock()
 
 
+class _KeptTerms(Derived):
+    """The terms kept in the store's cache until the ontology or its closure changes (a read
+    that raced such a change is not kept: it carries the generation it started from)."""
+
+    def __init__(self) -> None:
+        self.terms: OntologyTerms | None = None
+        self.generation = 0
+
+    def changed(self, change: Change) -> None:
+        graphs = {str(q[3]) for q in change.insert} | {str(q[3]) for q in change.delete}
+        if graphs & _WATCHED:
+            self.forget()
+
+    def reset(self, graph: URIRef | None) -> None:
+        if graph is None or str(graph) in _WATCHED:
+            self.forget()
+
+    def forget(self) -> None:
+        self.generation += 1
+        self.terms = None
+
+
+_WATCHED = frozenset({str(ONTOLOGY_GRAPH), str(CLOSURE_GRAPH)})
+_TERMS: CacheKey[_KeptTerms] = CacheKey("doxa.ontology-terms")
+
+
 def ontology_terms(store: Store) -> OntologyTerms:
-    """The loaded ontology's terms, read once per ontology digest (a changed ontology is read
-    again on the next call)."""
+    """The loaded ontology's terms: kept in the store's cache where it has one (no read per
+    write), else read once per ontology digest."""
+    cache = cache_of(store)
+    kept = cache.get_or_make(_TERMS, _KeptTerms) if cache is not None else None
+    if kept is not None and kept.terms is not None:
+        return kept.terms
+    generation = kept.generation if kept is not None else 0
+    terms = _by_digest(store)
+    if kept is not None and kept.generation == generation:
+        kept.terms = terms
+    return terms
+
+
+def _by_digest(store: Store) -> OntologyTerms:
     digest = ontology_digest(store) or ""
     found = _KEPT.get(digest)
     if found is None:
