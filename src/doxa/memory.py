@@ -88,6 +88,7 @@ from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
+from doxa.reads.vocabulary import Vocabulary, vocabulary
 from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name, known_scopes, mark_scope, scope_known, unknown_scope
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
@@ -347,14 +348,15 @@ class Memory:
         gets a basis-ended flag (``Fact.basis_ended``) until the owner confirms, revises or
         retracts it.
         """
+        names = self.gate.names.resolve(subject, predicate, object)
         proposal = build_proposal(
             self.scope,
             text,
             topic=topic,
             kind=kind,
-            subject=subject,
-            predicate=predicate,
-            object=object,
+            subject=names.subject,
+            predicate=names.predicate,
+            object=names.object,
             authority=authority,
             support=support,
             standpoint=standpoint,
@@ -370,7 +372,7 @@ class Memory:
             derived_from=derived_from,
         )
         with self._acknowledged():
-            return self.gate.remember(proposal, strict=strict)
+            return self.gate.remember(proposal, strict=strict, minted=names.minted)
 
     def _acknowledged(self) -> AbstractContextManager[None]:
         """Writers in several threads share journal fsyncs: each write's line is fsynced
@@ -410,7 +412,19 @@ class Memory:
         cannot answer.
         """
         fields.pop("strict", None)
-        return self.gate.preview(build_proposal(self.scope, text, **fields))
+        names = self.gate.names.resolve(
+            fields.pop("subject", None), fields.pop("predicate", None), fields.pop("object", None)
+        )
+        return self.gate.preview(
+            build_proposal(
+                self.scope,
+                text,
+                subject=names.subject,
+                predicate=names.predicate,
+                object=names.object,
+                **fields,
+            )
+        )
 
     def rejudge(self) -> list[Receipt]:
         """Judge again every write held because the judge could not answer.
@@ -1105,6 +1119,27 @@ class Memory:
         """
         if not self.scope_exists():
             raise unknown_scope(self.scope.name, self.scopes())
+
+    # -- names -------------------------------------------------------------------------
+
+    def vocabulary(self, search: str | None = None, *, limit: int = 50) -> Vocabulary:
+        """The predicates and entities this scope speaks of, most used first.
+
+        Each predicate comes with its label, comment and how many values it holds for one
+        subject (``one``, ``many`` or ``unknown``: the domain ontology's axioms, else what the
+        owner taught when asked "replace or add?"); each entity with its label and IRI. Use
+        counts are the live statements naming them. ``search`` keeps those whose name
+        matches (as names resolve: case, spacing and punctuation folded) or whose IRI holds
+        it; ``limit`` (1-1000) caps each list. Raises :class:`~doxa.InvalidInput` for a bad
+        limit.
+
+        >>> mem = Memory.open(None, scope="alice")
+        >>> _ = mem.remember("Bob's phone is 555", topic="contacts", subject="Bob",
+        ...                  predicate="phone number", object="555")
+        >>> [(p.label, p.values, p.uses) for p in mem.vocabulary("phone").predicates]
+        [('phone number', 'unknown', 1)]
+        """
+        return vocabulary(self.store, self.scope, search=search, limit=limit)
 
 
 def _only(graph: URIRef) -> Dataset:

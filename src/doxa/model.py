@@ -309,6 +309,10 @@ class Verdict:
     #: set when another judge answered on the first one's behalf (e.g. an LLM fallback)
     judge: str = ""
     judge_version: str = ""
+    #: the statement a judge read in a text-only write: (subject, predicate, object) as
+    #: names; the gate checks they come from the write's text and resolves them like names
+    #: given by the writer (None: the judge gave none)
+    statement: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@
 | ``<scope>/quarantine``| outside text that acted as an instruction                  |
 | ``<scope>/current``   | derived: live structured facts as plain triples            |
 | ``<scope>/search``    | derived: the word index that ``recall`` reads              |
+| ``<scope>/vocabulary``| names: minted entities and predicates, learned cardinality |
 """
 
 from __future__ import annotations
@@ -129,6 +130,16 @@ class Scope:
     def search(self) -> URIRef:
         return self._graph("search")
 
+    @cached_property
+    def vocabulary(self) -> URIRef:
+        """Names given where IRIs were expected (each minted IRI with its ``rdfs:label``) and
+        what the owner taught about predicates (one value or many)."""
+        return self._graph("vocabulary")
+
+    def minted(self, role: str, slug: str) -> URIRef:
+        """A scope-local IRI minted for a name: ``<scope>/entity/<slug>`` or ``…/property/…``."""
+        return self._graph(f"{role}/{slug}")
+
     def fact(self, fact_id: str) -> URIRef:
         return self._graph(f"fact/{fact_id}")
 
@@ -159,11 +170,18 @@ class Scope:
         return text[len(self.topic_prefix) :] if text.startswith(self.topic_prefix) else None
 
     def ordinary(self, topic_graphs: list[URIRef]) -> Dataset:
-        """What an ordinary reader sees: topics, rules, log and the derived graphs.
+        """What an ordinary reader sees: topics, rules, log, vocabulary and the derived graphs.
 
         Never pending or quarantine, never another scope.
         """
-        graphs = (*topic_graphs, self.rules, self.log, self.current, self.search)
+        graphs = (
+            *topic_graphs,
+            self.rules,
+            self.log,
+            self.current,
+            self.search,
+            self.vocabulary,
+        )
         return Dataset(default=graphs, named=graphs)
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "decimal_literal",
     "dt_literal",
     "instant",
+    "iri_shaped",
     "language_tag",
     "literal",
 ]
@@ -76,6 +77,16 @@ XSD_DATATYPES = frozenset(
 # whose IRI matches it this way claims to be XSD's and must be one of the above, exactly
 _XSD_LOOKALIKES = ("http://www.w3.org/2001/xmlschema#", "https://www.w3.org/2001/xmlschema#")
 _ABSOLUTE_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]+$")
+
+
+def iri_shaped(text: str) -> bool:
+    """Whether ``text`` has the shape of an absolute IRI (``scheme:rest``, no spaces): such a
+    text is read as an IRI (and refused if it is not a valid one), never as a name.
+
+    >>> iri_shaped("mailto:bob@example.org"), iri_shaped("a:b%zz"), iri_shaped("supplier call")
+    (True, True, False)
+    """
+    return bool(_ABSOLUTE_IRI.match(text))
 
 
 def as_iri(value: object, what: str) -> URIRef:

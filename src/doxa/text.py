@@ -9,11 +9,12 @@ index keys and tombstones written then are still matched.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
 
-__all__ = ["normalise", "text_key", "visible", "with_article", "words"]
+__all__ = ["name_key", "normalise", "text_key", "visible", "with_article", "words"]
 
 # signed numbers, words, and the symbols that change a statement's meaning
 _WORD = re.compile(
@@ -114,3 +115,45 @@ def text_key(text: str, *, legacy: bool = False) -> str:
     """
     digest = hashlib.sha256(normalise(text, legacy=legacy).encode("utf-8")).hexdigest()[:24]
     return f"={digest}"
+
+
+# a lower-case letter or digit followed by a capital: where a camelCase local name splits
+_CAMEL = re.compile(r"(?<=[^\W_])(?=[A-Z][a-z])|(?<=[a-z0-9])(?=[A-Z])")
+
+
+@functools.cache
+def _lookalikes() -> dict[int, str]:
+    """Letters that merely look like an ASCII letter or digit (Unicode TR39 confusables) to it."""
+    # imported on first use: the table is large, and most names are ASCII
+    from confusable_homoglyphs.confusables import confusables_data
+
+    table: dict[int, str] = {}
+    for char, entries in confusables_data.items():
+        if len(char) != 1 or char.isascii():
+            continue
+        for entry in entries:
+            target = entry["c"]
+            if len(target) == 1 and target.isascii() and target.isalnum():
+                table[ord(char)] = target.lower()
+                break
+    return table
+
+
+def name_key(name: str) -> str:
+    """The key two spellings of one name share: what names are compared by, never the raw text.
+
+    camelCase is split into words; then NFKC, format characters dropped, case folded,
+    accents stripped, look-alike letters read as the ASCII letter they imitate (so ``Bоb``
+    with a Cyrillic ``о`` meets ``Bob`` instead of minting a twin), punctuation and spacing
+    reduced to single spaces. The key may be empty (a name of punctuation only).
+
+    >>> name_key("dayOfWeek") == name_key("Day of  week") == name_key("day-of-week")
+    True
+    >>> name_key("B\u043eb"), name_key("Caf\u00e9")
+    ('bob', 'cafe')
+    """
+    text = _CAMEL.sub(" ", visible(name))
+    if not text.isascii():
+        text = text.casefold().translate(_lookalikes())
+    words = normalise(text, legacy=True).split()
+    return " ".join(w for w in words if any(c.isalnum() for c in w))

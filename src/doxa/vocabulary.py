@@ -71,6 +71,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "BasisEnded",
         "BasisConfirmed",
         "Scope",
+        "ManyValuedProperty",
     ),
     "individual": (
         "Owner",
@@ -170,5 +171,6 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "decisions",
         "salt",
         "bodyDigest",
+        "nameKey",
     ),
 }

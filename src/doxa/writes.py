@@ -169,8 +169,22 @@ FIELDS: tuple[Field, ...] = (
         "str | None",
         pattern=NAME_PATTERN,
     ),
-    Field("subject", "Subject IRI of a structured fact.", Wire.IRI, "object", metavar="IRI"),
-    Field("predicate", "Predicate IRI of a structured fact.", Wire.IRI, "object", metavar="IRI"),
+    Field(
+        "subject",
+        "Subject of a structured fact: an IRI, or a name such as 'supplier call' (resolved in "
+        "the scope's vocabulary; a new name mints an IRI).",
+        Wire.TEXT,
+        "object",
+        metavar="IRI|NAME",
+    ),
+    Field(
+        "predicate",
+        "Predicate of a structured fact: an IRI, or a name such as 'day of week' (resolved "
+        "like the subject).",
+        Wire.TEXT,
+        "object",
+        metavar="IRI|NAME",
+    ),
     Field(
         "object",
         "Object: an absolute IRI becomes an IRI, anything else a string literal.",

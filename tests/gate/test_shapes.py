@@ -205,7 +205,7 @@ def test_error_lists_every_failed_constraint(memory: doxa.Memory) -> None:
             "boss",
             "'boss' is not a valid authority; use one of: owner, tool, agent, external.",
         ),
-        ("subject", "not an iri", "subject 'not an iri' is not an absolute IRI"),
+        ("subject", 42, "subject 42 is not an absolute IRI"),
         ("valid_from", "next tuesday", "'next tuesday' is not a date or datetime"),
         ("confidence", "high", "confidence 'high' is not a number; use a value from 0 to 1."),
         ("object", object(), "has type object; pass an IRI, a string, a number"),

@@ -78,7 +78,7 @@ def store(tmp_path: Path) -> Path:
 
 
 def test_the_tool_table_is_pinned(store: Path) -> None:
-    """The agent sees exactly five tools, reads marked read-only, each with both schemas."""
+    """The agent sees exactly six tools, reads marked read-only, each with both schemas."""
     seen: dict[str, Any] = {}
 
     async def body(client: Client) -> None:
@@ -92,6 +92,7 @@ def test_the_tool_table_is_pinned(store: Path) -> None:
         "facts": True,
         "history": True,
         "why": True,
+        "vocabulary": True,
     }
     assert table == AGENT_TOOLS
     assert not OWNER_VERBS & set(table)

@@ -60,11 +60,19 @@ def completion(
     return Reply(body=json.dumps(body).encode())
 
 
-def answer(relation: str, targets: list[str] | None = None, reason: str = "fake") -> Reply:
-    """A completion whose content is the JSON answer the schema asks for."""
-    return completion(
-        json.dumps({"relation": relation, "targets": targets or [], "reason": reason})
-    )
+def answer(
+    relation: str,
+    targets: list[str] | None = None,
+    reason: str = "fake",
+    *,
+    statement: object = None,
+) -> Reply:
+    """A completion whose content is the JSON answer the schema asks for; ``statement`` (a
+    dict of subject, predicate and object, or anything else to test garbage) when given."""
+    content: dict[str, Any] = {"relation": relation, "targets": targets or [], "reason": reason}
+    if statement is not None:
+        content["statement"] = statement
+    return completion(json.dumps(content))
 
 
 def status(code: int, message: str = "fake failure") -> Reply:

@@ -32,12 +32,13 @@ from doxa.gate.closing import Closing
 from doxa.gate.deciding import MAX_ATTEMPTS, UNLOCKED_ATTEMPTS, Decider, pause
 from doxa.gate.erasing import Erasing
 from doxa.gate.gather import gather
+from doxa.gate.names import Minted, Names
 from doxa.gate.owner import OwnerDecisions, WritePath
 from doxa.gate.proposal import claim_pairs, input_digest, proposal_from_pairs, write_triples
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision, Record
 from doxa.gate.shapes import ShapeCheck
-from doxa.judges.base import Evidence, Judge
+from doxa.judges.base import Cardinality, Evidence, Judge
 from doxa.model import (
     ClosingPolicy,
     HoldStatus,
@@ -91,7 +92,8 @@ class Gate(WritePath):
         self.decider = Decider(store, scope, clock, lock, self.record)
         self.closing = Closing(store, scope, judge, self.policy)
         self.erasing = Erasing(self.decider)
-        self.owner = OwnerDecisions(self.decider, self)
+        self.names = Names(store, scope)
+        self.owner = OwnerDecisions(self.decider, self, self.names)
 
     # -- the write path -------------------------------------------------------------------
 
@@ -102,9 +104,11 @@ class Gate(WritePath):
         strict: bool = False,
         failures: tuple[ConstraintFailure, ...] | None = None,
         pairs: list[Pair] | None = None,
+        minted: tuple[Minted, ...] = (),
     ) -> Receipt:
         """Decide one write; ``failures`` are its shape check's and ``pairs`` its claim's
-        pairs, when already worked out (in bulk)."""
+        pairs, when already worked out (in bulk). ``minted`` are the names resolving the
+        write minted (:meth:`Names.resolve`): written with the decision, unless refused."""
         pairs = claim_pairs(proposal) if pairs is None else pairs
         digest = input_digest(pairs)
         if failures is None:
@@ -159,6 +163,7 @@ class Gate(WritePath):
                             verdict,
                             reason,
                             Decision(after=after),
+                            minted,
                         )
                     except WriteConflict:
                         if last:
@@ -170,7 +175,7 @@ class Gate(WritePath):
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _gather(self, proposal: Proposal) -> Evidence:
-        return gather(
+        evidence = gather(
             self.store,
             self.scope,
             proposal,
@@ -178,6 +183,14 @@ class Gate(WritePath):
             similar=SIMILAR_TEXTS if self.judge.needs.similar_texts else 0,
             now=self.clock.now(),
         )
+        if proposal.predicate is None:
+            return evidence
+        table = evidence.properties
+        predicate, _ = table.canonical(proposal.predicate)
+        cardinality = self.names.cardinality(predicate)
+        if cardinality is Cardinality.ONE:  # the owner's lesson: one value, as if declared
+            table = replace(table, functional=table.functional | {predicate})
+        return replace(evidence, cardinality=cardinality, properties=table)
 
     def preview(self, proposal: Proposal) -> Verdict:
         """The judge's verdict on a write, without writing anything (not even a receipt)."""
@@ -219,9 +232,15 @@ class Gate(WritePath):
         verdict: Verdict | None,
         reason: str,
         decision: Decision | None = None,
+        minted: tuple[Minted, ...] = (),
     ) -> Receipt:
         now = self.clock.now()
         decision = decision or Decision()
+        if verdict is not None and verdict.statement is not None:
+            pairs, minted, reason = self._read_statement(proposal, pairs, minted, verdict, reason)
+        if minted and (verdict is None or verdict.relation is not Relation.INSTRUCTION):
+            # the names this write minted, in its own transaction (never for a refused write)
+            decision.change.insert += [q for m in minted for q in m.quads(self.scope)]
         # each once: a judge may name a fact twice, and the store keeps a set of triples
         consulted = tuple(dict.fromkeys(f.iri for f in evidence.consulted))
         targets = tuple(
@@ -297,6 +316,29 @@ class Gate(WritePath):
                 decision, relation, targets, proposal.iri, proposal.valid_from, reason, now
             )
         return self.record.commit(decision, replace(draft, outcome=Outcome.ADMITTED), now)
+
+    def _read_statement(
+        self,
+        proposal: Proposal,
+        pairs: list[Pair],
+        minted: tuple[Minted, ...],
+        verdict: Verdict,
+        reason: str,
+    ) -> tuple[list[Pair], tuple[Minted, ...], str]:
+        """Give a text-only write the statement its judge read (names resolved as a writer's
+        would be), or say in the reason why it was not used."""
+        assert verdict.statement is not None
+        given = (proposal.subject, proposal.predicate, proposal.object)
+        if given != (None, None, None) or proposal.is_rule:
+            return pairs, minted, reason  # the writer's own structure, or a rule: kept as is
+        if verdict.relation in (Relation.SAME, Relation.INSTRUCTION):
+            return pairs, minted, reason  # no new claim is stored
+        read = self.names.read_statement(proposal.text, verdict.statement)
+        if isinstance(read, str):
+            return pairs, minted, f"{reason} (its statement was not used: {read})"
+        structure, more = read
+        said = ", ".join(repr(n) for n in verdict.statement)
+        return [*pairs, *structure], (*minted, *more), f"{reason} (read as {said})"
 
     def rejudge(self) -> list[Receipt]:
         """Judge every write held ``unchecked`` again; each leaves a new receipt.

@@ -9,6 +9,7 @@ release asks the judge, through the write path (:class:`WritePath`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
@@ -20,10 +21,12 @@ from doxa.errors import InvalidInput, Listing, NotFound
 from doxa.gate.believed import believed_by_keys
 from doxa.gate.deciding import Decider
 from doxa.gate.gather import live_by_keys
+from doxa.gate.names import Names
 from doxa.gate.proposal import proposal_from_pairs
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision
-from doxa.judges.compare import contradicts, overlaps
+from doxa.judges.base import Cardinality
+from doxa.judges.compare import contradicts, overlaps, same_term
 from doxa.judges.screen import SCREENED, Sign, screen
 from doxa.model import FactStatus, Outcome, Proposal, Receipt, Relation
 from doxa.ontology.closure import broader_objects, property_table
@@ -57,9 +60,10 @@ class WritePath(Protocol):
 class OwnerDecisions:
     """The owner's decisions for one scope of one store, each leaving the owner's receipt."""
 
-    def __init__(self, decider: Decider, write_path: WritePath) -> None:
+    def __init__(self, decider: Decider, write_path: WritePath, names: Names) -> None:
         self.decider = decider
         self.write_path = write_path
+        self.names = names
         self.store = decider.store
         self.scope = decider.scope
         self.record = decider.record
@@ -104,7 +108,16 @@ class OwnerDecisions:
             graph = self.scope.rules if is_rule else self.scope.topic(str(values[DOXA.topic]))
             valid_from = values.get(DOXA.validFrom)
             starts = None if valid_from is None else instant(valid_from)
-            closings = [] if is_rule else self._conflicts(values, starts, relation)
+            lesson = None if is_rule or as_relation is None else self._lesson(values, relation)
+            reason = "approved by the owner"
+            if lesson is not None:
+                predicate, cardinality = lesson
+                decision.change.insert += self.names.lesson(predicate, cardinality)
+                reason += f"; learned: <{predicate}> holds " + (
+                    "one value at a time" if cardinality is Cardinality.ONE else "many values"
+                )
+            one = lesson[0] if lesson is not None and lesson[1] is Cardinality.ONE else None
+            closings = [] if is_rule else self._conflicts(values, starts, relation, one)
             if (
                 relation.closes
                 and not is_rule
@@ -132,7 +145,7 @@ class OwnerDecisions:
             return self._signed(
                 decision,
                 Outcome.APPROVED,
-                "approved by the owner",
+                reason,
                 now,
                 relation=relation,
                 decides=iri,
@@ -402,15 +415,52 @@ class OwnerDecisions:
         decision.change.delete += [(iri, p, o, self.scope.quarantine) for p, o in stored]
         return stored
 
+    def _lesson(
+        self, values: dict[URIRef, Node], relation: Relation
+    ) -> tuple[URIRef, Cardinality] | None:
+        """What the owner's chosen relation teaches about the write's predicate: one value
+        or many, where nobody has said and the subject has another live value; else None."""
+        subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
+        if subject is None or not isinstance(predicate, URIRef) or obj is None:
+            return None
+        table = property_table(self.store)
+        canonical, _ = table.canonical(predicate)
+        if self.names.cardinality(canonical) is not Cardinality.UNKNOWN:
+            return None
+        keys = table.keys(subject, predicate, obj)
+        others = [
+            f
+            for f in live_by_keys(self.store, self.scope, keys)
+            if f.subject == subject and f.predicate == predicate and not same_term(f.object, obj)
+        ]
+        if not others:
+            return None
+        if relation.closes:
+            return canonical, Cardinality.ONE
+        if relation in (Relation.NEW, Relation.ADDS_DETAIL):
+            return canonical, Cardinality.MANY
+        return None
+
     def _conflicts(
-        self, values: dict[URIRef, Node], starts: datetime | None, relation: Relation
+        self,
+        values: dict[URIRef, Node],
+        starts: datetime | None,
+        relation: Relation,
+        functional: URIRef | None = None,
     ) -> list[tuple[Relation, tuple[URIRef, ...]]]:
         """The values an approved write must end, grouped by how to end them: the live
-        values and the superseded ones believed in the time it claims."""
+        values and the superseded ones believed in the time it claims. ``functional``: a
+        predicate the owner just taught holds one value at a time."""
         subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
         if subject is None or not isinstance(predicate, URIRef) or obj is None:
             return []
         table = property_table(self.store)
+        if functional is None:
+            canonical, _ = table.canonical(predicate)
+            if self.names.cardinality(canonical) is Cardinality.ONE:
+                functional = canonical
+        if functional is not None:
+            table = replace(table, functional=table.functional | {functional})
         new_subject, new_predicate, new_object = table.normalise(subject, predicate, obj)
         if not table.is_functional(new_predicate):
             return []

@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field, ValidationError
 from doxa import __version__
 from doxa.errors import DoxaError, InvalidInput
 from doxa.interfaces.failures import message_for
-from doxa.interfaces.presentation import matches, quotation
+from doxa.interfaces.presentation import matches, plain, quotation
 from doxa.interfaces.wire import parse_json
 from doxa.interfaces.write_schema import json_fields
 from doxa.memory import Memory
@@ -64,6 +64,7 @@ AGENT_TOOLS: dict[str, bool] = {
     "facts": True,
     "history": True,
     "why": True,
+    "vocabulary": True,
 }
 
 INSTRUCTIONS = (
@@ -462,6 +463,16 @@ def build_server(memory: Memory) -> MCPServer:
         """A fact's evidence, sources and the receipt that admitted it."""
         return why_out(_guarded(lambda: memory.why(fact)))
 
+    @server.tool(annotations=_READ, structured_output=True)
+    def vocabulary(
+        search: Annotated[str | None, _doc("Only names matching these words.")] = None,
+        limit: Annotated[int, _doc("At most this many of each list (1-1000).")] = 50,
+    ) -> VocabularyOut:
+        """The predicates (with one-or-many values) and entities this memory knows, most used
+        first: reuse their names or IRIs in remember's subject, predicate and object."""
+        found = _guarded(lambda: memory.vocabulary(search, limit=limit))
+        return VocabularyOut.model_validate(plain(found))
+
     return server
 
 
@@ -610,3 +621,32 @@ def serve_memory(memory: Memory) -> None:
     error reply (``id`` null where it could not be read) and the session goes on.
     """
     anyio.run(serve_stdio, build_server(memory))
+
+
+# -- the vocabulary tool's result (issue 16) ------------------------------------------
+
+
+class PredicateOut(BaseModel):
+    """A predicate: its IRI, label, comment, how many values it holds and its live uses."""
+
+    iri: str
+    label: str
+    comment: str | None
+    values: str = Field(description="one, many or unknown (a second value asks the owner).")
+    source: str = Field(description="Who said how many: ontology, owner or nobody.")
+    uses: int
+
+
+class EntityOut(BaseModel):
+    """An entity: its label, IRI and live uses."""
+
+    iri: str
+    label: str
+    uses: int
+
+
+class VocabularyOut(BaseModel):
+    """The scope's predicates and entities, most used first."""
+
+    predicates: list[PredicateOut]
+    entities: list[EntityOut]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -11,7 +12,16 @@ from rdflib.term import Node
 from doxa.model import Fact, Proposal, Verdict
 from doxa.ontology import PropertyTable
 
-__all__ = ["Evidence", "Judge", "Needs"]
+__all__ = ["Cardinality", "Evidence", "Judge", "Needs"]
+
+
+class Cardinality(enum.Enum):
+    """How many values a write's predicate holds for one subject at a time, and who said so."""
+
+    DECLARED = "declared"  #: the ontology declares the predicate: its axioms decide
+    ONE = "one"  #: the owner taught it: one value at a time (owl:FunctionalProperty)
+    MANY = "many"  #: the owner taught it: several values (doxa:ManyValuedProperty)
+    UNKNOWN = "unknown"  #: nobody has said: a second value for a subject asks the owner
 
 
 @dataclass(frozen=True)
@@ -26,7 +36,8 @@ class Evidence:
     that are still believed for part of the write's valid time (each with its believed
     end as ``valid_until``): a value written into that time contradicts them there.
     ``target`` is the live fact the write says it revises (``revises``), checked by the gate;
-    None when the write names none.
+    None when the write names none. ``cardinality`` is what is known of the write's predicate
+    (:class:`Cardinality`; a lesson of one value is also in ``properties`` as functional).
     """
 
     same_topic: tuple[Fact, ...]
@@ -36,6 +47,7 @@ class Evidence:
     broader: Mapping[Node, frozenset[Node]] = field(default_factory=dict)
     superseded: tuple[Fact, ...] = ()
     target: Fact | None = None
+    cardinality: Cardinality = Cardinality.DECLARED
 
     @property
     def consulted(self) -> tuple[Fact, ...]:

@@ -13,7 +13,7 @@ from datetime import datetime
 from rdflib.term import Node
 
 from doxa.errors import InvalidInput
-from doxa.judges.base import Evidence, Judge, Needs
+from doxa.judges.base import Cardinality, Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.screen import SCREENED, screen
 from doxa.judges.sentences import frame, revision_shape
@@ -135,7 +135,7 @@ class RuleJudge(Judge):
         subject, predicate, obj = table.normalise(
             proposal.subject, proposal.predicate, proposal.object
         )
-        same_slot, detail, implied, conflicts = [], [], [], []
+        same_slot, detail, implied, conflicts, second = [], [], [], [], []
         seen: set[str] = set()
         for fact in (*evidence.same_topic, *evidence.observations):
             if fact.id in seen or None in (fact.subject, fact.predicate, fact.object):
@@ -160,6 +160,15 @@ class RuleJudge(Judge):
                 fact.valid_from, fact.valid_until, proposal.valid_from, proposal.valid_until
             ):
                 conflicts.append(fact)
+            elif (
+                how == "other"
+                and f_predicate == predicate
+                and evidence.cardinality is Cardinality.UNKNOWN
+                and overlaps(
+                    fact.valid_from, fact.valid_until, proposal.valid_from, proposal.valid_until
+                )
+            ):
+                second.append(fact)
         conflicts += self._believed_conflicts(proposal, evidence, seen)
         if same_slot:
             target = same_slot[0]
@@ -189,6 +198,14 @@ class RuleJudge(Judge):
                 Relation.SAME,
                 (implied[0].id,),
                 "a more general statement of a stored fact (the ontology says so)",
+            )
+        if second:
+            return Verdict(
+                Relation.UNCLEAR,
+                tuple(f.id for f in second),
+                f"replace or add? a second value of <{predicate}> for this subject, and no "
+                "ontology says whether it holds one value or many; approve it as replaces (one "
+                "value at a time) or as new (a second value), and later writes follow that answer",
             )
         return Verdict(Relation.NEW, (), "nothing stored says otherwise")
 

@@ -123,6 +123,7 @@ for _command in (
     read.flagged,
     read.receipts,
     read.sparql,
+    read.vocabulary,
     decide.approve,
     decide.reject,
     decide.retract,

@@ -1,4 +1,5 @@
-"""The ``doxa`` commands that read: facts, recall, history, why, held, receipts, sparql."""
+"""The ``doxa`` commands that read: facts, recall, history, why, held, receipts, sparql,
+vocabulary."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from doxa.interfaces.presentation import sparql_json, table
 from doxa.memory import Memory
 from doxa.store.convert import ntriples
 
-__all__ = ["facts", "held", "history", "recall", "receipts", "sparql", "why"]
+__all__ = ["facts", "held", "history", "recall", "receipts", "sparql", "vocabulary", "why"]
 
 
 @click.command()
@@ -167,5 +168,26 @@ def sparql(settings: Settings, query: str) -> None:
         else:
             rows = [["" if t is None else ntriples(t) for t in row] for row in result.rows]
             click.echo(table(list(result.variables), rows))
+
+    run(settings, action)
+
+
+@click.command()
+@click.argument("search", required=False)
+@click.option("--limit", type=int, default=50, show_default=True, help="At most this many of each.")
+@click.pass_obj
+def vocabulary(settings: Settings, search: str | None, limit: int) -> None:
+    """List the scope's predicates (one or many values) and entities, most used first,
+    optionally only those whose name matches SEARCH."""
+
+    def action(memory: Memory) -> None:
+        found = memory.vocabulary(search, limit=limit)
+        if settings.json:
+            emit(found)
+            return
+        rows = [[p.label, p.values, p.source, str(p.uses), p.iri] for p in found.predicates]
+        click.echo(table(["predicate", "values", "said by", "uses", "iri"], rows))
+        rows = [[e.label, str(e.uses), e.iri] for e in found.entities]
+        click.echo(table(["entity", "uses", "iri"], rows))
 
     run(settings, action)

@@ -246,6 +246,12 @@ def stats(found: Caller) -> JSON:
     return _json(found.memory.stats())  # type: ignore[no-any-return]
 
 
+@router.get("/vocabulary", tags=["reads"])
+def vocabulary(found: Caller, search: str | None = None, limit: int = 50) -> JSON:
+    """The scope's predicates and entities, most used first (``Memory.vocabulary``)."""
+    return _json(found.memory.vocabulary(search, limit=limit))  # type: ignore[no-any-return]
+
+
 @router.get("/alarms", tags=["reads"])
 def alarms(found: Caller, include_cleared: bool = False) -> list[JSON]:
     """Alarms raised in the scope, oldest first; open ones only unless asked."""
