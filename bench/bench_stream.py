@@ -55,6 +55,9 @@ class Run:
     needless: int = 0
     outcomes: Counter[tuple[str, str]] = field(default_factory=Counter)
     seconds: float = 0.0
+    #: needless holds of a closing (replaces, was_wrong): the ones doxa's stats score, since
+    #: only a closing has a judgement the owner can agree with (an ``unclear`` hold has none)
+    needless_closings: int = 0
     stats_needless: int = 0
 
     @property
@@ -132,6 +135,8 @@ def run_stream(name: str, writes: int, seed: int, calibrate: list[Case] | None) 
                 result.held += 1
                 if expected != "held":  # the owner approves it as judged
                     result.needless += 1
+                    if receipt.relation is not None and receipt.relation.closes:
+                        result.needless_closings += 1
                     approved = mem.approve(receipt.held or "")
                     stream.observe(w, "admitted" if approved.admitted else outcome)
                     continue
@@ -181,7 +186,7 @@ def main(writes: int, seed: int, calibration_seed: int, per_kind: int, out: Path
     verdict = "met" if warm.per_200 < TARGET_PER_200 else "MISSED"
     print(f"target < {TARGET_PER_200} needless hold per 200 writes (calibrated): {verdict}")
     for r in runs:
-        assert r.needless == r.stats_needless, "doxa stats disagrees with the bench's count"
+        assert r.needless_closings == r.stats_needless, "doxa stats disagree with the bench"
     out.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report: dict[str, Any] = {
