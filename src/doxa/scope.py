@@ -23,6 +23,7 @@ from rdflib import URIRef
 
 from doxa.errors import InvalidInput
 from doxa.store.base import Dataset
+from doxa.text import DEFAULT_LANGUAGE, check_language
 
 __all__ = ["Scope", "check_name", "new_id"]
 
@@ -66,10 +67,12 @@ class Scope:
     """
 
     name: str
+    #: the Snowball language recall stems the scope's words in (see :func:`doxa.text.stems`)
+    language: str = DEFAULT_LANGUAGE
 
     @classmethod
-    def named(cls, name: str) -> Scope:
-        return cls(check_name(name, "scope"))
+    def named(cls, name: str, language: str = DEFAULT_LANGUAGE) -> Scope:
+        return cls(check_name(name, "scope"), check_language(language))
 
     @cached_property
     def iri(self) -> URIRef:

@@ -156,7 +156,9 @@ class Record:
         change.insert += [(iri, p, o, graph) for p, o in stamped]
         search = self.scope.search
         table = property_table(self.store)
-        change.insert += [(iri, p, o, search) for p, o in index_entries(stamped, table)]
+        change.insert += [
+            (iri, p, o, search) for p, o in index_entries(stamped, table, self.scope.language)
+        ]
         statement = statement_of(pairs)
         if statement is not None and graph != self.scope.rules:
             change.insert.append((*statement, self.scope.current))
