@@ -22,6 +22,7 @@ from doxa.interfaces.location import is_url, open_memory
 from doxa.interfaces.presentation import plain
 from doxa.memory import Memory
 from doxa.model import Receipt
+from doxa.text import DEFAULT_LANGUAGE
 
 __all__ = ["MEMORY", "Rejected", "Settings", "attempt", "emit", "print_error", "run"]
 
@@ -43,6 +44,8 @@ class Settings:
     #: ``--judge`` as given (a :class:`~doxa.judges.JudgeName` value), parsed when the
     #: memory opens so a wrong name is an invalid input like any other
     judge: str | None = None
+    #: ``--language``: the Snowball language recall stems the scope's words in
+    language: str = DEFAULT_LANGUAGE
 
     @property
     def path(self) -> Path | None:
@@ -73,6 +76,7 @@ def _within(settings: Settings, action: Callable[[Memory], None]) -> None:
         scope=settings.scope,
         clock=settings.clock,
         judge=settings.judge,
+        language=settings.language,
     ) as memory:
         action(memory)
 
