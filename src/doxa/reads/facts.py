@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -131,8 +132,13 @@ def bm25(weights: Iterable[float], length: int) -> float:
     >>> round(bm25([1.0], 8), 4), round(bm25([1.0], 16), 4)
     (1.0, 0.7097)
     """
-    norm = K1 * (1 - B + B * length / AVERAGE_LENGTH)
-    return math.fsum(w * (K1 + 1) / (1 + norm) for w in weights)
+    return _saturation(length) * math.fsum(weights)
+
+
+@functools.lru_cache(maxsize=512)
+def _saturation(length: int) -> float:
+    """BM25's factor for a term carried once by a claim of ``length`` stems."""
+    return (K1 + 1) / (1 + K1 * (1 - B + B * length / AVERAGE_LENGTH))
 
 
 def _rank(
@@ -145,41 +151,57 @@ def _rank(
     limit: int,
 ) -> _Picked:
     """The best ``limit`` live claims for the query terms (each a stem and the query's words
-    that stem to it), by BM25, newest first among equal scores."""
-    postings: list[set[str]] = []
+    that stem to it), by BM25, newest first among equal scores.
+
+    Only a rare term's claims are gathered (each rare term's posting is read whole on both
+    backends); a common term is looked for in the candidates' own entries.
+    """
+    postings: list[Collection[str]] = []
     for keys in terms:
-        union: set[str] = set()
-        for key in keys:
-            union.update(source.postings(key))
-        postings.append(union)
+        found = [carriers for key in keys if (carriers := source.postings(key))]
+        # one key carried (the usual case): its posting as it is, not a copy
+        postings.append(found[0] if len(found) == 1 else set().union(*found))
     counts = [min(len(found), RARE + 1) for found in postings]
     weight = [math.log1p(RARE / max(n, 1)) for n in counts]
     rare = [i for i, n in enumerate(counts) if n <= RARE]
+    common = [i for i, n in enumerate(counts) if n > RARE]
+    carried: dict[str, list[float]] = {}  # candidate -> the weights of the terms it carries
     if rare:
-        candidates = set().union(*(postings[i] for i in rare))
+        for i in rare:
+            w = weight[i]
+            for claim in postings[i]:
+                found = carried.get(claim)
+                if found is None:
+                    carried[claim] = [w]
+                else:
+                    found.append(w)
     else:  # every term is common: the newest claims that carry them all
-        candidates = set(source.carrying_all(terms))
-    entries = source.entries(candidates)
+        carried = {claim: [] for claim in source.carrying_all(terms)}
+    entries = source.entries(carried)
     best_possible = bm25(weight, len(terms))  # a claim of exactly the query's terms
     scored: list[tuple[float, float, str]] = []
     topic_of: dict[str, str] = {}
     for claim, entry in entries.items():
-        if entry.topic is None or entry.recorded is None or entry.recorded > as_of:
+        topic, recorded = entry.topic, entry.recorded
+        if topic is None or recorded is None or recorded > as_of:
             continue
-        if topics is not None and entry.topic not in topics:
+        if topics is not None and topic not in topics:
             continue  # recall was asked about other topics
-        carried = set(entry.words)
-        found = [weight[i] for i, keys in enumerate(terms) if not carried.isdisjoint(keys)]
+        found = carried[claim]
+        if common:
+            own = entry.words
+            found = [*found, *(weight[i] for i in common if any(k in own for k in terms[i]))]
         if found:
-            scored.append((-bm25(found, len(entry.words)), -entry.recorded.timestamp(), claim))
-            topic_of[claim] = entry.topic
-    scored.sort()
+            score = _saturation(len(entry.words)) * math.fsum(found)
+            scored.append((-score, -recorded.timestamp(), claim))
+            topic_of[claim] = topic
+    heapq.heapify(scored)  # best first, popped only as far as needed
     best: list[str] = []
     scores: dict[str, float] = {}
     ended: dict[str, list[Ending]] = {}
     batch = limit * 2 + 5
-    for start in range(0, len(scored), batch):
-        window = scored[start : start + batch]
+    while scored and len(best) < limit:
+        window = [heapq.heappop(scored) for _ in range(min(batch, len(scored)))]
         endings = {} if include_ended else source.endings([c for *_, c in window], as_of)
         for score, _, claim in window:
             ended[claim] = endings.get(claim, [])
@@ -189,8 +211,6 @@ def _rank(
             scores[claim] = round(-score / best_possible, 4)
             if len(best) == limit:
                 break
-        if len(best) == limit:
-            break
     return _Picked([URIRef(c) for c in best], scores, topic_of, ended)
 
 
