@@ -123,7 +123,7 @@ def test_bm25_prefers_the_shorter_fact_and_the_rarer_word(shared: bool) -> None:
     for n in range(4):
         mem.remember(f"Alice note {n}", topic="b")
     rare = mem.remember("Bob plays the oboe", topic="b").fact
-    assert [f.id for f in mem.recall("alice oboe")][0] == rare
+    assert mem.recall("alice oboe")[0].id == rare
 
 
 @BACKENDS
