@@ -72,7 +72,7 @@ def test_case_accents_width_and_hidden_marks_fold(shared: bool, asked: str) -> N
 
 @BACKENDS
 def test_accents_fold_and_a_look_alike_letter_is_another_word(shared: bool) -> None:
-    """"Café" and "cafe" meet; a Cyrillic "а" in "аlice" is another word, not Alice (recall
+    """ "Café" and "cafe" meet; a Cyrillic "а" in "аlice" is another word, not Alice (recall
     is not a guard: it neither widens nor narrows what a reader may see)."""
     mem = memory(shared=shared)
     cafe = mem.remember("The Café opens at nine", topic="places").fact

@@ -158,9 +158,9 @@ def _rank(
     """
     postings: list[Collection[str]] = []
     for keys in terms:
-        found = [carriers for key in keys if (carriers := source.postings(key))]
+        carrying = [carriers for key in keys if (carriers := source.postings(key))]
         # one key carried (the usual case): its posting as it is, not a copy
-        postings.append(found[0] if len(found) == 1 else set().union(*found))
+        postings.append(carrying[0] if len(carrying) == 1 else set().union(*carrying))
     counts = [min(len(found), RARE + 1) for found in postings]
     weight = [math.log1p(RARE / max(n, 1)) for n in counts]
     rare = [i for i, n in enumerate(counts) if n <= RARE]
