@@ -154,7 +154,10 @@ def _rank(
     that stem to it), by BM25, newest first among equal scores.
 
     Only a rare term's claims are gathered (each rare term's posting is read whole on both
-    backends); a common term is looked for in the candidates' own entries.
+    backends); a common term is looked for in the candidates' own entries. Candidates are
+    grouped by the rare terms they carry and scored group by group, best bound first: a
+    claim is taken once no later group could beat it, so most recalls never score the
+    claims that carry only a common-ish word (MaxScore).
     """
     postings: list[Collection[str]] = []
     for keys in terms:
@@ -165,53 +168,95 @@ def _rank(
     weight = [math.log1p(RARE / max(n, 1)) for n in counts]
     rare = [i for i, n in enumerate(counts) if n <= RARE]
     common = [i for i, n in enumerate(counts) if n > RARE]
-    carried: dict[str, list[float]] = {}  # candidate -> the weights of the terms it carries
+    groups: dict[int, list[str]] = {}  # the rare terms carried, as bits -> the claims
     if rare:
+        mask: dict[str, int] = {}
         for i in rare:
-            w = weight[i]
+            bit = 1 << i
             for claim in postings[i]:
-                found = carried.get(claim)
-                if found is None:
-                    carried[claim] = [w]
-                else:
-                    found.append(w)
+                mask[claim] = mask.get(claim, 0) | bit
+        for claim, bits in mask.items():
+            groups.setdefault(bits, []).append(claim)
     else:  # every term is common: the newest claims that carry them all
-        carried = {claim: [] for claim in source.carrying_all(terms)}
-    entries = source.entries(carried)
+        groups[0] = source.carrying_all(terms)
+    extra = math.fsum(weight[i] for i in common)
+    # the most a group's claim could score: the shortest claim, every common term carried
+    bound = {
+        # (a hair above: the sums round differently from a claim's own)
+        bits: _saturation(1)
+        * (math.fsum(weight[i] for i in rare if bits >> i & 1) + extra)
+        * (1 + 1e-9)
+        for bits in groups
+    }
+    order = sorted(groups, key=lambda bits: -bound[bits])
     best_possible = bm25(weight, len(terms))  # a claim of exactly the query's terms
-    scored: list[tuple[float, float, str]] = []
+    heap: list[tuple[float, float, str]] = []
     topic_of: dict[str, str] = {}
-    for claim, entry in entries.items():
-        topic, recorded = entry.topic, entry.recorded
-        if topic is None or recorded is None or recorded > as_of:
-            continue
-        if topics is not None and topic not in topics:
-            continue  # recall was asked about other topics
-        found = carried[claim]
-        if common:
-            own = entry.words
-            found = [*found, *(weight[i] for i in common if any(k in own for k in terms[i]))]
-        if found:
-            score = _saturation(len(entry.words)) * math.fsum(found)
-            scored.append((-score, -recorded.timestamp(), claim))
-            topic_of[claim] = topic
-    heapq.heapify(scored)  # best first, popped only as far as needed
+    entries: dict[str, SearchEntry] = {}
     best: list[str] = []
     scores: dict[str, float] = {}
     ended: dict[str, list[Ending]] = {}
     batch = limit * 2 + 5
-    while scored and len(best) < limit:
-        window = [heapq.heappop(scored) for _ in range(min(batch, len(scored)))]
-        endings = {} if include_ended else source.endings([c for *_, c in window], as_of)
-        for score, _, claim in window:
-            ended[claim] = endings.get(claim, [])
-            if not include_ended and not entries[claim].live(ended[claim], valid_at):
+    for n, bits in enumerate(order):
+        group = source.entries(groups[bits])
+        entries.update(group)
+        carried = [weight[i] for i in rare if bits >> i & 1]
+        for claim, entry in group.items():
+            topic, recorded = entry.topic, entry.recorded
+            if topic is None or recorded is None or recorded > as_of:
                 continue
-            best.append(claim)
-            scores[claim] = round(-score / best_possible, 4)
-            if len(best) == limit:
+            if topics is not None and topic not in topics:
+                continue  # recall was asked about other topics
+            found = carried
+            if common:
+                own = entry.words
+                found = [*carried, *(weight[i] for i in common if _carries(own, terms[i]))]
+            if found:
+                score = _saturation(len(entry.words)) * math.fsum(found)
+                heapq.heappush(heap, (-score, -recorded.timestamp(), claim))
+                topic_of[claim] = topic
+        # a claim no later group can beat or tie is final: taken best first, liveness checked
+        later = bound[order[n + 1]] if n + 1 < len(order) else None
+        while len(best) < limit:
+            window: list[tuple[float, float, str]] = []
+            while heap and len(window) < batch and (later is None or -heap[0][0] > later):
+                window.append(heapq.heappop(heap))
+            if not window:
                 break
+            _take(window, source, entries, valid_at, as_of, include_ended, limit,
+                  best, scores, ended, best_possible)  # fmt: skip
+        if len(best) == limit:
+            break
     return _Picked([URIRef(c) for c in best], scores, topic_of, ended)
+
+
+def _carries(own: tuple[str, ...], keys: tuple[str, ...]) -> bool:
+    return any(k in own for k in keys)
+
+
+def _take(
+    window: list[tuple[float, float, str]],
+    source: _Source,
+    entries: dict[str, SearchEntry],
+    valid_at: datetime,
+    as_of: datetime,
+    include_ended: bool,
+    limit: int,
+    best: list[str],
+    scores: dict[str, float],
+    ended: dict[str, list[Ending]],
+    best_possible: float,
+) -> None:
+    """Take the window's live claims, best first, into ``best`` (up to ``limit``)."""
+    endings = {} if include_ended else source.endings([c for *_, c in window], as_of)
+    for score, _, claim in window:
+        ended[claim] = endings.get(claim, [])
+        if not include_ended and not entries[claim].live(ended[claim], valid_at):
+            continue
+        best.append(claim)
+        scores[claim] = round(-score / best_possible, 4)
+        if len(best) == limit:
+            return
 
 
 class _Source(Protocol):
