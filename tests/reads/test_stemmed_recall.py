@@ -219,3 +219,19 @@ def test_an_export_with_stems_verifies_and_a_forged_stem_does_not(
     assert fact is not None
     with pytest.raises(doxa.ChainBroken, match="does not follow from any receipted claim"):
         verify_export(forged)
+
+
+def test_a_judge_that_reads_text_is_shown_other_forms_of_the_words() -> None:
+    """The gate gathers close facts for a text-only write through the same recall: "Someone
+    is living in Paris" shares no word as written with "Carol lives in Lyon", and is shown
+    it; not the fact about Bob's boat (control)."""
+    from tests.judges.test_needs import Recording
+
+    from doxa.judges.base import Needs
+
+    judge = Recording(Needs(similar_texts=True))
+    with doxa.Memory.open(None, scope="s", judge=judge) as mem:
+        mem.remember("Carol lives in Lyon", topic="home", authority="owner")
+        mem.remember("Bob owns a boat", topic="home", authority="owner")
+        mem.remember("Someone is living in Paris", topic="home", authority="owner")
+    assert [f.text for f in judge.seen[-1].same_topic] == ["Carol lives in Lyon"]
