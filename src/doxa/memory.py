@@ -97,7 +97,7 @@ from doxa.store.convert import forget_terms, ntriples
 from doxa.store.journal import JournalEntry
 from doxa.store.location import Location, is_server_url, open_store, parse_location
 from doxa.terms import as_iri, as_text
-from doxa.text import words
+from doxa.text import DEFAULT_LANGUAGE, stems
 from doxa.vocabulary import ONTOLOGY_GRAPH
 
 __all__ = ["SERVER_FILES_NOT_PURGED", "Memory"]
@@ -118,6 +118,10 @@ class Memory:
     ('admitted', 'new')
     >>> [f.text for f in mem.recall("tea")]
     ['Alice prefers tea']
+
+    ``language`` (every constructor) names the Snowball language recall stems the scope's
+    words in (:data:`doxa.text.LANGUAGES`; default ``"english"``); a fact is indexed with
+    the language of the memory that wrote it, so open a scope with the same one each time.
     """
 
     def __init__(
@@ -130,9 +134,11 @@ class Memory:
         shapes: ShapeCheck | None = None,
         policy: ClosingPolicy | None = None,
         owns_store: bool = False,
+        language: str = DEFAULT_LANGUAGE,
     ) -> None:
         self.store = store
-        self.scope = Scope.named(scope)
+        # recall stems the scope's words in its language: open it with the same one each time
+        self.scope = Scope.named(scope, language)
         self.clock: Clock = clock or SystemClock()
         self.judge: Judge = judge or RuleJudge()
         self._owns_store = owns_store
@@ -162,6 +168,7 @@ class Memory:
         clock: Clock | None = None,
         policy: ClosingPolicy | None = None,
         durable: bool = True,
+        language: str = DEFAULT_LANGUAGE,
     ) -> Memory:
         """Open (creating if needed) an embedded store at ``path``; ``None`` keeps it in memory.
 
@@ -173,7 +180,13 @@ class Memory:
         """
         directory = Path(path) if path is not None else None  # a path, never a URL
         return cls.open_at(
-            directory, scope=scope, judge=judge, clock=clock, policy=policy, durable=durable
+            directory,
+            scope=scope,
+            judge=judge,
+            clock=clock,
+            policy=policy,
+            durable=durable,
+            language=language,
         )
 
     @classmethod
@@ -188,6 +201,7 @@ class Memory:
         clock: Clock | None = None,
         policy: ClosingPolicy | None = None,
         durable: bool = True,
+        language: str = DEFAULT_LANGUAGE,
     ) -> Memory:
         """Open the memory at any store location: a directory, ``":memory:"`` (or None), or a
         SPARQL server's URL (:func:`doxa.store.open_store`: credentials from
@@ -197,7 +211,15 @@ class Memory:
         """
         store = open_store(location, update_url=update_url, environ=environ, durable=durable)
         try:
-            return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
+            return cls(
+                store,
+                scope=scope,
+                judge=judge,
+                clock=clock,
+                policy=policy,
+                owns_store=True,
+                language=language,
+            )
         except BaseException:
             store.close()  # a bad scope or a refused journal check: release the directory
             raise
@@ -213,6 +235,7 @@ class Memory:
         judge: Judge | None = None,
         clock: Clock | None = None,
         policy: ClosingPolicy | None = None,
+        language: str = DEFAULT_LANGUAGE,
     ) -> Memory:
         """Use a SPARQL 1.1 server (Oxigraph server, Virtuoso, Fuseki, GraphDB, Neptune).
 
@@ -230,7 +253,15 @@ class Memory:
         where = parse_location(query_url, update_url=update_url)
         store = open_store(where, auth=auth, environ={})  # credentials only from auth=
         try:
-            return cls(store, scope=scope, judge=judge, clock=clock, policy=policy, owns_store=True)
+            return cls(
+                store,
+                scope=scope,
+                judge=judge,
+                clock=clock,
+                policy=policy,
+                owns_store=True,
+                language=language,
+            )
         except BaseException:
             store.close()
             raise
@@ -910,7 +941,12 @@ class Memory:
         include_unchecked: bool = False,
         limit: int = 10,
     ) -> list[Fact]:
-        """Facts whose words match ``text``, best first, each with a ``score``.
+        """Facts whose words match ``text``, best first, each with a ``score`` in (0, 1].
+
+        Ranked by BM25 over the Snowball stems (in the scope's ``language``) of each fact's
+        text and of its subject's, predicate's and object's labels, so "where does alice
+        live" finds "Alice lives in Lyon"; then the clocks, scope, status and quarantine
+        rules decide what may come back, as for :meth:`facts` (docs/concepts.md).
 
         ``include_unchecked`` adds matching writes that wait for the judge, last and flagged.
         """
@@ -931,11 +967,12 @@ class Memory:
             limit=limit,
         )
         if include_unchecked:
-            asked = set(words(text))
+            language = self.scope.language
+            asked = set(stems(text, language))
             found += [
                 f
                 for f in self._unchecked()
-                if (topic is None or f.topic == topic) and asked & set(words(f.text))
+                if (topic is None or f.topic == topic) and asked & set(stems(f.text, language))
             ]
         return found[:limit]
 

@@ -25,7 +25,7 @@ from rdflib import RDF, URIRef
 
 from doxa.errors import InvalidInput, UnknownScope
 from doxa.store.base import Change, Dataset, Store
-from doxa.text import normalise
+from doxa.text import DEFAULT_LANGUAGE, check_language, normalise
 from doxa.vocabulary import DOXA
 
 __all__ = [
@@ -79,10 +79,12 @@ class Scope:
     """
 
     name: str
+    #: the Snowball language recall stems the scope's words in (see :func:`doxa.text.stems`)
+    language: str = DEFAULT_LANGUAGE
 
     @classmethod
-    def named(cls, name: str) -> Scope:
-        return cls(check_name(name, "scope"))
+    def named(cls, name: str, language: str = DEFAULT_LANGUAGE) -> Scope:
+        return cls(check_name(name, "scope"), check_language(language))
 
     @cached_property
     def iri(self) -> URIRef:

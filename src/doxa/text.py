@@ -12,9 +12,28 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import threading
 import unicodedata
+from functools import lru_cache
 
-__all__ = ["name_key", "normalise", "text_key", "visible", "with_article", "words"]
+import snowballstemmer
+
+from doxa.errors import InvalidInput
+
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "check_language",
+    "label_words",
+    "name_key",
+    "normalise",
+    "stemmed",
+    "stems",
+    "text_key",
+    "visible",
+    "with_article",
+    "words",
+]
 
 # signed numbers, words, and the symbols that change a statement's meaning
 _WORD = re.compile(
@@ -157,3 +176,124 @@ def name_key(name: str) -> str:
         text = text.casefold().translate(_lookalikes())
     words = normalise(text, legacy=True).split()
     return " ".join(w for w in words if any(c.isalnum() for c in w))
+
+
+#: the language recall stems words in unless a scope names another
+DEFAULT_LANGUAGE = "english"
+#: the Snowball languages a scope may name (``snowballstemmer.algorithms()``)
+LANGUAGES: frozenset[str] = frozenset(snowballstemmer.algorithms())
+# the stop words above are English; another language keeps every word and lets BM25's
+# inverse document frequency weigh its common words down
+# (recall's English list adds the words a question is made of, which the stored index words
+# keep for compatibility with stores written before stemming)
+_STOP_WORDS = {
+    DEFAULT_LANGUAGE: _STOP
+    | {
+        "am", "been", "being", "can", "could", "did", "do", "does", "had", "he", "her",
+        "here", "him", "his", "how", "i", "me", "my", "our", "she", "their", "them", "there",
+        "they", "us", "we", "what", "when", "where", "which", "who", "whom", "why", "would",
+        "you", "your",
+    }
+}  # fmt: skip
+
+
+def check_language(value: object) -> str:
+    """A scope's stemming language, checked against the Snowball languages.
+
+    Compared after case folding and NFKC, so ``"English"`` is ``"english"``; a look-alike
+    spelling (a Cyrillic ``е``) is no language and is refused.
+
+    >>> check_language("English")
+    'english'
+    """
+    if isinstance(value, str):
+        folded = unicodedata.normalize("NFKC", value).casefold().strip()
+        if folded in LANGUAGES:
+            return folded
+    raise InvalidInput(
+        f"{value!r} is not a stemming language; use one of {', '.join(sorted(LANGUAGES))} "
+        f"(the default is {DEFAULT_LANGUAGE!r})."
+    )
+
+
+class _Stemmer:
+    """One language's Snowball stemmer behind a lock (a PyStemmer object keeps a cache and
+    must not be used by two threads at once), with the stems of words seen lately kept."""
+
+    def __init__(self, language: str) -> None:
+        self._stemmer = snowballstemmer.stemmer(language)
+        self._lock = threading.Lock()
+        self.stem = lru_cache(maxsize=65536)(self._stem)
+
+    def _stem(self, word: str) -> str:
+        if not word.isalpha():  # numbers and mixed tokens ("3pm", "b2b") stay as they are
+            return word
+        with self._lock:
+            return str(self._stemmer.stemWord(word))
+
+
+_STEMMERS: dict[str, _Stemmer] = {}
+_STEMMERS_LOCK = threading.Lock()
+
+
+def _stemmer(language: str) -> _Stemmer:
+    found = _STEMMERS.get(language)
+    if found is None:
+        with _STEMMERS_LOCK:
+            found = _STEMMERS.setdefault(language, _Stemmer(check_language(language)))
+    return found
+
+
+def stems(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The distinct stems of a text's words, in order: what BM25 recall matches on.
+
+    Words are those of :func:`words` (case and accents folded, format characters dropped),
+    without the language's stop words, each reduced by the language's Snowball stemmer, so
+    "lives", "living" and "LIVED" meet at one stem.
+
+    >>> stems("Alice lives in Lyon; she is living there")
+    ['alic', 'live', 'lyon']
+    >>> stems("Les allergies d'Élodie", "french")
+    ['le', 'allerg', 'd', 'elod']
+    """
+    return list(stemmed(text, language))
+
+
+def stemmed(text: str, language: str = DEFAULT_LANGUAGE) -> dict[str, tuple[str, ...]]:
+    """Each stem of :func:`stems`, with the text's words that stem to it (in order).
+
+    >>> stemmed("lives living Lyon")
+    {'live': ('lives', 'living'), 'lyon': ('lyon',)}
+    """
+    stop = _STOP_WORDS.get(language, frozenset())
+    stem = _stemmer(language).stem
+    found: dict[str, tuple[str, ...]] = {}
+    for word in words(text) if language == DEFAULT_LANGUAGE else _all_words(text):
+        if word not in stop:
+            key = stem(word)
+            found[key] = (*found.get(key, ()), word)
+    return found
+
+
+def _all_words(text: str) -> list[str]:
+    """The distinct words of a text, English stop words kept (another language's words)."""
+    seen: dict[str, None] = {}
+    for token in normalise(text).split():
+        word = token.lstrip("+-\u2212")
+        if word and any(c.isalnum() for c in word):
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+")
+
+
+def label_words(name: str) -> str:
+    """A readable label for an IRI with no ``rdfs:label`` at hand: its last segment (after
+    ``#``, ``/`` or ``:``), camel case and separators split into words.
+
+    >>> label_words("https://example.org/ns#livesIn"), label_words("urn:x:a/entity/bob_smith")
+    ('lives In', 'bob smith')
+    """
+    local = re.split(r"[#/:]", name.rstrip("#/:"))[-1]
+    return " ".join(part for part in _CAMEL.split(local) if part)

@@ -15,13 +15,14 @@ from unittest.mock import patch
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rdflib import URIRef
 from tests.conftest import DOMAIN, EX
 from tests.store.shared import SharedView
 
 import doxa
 from doxa.reads import facts as recall_reads
 from doxa.store import EmbeddedStore, Store
-from doxa.text import words
+from doxa.text import label_words, stems
 
 VOCABULARY = ("amber", "birch", "cedar", "delta", "ember", "fjord")
 CITIES = ("Lyon", "Rome", "Oslo")
@@ -80,25 +81,40 @@ def build(ops: list[tuple[object, ...]], *, shared: bool = False) -> tuple[doxa.
     return memory, admitted
 
 
-def reference(memory: doxa.Memory, text: str, **times: object) -> list[tuple[str, float]]:
-    """Rank by hand what ``facts`` says is true: most query words, rarer words, newer, id.
+def claim_stems(fact: doxa.Fact) -> list[str]:
+    """The stems a fact is matched on, by hand: its text's, then its labels'."""
+    labels = [
+        label_words(str(t)) if isinstance(t, URIRef) else str(t)
+        for t in (fact.subject, fact.predicate, fact.object)
+        if t is not None
+    ]
+    return stems(" ".join([fact.text, *labels]))
 
-    Candidates are the facts carrying a rare word (carried by at most ``RARE`` claims), or,
-    when every word is common, the facts carrying them all.
+
+def reference(memory: doxa.Memory, text: str, **times: object) -> list[tuple[str, float]]:
+    """Rank by hand what ``facts`` says is true: BM25 over stems, newer, id (RARE read when
+    called, so a patched bound counts).
+
+    Candidates are the facts carrying a rare stem (carried by at most ``RARE`` claims), or,
+    when every stem is common, the facts carrying them all.
     """
-    wanted = words(text)
+    wanted = stems(text)
     everything = memory.facts(include_ended=True, as_of="2100-01-01")
-    counts = {w: sum(w in words(f.text) for f in everything) for w in wanted}
+    counts = {
+        w: min(sum(w in claim_stems(f) for f in everything), recall_reads.RARE + 1) for w in wanted
+    }
     rare = {w for w in wanted if counts[w] <= recall_reads.RARE}
     weight = {w: math.log1p(recall_reads.RARE / max(counts[w], 1)) for w in wanted}
+    best = recall_reads.bm25([weight[w] for w in wanted], len(wanted))
     ranked = []
     for fact in memory.facts(**times):  # type: ignore[arg-type]
-        carried = set(wanted) & set(words(fact.text))
-        if (carried & rare) if rare else carried == set(wanted):
-            key = (-len(carried), -math.fsum(weight[w] for w in carried))
-            ranked.append((key, -fact.recorded_at.timestamp(), str(fact.iri), fact.id, carried))
+        own = claim_stems(fact)
+        carried = [w for w in wanted if w in own]
+        if (set(carried) & rare) if rare else len(carried) == len(wanted):
+            score = recall_reads.bm25([weight[w] for w in carried], len(own))
+            ranked.append((-score, -fact.recorded_at.timestamp(), str(fact.iri), fact.id))
     ranked.sort()
-    return [(fact_id, round(len(carried) / len(wanted), 4)) for *_, fact_id, carried in ranked]
+    return [(fact_id, round(-score / best, 4)) for score, _, _, fact_id in ranked]
 
 
 def agree(memory: doxa.Memory, query: list[str], back: int, ended: bool) -> None:

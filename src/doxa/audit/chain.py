@@ -16,11 +16,11 @@ from rdflib.term import Node
 
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
 from doxa.gate.basis import basis_entries
-from doxa.gate.index import TERM
+from doxa.gate.index import STEM, TERM, claim_stems
 from doxa.gate.receipts import Triple, content_digest, covered, produced_digest, quad_digest
 from doxa.judges.sentences import frame_key
 from doxa.store.convert import ntriples, read_quads
-from doxa.text import text_key, words
+from doxa.text import DEFAULT_LANGUAGE, LANGUAGES, text_key, words
 from doxa.vocabulary import DOXA, RDF
 
 __all__ = ["verify_chain", "verify_export"]
@@ -168,6 +168,7 @@ def _check_derived(
     depend on the ontology, which an export does not carry, so those are checked loosely).
     """
     terms: dict[Node, set[Node]] = {}
+    every_language: set[Node] = set()  # claims whose stems were tried in every language
     current: dict[Node, set[Triple]] = defaultdict(set)
     for s, p, o, g in derived:
         if str(g).endswith("/current"):
@@ -176,6 +177,10 @@ def _check_derived(
         if p == TERM:
             if s not in terms:
                 terms[s] = _own_terms(content.get(s, []))
+            if str(o).startswith(STEM) and o not in terms[s] and s not in every_language:
+                # stems follow the scope's language, which an export does not name
+                every_language.add(s)
+                terms[s] |= _own_stems(content.get(s, []), LANGUAGES)
             # statement keys ("@…") follow the ontology's property table, which an export
             # does not carry: a structured claim may hold any; words and text keys must match
             # (a superseded claim's past and front keys, "~@…" and "^@…", likewise)
@@ -240,11 +245,23 @@ def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
     if text is None:
         return set()
     value = frame_key(text)
-    return {
-        Literal(key)
-        for legacy in (False, True)
-        for key in (text_key(text, legacy=legacy), *words(text, legacy=legacy))
-    } | ({Literal(value)} if value is not None else set())
+    return (
+        {
+            Literal(key)
+            for legacy in (False, True)
+            for key in (text_key(text, legacy=legacy), *words(text, legacy=legacy))
+        }
+        | ({Literal(value)} if value is not None else set())
+        | _own_stems(quads, (DEFAULT_LANGUAGE,))
+    )
+
+
+def _own_stems(quads: list[tuple[Node, Node, Node, Node]], languages: Iterable[str]) -> set[Node]:
+    """The stem terms a claim's text and labels give it in any of ``languages``."""
+    pairs = [(q[1], q[2]) for q in quads if isinstance(q[1], URIRef)]
+    if not any(p == DOXA.text for p, _ in pairs):
+        return set()
+    return {Literal(STEM + stem) for lang in languages for stem in claim_stems(pairs, lang)}
 
 
 def _structured(quads: list[tuple[Node, Node, Node, Node]]) -> bool:

@@ -7,6 +7,9 @@ Five kinds of ``doxa:term`` literal hang off claims in ``<scope>/search``:
   ``"=v…"``, a key of the subject it states a value of, where its text states one
   (:func:`doxa.judges.sentences.frame_key`);
 - plain words of its text, for ``recall`` (kept after the claim ends, for ``include_ended``);
+- ``"%…"`` — a stem of a word of its text or of the labels of its subject, predicate and
+  object (:func:`doxa.text.stems`, in the scope's language): what ``recall``'s BM25 matches
+  (kept after the claim ends, like the words);
 - ``"~@…"`` — a past statement key: what a ``"@…"`` key becomes when its claim is
   superseded. A superseded fact is still believed for the valid time before its end, so a
   value written into that time must meet it (see :mod:`doxa.gate.believed`); a retraction
@@ -33,13 +36,16 @@ from rdflib.term import Node
 
 from doxa.judges.sentences import frame_key
 from doxa.ontology import PropertyTable, statement_key
-from doxa.text import text_key, words
+from doxa.reads.word_index import STEM
+from doxa.text import DEFAULT_LANGUAGE, label_words, stems, text_key, words
 from doxa.vocabulary import DOXA, RDF
 
 __all__ = [
     "FRONT",
     "PAST",
+    "STEM",
     "TERM",
+    "claim_stems",
     "front_key",
     "index_entries",
     "index_terms",
@@ -81,18 +87,36 @@ def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Li
     return [Literal(text_key(text)), *([Literal(value)] if value is not None else [])]
 
 
-def index_terms(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Literal]:
+def claim_stems(pairs: list[tuple[URIRef, Node]], language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The stems recall matches a claim on: its text's, then its subject's, predicate's and
+    object's labels' (the IRI's last segment, camel case split; a literal's own form)."""
+    values = dict(pairs)
+    labels = [
+        label_words(str(term)) if isinstance(term, URIRef) else str(term)
+        for key in (RDF.subject, RDF.predicate, RDF.object)
+        if (term := values.get(key)) is not None
+    ]
+    return stems(" ".join([str(values[DOXA.text]), *labels]), language)
+
+
+def index_terms(
+    pairs: list[tuple[URIRef, Node]], table: PropertyTable, language: str = DEFAULT_LANGUAGE
+) -> list[Literal]:
     """Every index literal of a newly admitted claim."""
     text = str(dict(pairs)[DOXA.text])
-    return [*live_keys(pairs, table), *(Literal(w) for w in words(text))]
+    return [
+        *live_keys(pairs, table),
+        *(Literal(w) for w in words(text)),
+        *(Literal(STEM + s) for s in claim_stems(pairs, language)),
+    ]
 
 
 _COPIED = frozenset((DOXA.topic, DOXA.recordedAt, DOXA.validFrom, DOXA.validUntil))
 
 
 def index_entries(
-    pairs: list[tuple[URIRef, Node]], table: PropertyTable
+    pairs: list[tuple[URIRef, Node]], table: PropertyTable, language: str = DEFAULT_LANGUAGE
 ) -> list[tuple[URIRef, Node]]:
     """The (predicate, object) pairs a newly admitted claim gets in the search graph."""
     copied = [(p, o) for p, o in pairs if p in _COPIED]
-    return [*((TERM, term) for term in index_terms(pairs, table)), *copied]
+    return [*((TERM, term) for term in index_terms(pairs, table, language)), *copied]

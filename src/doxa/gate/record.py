@@ -162,7 +162,9 @@ class Record:
         change.insert += [(iri, p, o, graph) for p, o in stamped]
         search = self.scope.search
         table = property_table(self.store)
-        change.insert += [(iri, p, o, search) for p, o in index_entries(stamped, table)]
+        change.insert += [
+            (iri, p, o, search) for p, o in index_entries(stamped, table, self.scope.language)
+        ]
         change.insert += [(*entry, search) for entry in basis_entries(iri, pairs)]
         asked = question(pairs)
         if asked is not None and (DOXA.support, DOXA.Absent) not in pairs:

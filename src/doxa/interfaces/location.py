@@ -17,6 +17,7 @@ from doxa.clock import Clock
 from doxa.judges import configured_judge
 from doxa.memory import Memory
 from doxa.store.location import MEMORY, is_server_url
+from doxa.text import DEFAULT_LANGUAGE
 
 __all__ = ["MEMORY", "is_url", "open_memory"]
 
@@ -38,11 +39,19 @@ def open_memory(
     clock: Clock | None,
     judge: str | None = None,
     environ: Mapping[str, str] = os.environ,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Memory:
     """Open the memory ``--store`` names (the caller closes it), with the judge ``--judge``
-    names (:func:`doxa.judges.configured_judge`): by default the rule judge and, when
+    names (:func:`doxa.judges.configured_judge`) and the stemming language ``--language``
+    names: by default the rule judge and, when
     ``DOXA_LLM_*`` configures one, the LLM judge as its fallback."""
     chosen = configured_judge(environ, name=judge)
     return Memory.open_at(
-        store, update_url=update_url, environ=environ, scope=scope, clock=clock, judge=chosen
+        store,
+        update_url=update_url,
+        environ=environ,
+        scope=scope,
+        clock=clock,
+        judge=chosen,
+        language=language,
     )

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
+from enum import Enum
 from typing import NamedTuple, Protocol
 
 from rdflib import Literal, URIRef
 
 from doxa.model import Fact, FactStatus
 from doxa.reads.claims import claim_endings, load_facts
-from doxa.reads.word_index import CLOCKS, Ending, SearchEntry, WordIndex
+from doxa.reads.word_index import CLOCKS, STEM, Ending, SearchEntry, WordIndex
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
 from doxa.terms import dt_literal
-from doxa.text import words
+from doxa.text import stemmed, words
 from doxa.vocabulary import DOXA
 
-__all__ = ["facts", "flagged", "recall"]
+__all__ = ["Matching", "bm25", "facts", "flagged", "recall"]
 
 
 def facts(
@@ -65,6 +67,19 @@ def facts(
 
 RARE = 2000  # a word carried by more claims than this is too common to gather by
 ALL_WORDS = 500  # when every word is common: how many of the newest claims carrying them all
+#: BM25's parameters: term-frequency saturation (moot here: a claim carries a stem once),
+#: length normalisation, and the average claim length in stems it is measured against (fixed,
+#: so a score never needs the whole store read and both backends agree)
+K1, B, AVERAGE_LENGTH = 1.2, 0.75, 8.0
+
+
+class Matching(Enum):
+    """How ``recall`` matches a query's words."""
+
+    #: BM25 over Snowball stems of the text and the labels of subject, predicate and object
+    STEMS = "stems"
+    #: the words as written, most words first: recall before stemming (kept to compare)
+    EXACT = "exact"
 
 
 def recall(
@@ -77,37 +92,266 @@ def recall(
     as_of: datetime,
     include_ended: bool = False,
     limit: int = 10,
+    matching: Matching = Matching.STEMS,
 ) -> list[Fact]:
-    """Facts ranked by the query words they carry: most words first, rarer words weigh more.
+    """Facts ranked by BM25 over the stems of the query's words (in the scope's language).
 
-    Candidates are gathered by the query's rarer words (a word carried by more than ``RARE``
-    claims only ranks them), so the cost follows how selective the query is, not the size of
-    the store. The words, clocks and endings come from the scope's :class:`WordIndex` in
-    memory when this process is the store's only writer, else from the store by index
-    lookups; both give the same answer. ``topics`` limits the answer to those topics (None:
-    every topic). Returns at most ``limit`` facts, each with its ``score``: the share of the
-    query's words it carries.
+    A claim is matched on the stems of its text and of its subject's, predicate's and
+    object's labels ("where does alice live" finds "Alice lives in Lyon"), and a claim
+    indexed before stems were, on its words. Candidates are gathered by the query's rarer
+    stems (a stem carried by more than ``RARE`` claims only ranks them), so the cost follows
+    how selective the query is, not the size of the store. The stems, clocks and endings come
+    from the scope's :class:`WordIndex` in memory when this process is the store's only
+    writer, else from the store by index lookups; both give the same answer. ``topics``
+    limits the answer to those topics (None: every topic). Returns at most ``limit`` facts,
+    best first, each with its ``score``: its BM25 score over the best a claim could get for
+    the query, in (0, 1]. ``matching=Matching.EXACT`` ranks as recall did before stemming.
     """
-    wanted = words(text)
-    if not wanted:
+    if matching is Matching.EXACT:
+        return _recall_exact(store, scope, topics, text, valid_at, as_of, include_ended, limit)
+    terms = [(STEM + stem, *plain) for stem, plain in stemmed(text, scope.language).items()]
+    if not terms:
         return []
     index = WordIndex.of(store, scope)
     if index is None:
-        picked = _pick(
-            _StoredWords(store, scope), wanted, topics, valid_at, as_of, include_ended, limit
-        )
+        source: _Source = _StoredStems(store, scope)
+        picked = _rank(source, terms, topics, valid_at, as_of, include_ended, limit)
         found = _load(store, scope, picked, as_of, include_ended, None)
     else:
         with index.reading(store) as current:
-            picked = _pick(
-                _IndexedWords(current), wanted, topics, valid_at, as_of, include_ended, limit
-            )
+            source = _IndexedStems(current)
+            picked = _rank(source, terms, topics, valid_at, as_of, include_ended, limit)
             found = _load(store, scope, picked, as_of, include_ended, current)
-    return [
-        replace(found[c], score=round(len(picked.hits[str(c)]) / len(wanted), 4))
-        for c in picked.best
-        if c in found
-    ]
+    return [replace(found[c], score=picked.scores[str(c)]) for c in picked.best if c in found]
+
+
+def bm25(weights: Iterable[float], length: int) -> float:
+    """A claim's BM25 over the query terms it carries (each once), given their inverse
+    document frequencies and its length in stems.
+
+    >>> round(bm25([1.0], 8), 4), round(bm25([1.0], 16), 4)
+    (1.0, 0.7097)
+    """
+    return _saturation(length) * math.fsum(weights)
+
+
+@functools.lru_cache(maxsize=512)
+def _saturation(length: int) -> float:
+    """BM25's factor for a term carried once by a claim of ``length`` stems."""
+    return (K1 + 1) / (1 + K1 * (1 - B + B * length / AVERAGE_LENGTH))
+
+
+def _rank(
+    source: _Source,
+    terms: list[tuple[str, ...]],
+    topics: set[str] | None,
+    valid_at: datetime,
+    as_of: datetime,
+    include_ended: bool,
+    limit: int,
+) -> _Picked:
+    """The best ``limit`` live claims for the query terms (each a stem and the query's words
+    that stem to it), by BM25, newest first among equal scores.
+
+    Only a rare term's claims are gathered (each rare term's posting is read whole on both
+    backends); a common term is looked for in the candidates' own entries. Candidates are
+    grouped by the rare terms they carry and scored group by group, best bound first: a
+    claim is taken once no later group could beat it, so most recalls never score the
+    claims that carry only a common-ish word (MaxScore).
+    """
+    postings: list[Collection[str]] = []
+    for keys in terms:
+        carrying = [carriers for key in keys if (carriers := source.postings(key))]
+        # one key carried (the usual case): its posting as it is, not a copy
+        postings.append(carrying[0] if len(carrying) == 1 else set().union(*carrying))
+    counts = [min(len(found), RARE + 1) for found in postings]
+    weight = [math.log1p(RARE / max(n, 1)) for n in counts]
+    rare = [i for i, n in enumerate(counts) if n <= RARE]
+    common = [i for i, n in enumerate(counts) if n > RARE]
+    groups: dict[int, list[str]] = {}  # the rare terms carried, as bits -> the claims
+    if rare:
+        mask: dict[str, int] = {}
+        for i in rare:
+            bit = 1 << i
+            for claim in postings[i]:
+                mask[claim] = mask.get(claim, 0) | bit
+        for claim, bits in mask.items():
+            groups.setdefault(bits, []).append(claim)
+    else:  # every term is common: the newest claims that carry them all
+        groups[0] = source.carrying_all(terms)
+    extra = math.fsum(weight[i] for i in common)
+    # the most a group's claim could score: the shortest claim, every common term carried
+    bound = {
+        # (a hair above: the sums round differently from a claim's own)
+        bits: _saturation(1)
+        * (math.fsum(weight[i] for i in rare if bits >> i & 1) + extra)
+        * (1 + 1e-9)
+        for bits in groups
+    }
+    order = sorted(groups, key=lambda bits: -bound[bits])
+    best_possible = bm25(weight, len(terms))  # a claim of exactly the query's terms
+    heap: list[tuple[float, float, str]] = []
+    topic_of: dict[str, str] = {}
+    entries: dict[str, SearchEntry] = {}
+    best: list[str] = []
+    scores: dict[str, float] = {}
+    ended: dict[str, list[Ending]] = {}
+    batch = limit * 2 + 5
+    for n, bits in enumerate(order):
+        group = source.entries(groups[bits])
+        entries.update(group)
+        carried = [weight[i] for i in rare if bits >> i & 1]
+        for claim, entry in group.items():
+            topic, recorded = entry.topic, entry.recorded
+            if topic is None or recorded is None or recorded > as_of:
+                continue
+            if topics is not None and topic not in topics:
+                continue  # recall was asked about other topics
+            found = carried
+            if common:
+                own = entry.words
+                found = [*carried, *(weight[i] for i in common if _carries(own, terms[i]))]
+            if found:
+                score = _saturation(len(entry.words)) * math.fsum(found)
+                heapq.heappush(heap, (-score, -recorded.timestamp(), claim))
+                topic_of[claim] = topic
+        # a claim no later group can beat or tie is final: taken best first, liveness checked
+        later = bound[order[n + 1]] if n + 1 < len(order) else None
+        while len(best) < limit:
+            window: list[tuple[float, float, str]] = []
+            while heap and len(window) < batch and (later is None or -heap[0][0] > later):
+                window.append(heapq.heappop(heap))
+            if not window:
+                break
+            _take(window, source, entries, valid_at, as_of, include_ended, limit,
+                  best, scores, ended, best_possible)  # fmt: skip
+        if len(best) == limit:
+            break
+    return _Picked([URIRef(c) for c in best], scores, topic_of, ended)
+
+
+def _carries(own: tuple[str, ...], keys: tuple[str, ...]) -> bool:
+    return any(k in own for k in keys)
+
+
+def _take(
+    window: list[tuple[float, float, str]],
+    source: _Source,
+    entries: dict[str, SearchEntry],
+    valid_at: datetime,
+    as_of: datetime,
+    include_ended: bool,
+    limit: int,
+    best: list[str],
+    scores: dict[str, float],
+    ended: dict[str, list[Ending]],
+    best_possible: float,
+) -> None:
+    """Take the window's live claims, best first, into ``best`` (up to ``limit``)."""
+    endings = {} if include_ended else source.endings([c for *_, c in window], as_of)
+    for score, _, claim in window:
+        ended[claim] = endings.get(claim, [])
+        if not include_ended and not entries[claim].live(ended[claim], valid_at):
+            continue
+        best.append(claim)
+        scores[claim] = round(-score / best_possible, 4)
+        if len(best) == limit:
+            return
+
+
+class _Source(Protocol):
+    """Where BM25 recall reads the search graph and the endings: the store or the index."""
+
+    def postings(self, key: str) -> Collection[str]:
+        """The claims carrying ``key``; past ``RARE`` of them, only their count matters."""
+        ...
+
+    def entries(self, claims: Collection[str]) -> dict[str, SearchEntry]:
+        """Each claim's search entry (stems, topic, clocks)."""
+        ...
+
+    def endings(self, claims: list[str], as_of: datetime) -> dict[str, list[Ending]]:
+        """Each claim's endings recorded by ``as_of``."""
+        ...
+
+    def carrying_all(self, terms: list[tuple[str, ...]]) -> list[str]:
+        """The newest ``ALL_WORDS`` claims carrying every term, newest first."""
+        ...
+
+
+class _StoredStems:
+    """The search graph and endings read from the store, by index lookups."""
+
+    def __init__(self, store: Store, scope: Scope) -> None:
+        self.store = store
+        self.scope = scope
+        self.search = Dataset(default=(scope.search,))
+
+    def postings(self, key: str) -> list[str]:
+        return _StoredWords(self.store, self.scope).postings(key)
+
+    def entries(self, claims: Collection[str]) -> dict[str, SearchEntry]:
+        if not claims:
+            return {}
+        described = self.store.describe(
+            [URIRef(c) for c in sorted(claims)], [self.scope.search], (_TERM, *CLOCKS)
+        )
+        return {claim: SearchEntry(pairs) for claim, pairs in described.items()}
+
+    def endings(self, claims: list[str], as_of: datetime) -> dict[str, list[Ending]]:
+        return claim_endings(self.store, self.scope, claims, as_of)
+
+    def carrying_all(self, terms: list[tuple[str, ...]]) -> list[str]:
+        # by the stems alone: a claim indexed before stems were is found by a rarer word
+        rarest, *others = (keys[0] for keys in terms)
+        return _StoredWords(self.store, self.scope).carrying_all(rarest, others)
+
+
+class _IndexedStems:
+    """The same, from the scope's word index in memory (held still while it is read)."""
+
+    def __init__(self, index: WordIndex) -> None:
+        self.index = index
+
+    def postings(self, key: str) -> Collection[str]:
+        return self.index.postings.get(key, ())
+
+    def entries(self, claims: Collection[str]) -> dict[str, SearchEntry]:
+        entries = self.index.entries
+        return {claim: entry for claim in claims if (entry := entries.get(claim)) is not None}
+
+    def endings(self, claims: list[str], as_of: datetime) -> dict[str, list[Ending]]:
+        return {claim: self.index.endings_by(claim, as_of) for claim in claims}
+
+    def carrying_all(self, terms: list[tuple[str, ...]]) -> list[str]:
+        # by the stems alone, as the store does
+        postings = self.index.postings
+        rarest, *others = (keys[0] for keys in terms)
+        every = [postings.get(w, set()) for w in others]
+        found = [c for c in postings.get(rarest, ()) if all(c in carriers for carriers in every)]
+        return heapq.nlargest(ALL_WORDS, found)
+
+
+def _recall_exact(
+    store: Store,
+    scope: Scope,
+    topics: set[str] | None,
+    text: str,
+    valid_at: datetime,
+    as_of: datetime,
+    include_ended: bool,
+    limit: int,
+) -> list[Fact]:
+    """Recall as before stems: the query's words as written, read from the store's index
+    (the index in memory holds stems), each fact scored by the share of words it carries."""
+    wanted = words(text)
+    if not wanted:
+        return []
+    picked = _pick(
+        _StoredWords(store, scope), wanted, topics, valid_at, as_of, include_ended, limit
+    )
+    found = _load(store, scope, picked, as_of, include_ended, None)
+    return [replace(found[c], score=picked.scores[str(c)]) for c in picked.best if c in found]
 
 
 def _load(
@@ -137,13 +381,13 @@ def _load(
 
 class _Picked(NamedTuple):
     best: list[URIRef]  # best first
-    hits: dict[str, set[str]]  # candidate claim -> the query words it carries
+    scores: dict[str, float]  # each best claim's score
     topic_of: dict[str, str]
     ended: dict[str, list[Ending]]  # the endings read of each candidate looked at
 
 
 class _Words(Protocol):
-    """Where recall reads the search graph and the endings: the store or the index."""
+    """Where exact-word recall reads the search graph and the endings."""
 
     def postings(self, word: str) -> Collection[str]:
         """The claims carrying ``word``; past ``RARE`` of them, only their count matters."""
@@ -214,7 +458,8 @@ def _pick(
             break  # candidates come best first (every word counted): later ones rank lower
     # more words, rarer words, then the newer record; only the best are read in full
     best = sorted(chosen, key=lambda c: (*(-x for x in score[carried[c]]), -chosen[c], c))[:limit]
-    return _Picked([URIRef(c) for c in best], {c: hits[carried[c]] for c in best}, topic_of, ended)
+    shares = {c: round(len(hits[carried[c]]) / len(wanted), 4) for c in best}
+    return _Picked([URIRef(c) for c in best], shares, topic_of, ended)
 
 
 def _best_first(carried: dict[str, int], score: dict[int, tuple[int, float]]) -> Iterator[str]:
@@ -271,36 +516,6 @@ class _StoredWords:
             claim: (SearchEntry(described[claim]), ends.get(claim, []))
             for claim in claims
             if claim in described
-        }
-
-
-class _IndexedWords:
-    """The same, from the scope's word index in memory (held still while it is read)."""
-
-    def __init__(self, index: WordIndex) -> None:
-        self.index = index
-
-    def postings(self, word: str) -> Collection[str]:
-        return self.index.postings.get(word, ())
-
-    def carrying(self, claims: Collection[str], common: list[str]) -> Iterable[tuple[str, str]]:
-        postings = self.index.postings
-        return [(c, w) for w in common for c in claims if c in postings.get(w, ())]
-
-    def carrying_all(self, rarest: str, others: list[str]) -> list[str]:
-        postings = self.index.postings
-        every = [postings.get(w, set()) for w in others]
-        found = [c for c in postings.get(rarest, ()) if all(c in carriers for carriers in every)]
-        return heapq.nlargest(ALL_WORDS, found)
-
-    def window(
-        self, claims: list[str], as_of: datetime, endings: bool
-    ) -> dict[str, tuple[SearchEntry, list[Ending]]]:
-        entries = self.index.entries
-        return {
-            claim: (entry, self.index.endings_by(claim, as_of) if endings else [])
-            for claim in claims
-            if (entry := entries.get(claim)) is not None
         }
 
 

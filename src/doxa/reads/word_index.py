@@ -34,7 +34,7 @@ from doxa.store.capabilities import PlainValues, cache_of
 from doxa.terms import instant
 from doxa.vocabulary import DOXA
 
-__all__ = ["SearchEntry", "WordIndex"]
+__all__ = ["STEM", "SearchEntry", "WordIndex"]
 
 Ending = dict[str, Node]
 Pair = tuple[Node, Node]
@@ -69,6 +69,9 @@ _FIELDS: dict[object, str] = {
 }
 #: index literals that are keys, not words (see :mod:`doxa.gate.index`)
 _KEY_MARKS = frozenset("@=~^")
+#: marks a stem among the index literals (no word starts with it: a word starts with a
+#: letter or digit)
+STEM = "%"
 #: how many recalled facts' triples are kept
 _KEPT = 4096
 #: claims named by changes since the last recall beyond which the index is read again whole
@@ -76,7 +79,8 @@ _MAX_PENDING = 200_000
 
 
 class SearchEntry:
-    """What the search graph says of one claim: its topic, clocks and (in the index) words."""
+    """What the search graph says of one claim: its topic, clocks and (in the index) the keys
+    recall matches it on (:attr:`words`: its stems, or its words when it has no stems)."""
 
     __slots__ = ("recorded", "topic", "valid_from", "valid_until", "words")
 
@@ -87,14 +91,19 @@ class SearchEntry:
         valid_from: list[datetime] = []
         valid_until: list[datetime] = []
         words: list[str] = []
+        stems: list[str] = []
         for p, o in pairs:
             field = _FIELDS.get(p)
             if field is None:
                 continue
             if field == "term":
                 word = str(o)
-                if word and word[0] not in _KEY_MARKS:
-                    words.append(sys.intern(word))  # one copy of a word for every claim
+                if not word:
+                    continue
+                if word[0] == STEM:
+                    stems.append(sys.intern(word))  # one copy of a stem for every claim
+                elif word[0] not in _KEY_MARKS:
+                    words.append(sys.intern(word))
             elif field == "topic":
                 self.topic = sys.intern(str(o))
             elif field == "recorded":
@@ -106,7 +115,9 @@ class SearchEntry:
         # tuples: a few hundred thousand of these are held at once
         self.valid_from = tuple(valid_from)
         self.valid_until = tuple(valid_until)
-        self.words = tuple(words)
+        # what recall matches: the stems ("%…"), or the plain words of a claim indexed before
+        # stems were (a query asks for both its stems and its own words)
+        self.words = tuple(stems or words)
 
     def live(self, endings: Iterable[Ending], valid_at: datetime) -> bool:
         """True at ``valid_at`` and not ended by then (``endings`` are those recorded by the
@@ -141,7 +152,7 @@ class WordIndex(Derived):
         self._last_notice = 0
         self._stale = True
         self.entries: dict[str, SearchEntry] = {}
-        #: word -> the claims carrying it
+        #: match key (a stem, or an unstemmed claim's word) -> the claims carrying it
         self.postings: dict[str, set[str]] = {}
         #: claim -> (when recorded, ending) for each of its supersessions and retractions
         self.endings: dict[str, list[tuple[datetime, Ending]]] = {}

@@ -42,6 +42,7 @@ from doxa.interfaces.cli.running import Settings
 from doxa.interfaces.cli.usage import JsonUsageGroup
 from doxa.interfaces.http.command import serve
 from doxa.interfaces.logs import quiet_libraries
+from doxa.text import DEFAULT_LANGUAGE
 
 __all__ = ["main"]
 
@@ -80,6 +81,15 @@ __all__ = ["main"]
     help="Which judge decides writes (env DOXA_JUDGE): rule, llm or rule+llm. Default: the "
     "rule judge, with the LLM judge as its fallback when DOXA_LLM_* configures one.",
 )
+@click.option(
+    "--language",
+    envvar="DOXA_LANGUAGE",
+    default=DEFAULT_LANGUAGE,
+    show_default=True,
+    metavar="NAME",
+    help="The Snowball language recall stems the scope's words in (env DOXA_LANGUAGE): "
+    "english, french, german, spanish …; open a scope with the same one each time.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.pass_context
 def main(
@@ -88,6 +98,7 @@ def main(
     update_url: str | None,
     scope: str,
     judge: str | None,
+    language: str,
     as_json: bool,
 ) -> None:
     """doxa: an agent memory with one gated way in.
@@ -107,6 +118,7 @@ def main(
         update_url=update_url,
         judge=judge,
         scope_named=ctx.get_parameter_source("scope") is not ParameterSource.DEFAULT,
+        language=language,
     )
 
 

@@ -22,6 +22,7 @@ from doxa.interfaces.location import is_url, open_memory
 from doxa.interfaces.presentation import plain
 from doxa.memory import Memory
 from doxa.model import Receipt
+from doxa.text import DEFAULT_LANGUAGE
 
 __all__ = ["MEMORY", "Rejected", "Settings", "attempt", "emit", "print_error", "run"]
 
@@ -43,6 +44,9 @@ class Settings:
     #: ``--judge`` as given (a :class:`~doxa.judges.JudgeName` value), parsed when the
     #: memory opens so a wrong name is an invalid input like any other
     judge: str | None = None
+    #: ``--language``: the Snowball language recall stems the scope's words in
+    language: str = DEFAULT_LANGUAGE
+
     #: whether the scope was named (``--scope`` or ``$DOXA_SCOPE``) rather than left at
     #: ``default``: a named scope must exist (docs/decisions.md, "Scopes are created")
     scope_named: bool = False
@@ -82,6 +86,7 @@ def _within(settings: Settings, action: Callable[[Memory], None], creates: bool)
         scope=settings.scope,
         clock=settings.clock,
         judge=settings.judge,
+        language=settings.language,
     ) as memory:
         if settings.checks_scope and not creates:
             memory.require_scope()  # a typo is refused, never a fresh empty memory

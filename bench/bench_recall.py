@@ -1,0 +1,382 @@
+"""Recall quality and speed: exact words (recall before issue 21) and stemmed BM25, side by side.
+
+**Quality.** A seeded memory of made-up people (their names are no English words, so a name
+matches only its own facts), ten facts each, and for every fact a question asked the way a
+person would ask it, in four families:
+
+- **morphology**: the question uses another form of the fact's words ("where does Kavo
+  live" for "Kavo lives in Porto");
+- **synonyms**: another word for the same thing ("what beverage does Kavo like" for "Kavo
+  prefers green tea");
+- **paraphrase**: another wording altogether ("what is Kavo's job" for "Kavo works as a
+  nurse at the city hospital");
+- **distractors**: the question shares words with another fact of the same person ("when
+  is Kavo's supplier meeting" for the meeting, beside "Kavo drinks coffee with the
+  supplier").
+
+Printed for each way of matching: recall@5 (the fact is among the first five) and MRR (the
+mean of 1/rank, 0 when not in the first ten), overall and per family. A hybrid ranking
+(words and meaning) is not built yet (issue 21, part 3): it is reported as such.
+
+**Speed.** Recall p50 and p95 over the same questions at 1k, 10k and 100k facts, for both
+ways of matching, plus the word index's build time and memory per fact (tracemalloc). The
+1k store is written through the gate (``Memory.import_claims``); the larger ones are that
+store bulk-loaded again 10 and 100 times with every person renamed per copy (a digit
+suffix, which no stemmer touches) and every id moved, so a name stays as selective as in a
+real memory while the shared words ("lives", "works") grow with the store. Target: stemmed
+recall p50 ≤ 5 ms at 100k.
+
+**Write.** What stemming adds to a write: the seconds per gated write of the 1k fill (bulk
+import) and the seconds per claim spent finding its stems, side by side.
+
+    python bench/bench_recall.py            # 1k, 10k and 100k
+    python bench/bench_recall.py --sizes 1000,10000 --questions 200
+
+Writes ``bench/results/recall.json`` and, with matplotlib, ``bench/results/recall.png``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import re
+import statistics
+import tempfile
+import time
+import tracemalloc
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import pyoxigraph as ox
+from rdflib import Literal
+
+import doxa
+from doxa.gate.index import claim_stems
+from doxa.reads.facts import Matching, recall
+from doxa.reads.word_index import WordIndex
+from doxa.text import stems
+from doxa.vocabulary import DOXA
+
+SCOPE = "bench"
+TOPIC = "people"
+CITIES = ("Porto", "Lyon", "Oslo", "Quito", "Hanoi", "Perth", "Accra", "Bergen")
+INSTRUMENTS = ("cello", "violin", "trumpet", "banjo")
+PETS = ("dog", "cat", "parrot", "rabbit")
+
+#: (family, the fact, the question asked about it); {n} is the person, {c} a city, …
+TEMPLATES: tuple[tuple[str, str, str], ...] = (
+    ("morphology", "{n} lives in {c}", "where does {n} live"),
+    ("morphology", "{n} moved to {c2} last spring", "when did {n} move"),
+    ("morphology", "{n} plays the {i} on weekends", "which instrument is {n} playing"),
+    ("morphology", "{n} owns two {p}s", "does {n} own a {p}"),
+    ("synonyms", "{n} prefers green tea", "what beverage does {n} like"),
+    ("synonyms", "{n} is allergic to peanuts", "{n} nut allergy"),
+    ("synonyms", "{n}'s car is a red hatchback", "what vehicle does {n} drive"),
+    ("paraphrase", "{n} works as a nurse at the city hospital", "what is {n}'s job"),
+    ("paraphrase", "{n} is learning Japanese in the evenings", "which language is {n} studying"),
+    ("distractors", "{n} has a meeting with the tea supplier on Monday",
+     "when is {n}'s supplier meeting"),
+    ("distractors", "{n} drinks coffee with the supplier", "who does {n} drink coffee with"),
+    ("distractors", "{n} reads books about city life in {c}", "what does {n} read"),
+)  # fmt: skip
+FACTS_PER_PERSON = len(TEMPLATES)
+
+
+@dataclass(frozen=True)
+class Question:
+    family: str
+    text: str
+    person: int  # which person
+    template: int  # which of their facts is the answer
+
+
+def names(count: int, seed: int) -> list[str]:
+    """Made-up names that no stemmer changes and that are no English word."""
+    rng = random.Random(seed)
+    found: dict[str, None] = {}
+    while len(found) < count:
+        name = "".join(rng.choice(("ka", "vo", "mi", "rel", "zu", "tan", "bo", "qui", "lex", "do"))
+                       for _ in range(rng.randint(2, 3))).title()  # fmt: skip
+        if stems(name) == [name.lower()] and len(name) >= 4:
+            found.setdefault(name, None)
+    return list(found)
+
+
+def memory_rows(people: list[str], seed: int) -> tuple[list[dict[str, str]], list[Question]]:
+    """The facts (``import_claims`` rows, person by person) and one question per fact."""
+    rng = random.Random(seed)
+    rows: list[dict[str, str]] = []
+    questions: list[Question] = []
+    for who, name in enumerate(people):
+        c, c2 = rng.sample(CITIES, 2)
+        values = {"n": name, "c": c, "c2": c2, "i": rng.choice(INSTRUMENTS), "p": rng.choice(PETS)}
+        for k, (family, fact, question) in enumerate(TEMPLATES):
+            rows.append({"text": fact.format(**values), "topic": TOPIC, "authority": "owner"})
+            questions.append(Question(family, question.format(**values), who, k))
+    return rows, questions
+
+
+def shuffled(rows: list[dict[str, str]], seed: int) -> tuple[list[dict[str, str]], list[int]]:
+    """The rows in a seeded order (so no family is always the newest, which breaks ties),
+    and where each row went."""
+    order = list(range(len(rows)))
+    random.Random(seed).shuffle(order)
+    return [rows[i] for i in order], order
+
+
+# -- filling -----------------------------------------------------------------------------
+
+
+def fill(path: Path, rows: list[dict[str, str]]) -> tuple[list[str], float]:
+    """Write the rows through the gate into a store at ``path``: the admitted fact ids, in
+    row order, and the seconds per write."""
+    with doxa.Memory.open(path, scope=SCOPE, durable=False) as mem:
+        start = time.perf_counter()
+        report = mem.import_claims(rows)
+        per_write = (time.perf_counter() - start) / len(rows)
+        ids = [r.fact for r in report.receipts]
+    if any(i is None for i in ids):
+        raise SystemExit("a generated fact was not admitted; the generator needs fixing")
+    return [str(i) for i in ids], per_write
+
+
+def stemming_cost(rows: list[dict[str, str]]) -> float:
+    """Seconds per write spent finding a claim's stems (what issue 21 adds to a write)."""
+    pairs = [[(DOXA.text, Literal(row["text"]))] for row in rows]
+    start = time.perf_counter()
+    for claim in pairs:
+        claim_stems(claim)  # type: ignore[arg-type]
+    return (time.perf_counter() - start) / len(rows)
+
+
+_ID = re.compile(r"/(fact|receipt|event|held)/([0-9a-f]{12})([0-9a-f]{8})")
+
+
+def replicate(source: Path, target: Path, copies: int, people: list[str]) -> None:
+    """``copies`` copies of the 1k store in one store: copy k renames every person (a digit
+    suffix) and moves every id (its clock part, by k × 2^36 ms)."""
+    store = ox.Store(str(source))
+    named = re.compile(r"\b(" + "|".join(people) + r")\b", re.IGNORECASE)
+    with tempfile.TemporaryDirectory() as scratch:
+        dump = Path(scratch) / "one.nq"
+        store.dump(str(dump), ox.RdfFormat.N_QUADS)
+        del store
+        lines = dump.read_text(encoding="utf-8").splitlines(keepends=True)
+        out = ox.Store(str(target))
+        for copy in range(copies):
+            renamed = Path(scratch) / "copy.nq"
+            with renamed.open("w", encoding="utf-8") as sink:
+                for line in lines:
+                    if copy:
+                        line = named.sub(lambda m, k=copy: f"{m.group(1)}{k}", line)
+                        line = _ID.sub(
+                            lambda m, k=copy: (
+                                f"/{m.group(1)}/"
+                                f"{(int(m.group(2), 16) + k * 2**36) % 2**48:012x}{m.group(3)}"
+                            ),
+                            line,
+                        )
+                    sink.write(line)
+            out.bulk_load(path=str(renamed), format=ox.RdfFormat.N_QUADS, lenient=True)
+        out.flush()
+        del out
+    gc.collect()
+
+
+# -- measuring ---------------------------------------------------------------------------
+
+
+def ranks(
+    mem: doxa.Memory, questions: list[Question], ids: list[str], matching: Matching
+) -> list[int | None]:
+    """The rank (1-based) of each question's answer in the first ten, or None."""
+    now = mem.clock.now()
+    found: list[int | None] = []
+    for q in questions:
+        text = q.text
+        answer = ids[q.person * FACTS_PER_PERSON + q.template]
+        got = recall(mem.store, mem.scope, None, text, valid_at=now, as_of=now, limit=10,
+                     matching=matching)  # fmt: skip
+        order = [f.id for f in got]
+        found.append(order.index(answer) + 1 if answer in order else None)
+    return found
+
+
+def quality(found: list[int | None], questions: list[Question]) -> dict[str, dict[str, float]]:
+    by: dict[str, list[int | None]] = defaultdict(list)
+    for q, rank in zip(questions, found, strict=True):
+        by[q.family].append(rank)
+        by["all"].append(rank)
+    return {
+        family: {
+            "recall@5": round(sum(r is not None and r <= 5 for r in got) / len(got), 3),
+            "mrr": round(sum(1 / r for r in got if r is not None) / len(got), 3),
+            "questions": len(got),
+        }
+        for family, got in sorted(by.items())
+    }
+
+
+def latencies(mem: doxa.Memory, texts: list[str], matching: Matching) -> dict[str, float]:
+    now = mem.clock.now()
+    timings = []
+    for text in texts:
+        start = time.perf_counter()
+        recall(mem.store, mem.scope, None, text, valid_at=now, as_of=now, limit=10,
+               matching=matching)  # fmt: skip
+        timings.append((time.perf_counter() - start) * 1000)
+    timings.sort()
+    return {
+        "p50_ms": round(statistics.median(timings), 3),
+        "p95_ms": round(timings[int(len(timings) * 0.95) - 1], 3),
+    }
+
+
+def index_build(mem: doxa.Memory) -> dict[str, float]:
+    """Build the word index from the store, timed, then again under tracemalloc for its size."""
+    index = WordIndex(mem.scope)
+    start = time.perf_counter()
+    with index.reading(mem.store):
+        pass
+    seconds = time.perf_counter() - start
+    del index
+    gc.collect()
+    tracemalloc.start()
+    index = WordIndex(mem.scope)
+    with index.reading(mem.store):
+        size = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    facts = max(len(index.entries), 1)
+    return {"build_s": round(seconds, 3), "bytes_per_fact": round(size / facts), "facts": facts}
+
+
+def plot(report: dict[str, object], out: Path) -> str:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed: no plot (pip install 'doxa[bench]')"
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    qual = report["quality"]
+    assert isinstance(qual, dict)
+    families = [f for f in qual["stems"] if f != "all"] + ["all"]
+    width = 0.38
+    for i, (way, label) in enumerate((("exact", "exact words"), ("stems", "stemmed BM25"))):
+        xs = [j + (i - 0.5) * width for j in range(len(families))]
+        left.bar(xs, [qual[way][f]["recall@5"] for f in families], width, label=label)
+    left.set_xticks(range(len(families)), families)
+    left.set_ylabel("recall@5")
+    left.set_ylim(0, 1)
+    left.legend()
+    left.set_title("recall@5 by question family")
+    speed = report["speed"]
+    assert isinstance(speed, list)
+    for way, label in (("exact", "exact words"), ("stems", "stemmed BM25")):
+        right.plot([r["facts"] for r in speed], [r[way]["p50_ms"] for r in speed], marker="o",
+                   label=label)  # fmt: skip
+    right.axhline(5, linestyle="--", color="grey", label="target (stems, 100k)")
+    right.set_xscale("log")
+    right.set_xlabel("facts")
+    right.set_ylabel("recall p50 (ms)")
+    right.legend()
+    right.set_title("recall p50 by store size")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    return f"plot: {out}"
+
+
+@click.command()
+@click.option("--people", default=84, show_default=True, help="People in the 1k store.")
+@click.option("--sizes", default="1000,10000,100000", show_default=True,
+              help="Store sizes, as multiples of the 1k store.")  # fmt: skip
+@click.option("--questions", default=300, show_default=True, help="Questions timed per size.")
+@click.option("--seed", default=21, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("bench/results"))
+def main(people: int, sizes: str, questions: int, seed: int, out: Path) -> None:
+    """Measure recall quality (exact vs stemmed) and speed at several store sizes."""
+    out.mkdir(parents=True, exist_ok=True)
+    who = names(people, seed)
+    rows, asked = memory_rows(who, seed)
+    report: dict[str, object] = {"facts_in_quality_set": len(rows), "questions": len(asked)}
+    speed: list[dict[str, object]] = []
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as work:
+        one = Path(work) / "one"
+        written, order = shuffled(rows, seed)
+        admitted, per_write = fill(one, written)
+        stemming = stemming_cost(written)
+        report["write"] = {
+            "gated_write_ms": round(per_write * 1000, 3),
+            "stemming_ms": round(stemming * 1000, 4),
+            "stemming_share": round(stemming / per_write, 4),
+        }
+        ids = [""] * len(rows)
+        for position, row in enumerate(order):
+            ids[row] = admitted[position]
+        with doxa.Memory.open(one, scope=SCOPE, durable=False) as mem:
+            report["quality"] = {
+                way.value: quality(ranks(mem, asked, ids, way), asked) for way in Matching
+            }
+        report["quality"]["hybrid"] = "not built (issue 21 part 3: embeddings)"  # type: ignore[index]
+        for size in (int(s) for s in sizes.split(",")):
+            copies = max(1, round(size / len(rows)))
+            path = one if copies == 1 else Path(work) / f"x{copies}"
+            if copies > 1:
+                replicate(one, path, copies, who)
+            sample = rng.sample(asked, min(questions, len(asked)))
+            texts = []
+            for q in sample:  # ask about a person of any copy
+                k = rng.randrange(copies)
+                name = who[q.person]
+                texts.append(q.text.replace(name, f"{name}{k}") if k else q.text)
+            with doxa.Memory.open(path, scope=SCOPE, durable=False) as mem:
+                built = index_build(mem)
+                latencies(mem, texts[:20], Matching.STEMS)  # warm: the index and the caches
+                row: dict[str, object] = {"facts": copies * len(rows), **built}
+                for way in (Matching.STEMS, Matching.EXACT):
+                    row[way.value] = latencies(mem, texts, way)
+            speed.append(row)
+            click.echo(f"  {row['facts']:>7} facts: {json.dumps(row)}", err=True)
+    report["speed"] = speed
+    (out / "recall.json").write_text(json.dumps(report, indent=2) + "\n")
+
+    qual = report["quality"]
+    assert isinstance(qual, dict)
+    click.echo(f"recall quality, {len(asked)} questions over {len(rows)} facts")
+    head = ("exact r@5", "stems r@5", "exact MRR", "stems MRR")
+    click.echo(f"  {'family':<12} " + " ".join(f"{h:>9}" for h in head))
+    for family in qual["stems"]:
+        e, s = qual["exact"][family], qual["stems"][family]
+        cells = (e["recall@5"], s["recall@5"], e["mrr"], s["mrr"])
+        click.echo(f"  {family:<12} " + " ".join(f"{c:>9}" for c in cells))
+    click.echo(f"  hybrid: {qual['hybrid']}")
+    click.echo("recall speed (ms)")
+    click.echo(f"  {'facts':>7} {'stems p50':>9} {'stems p95':>9} {'exact p50':>9} {'ratio':>6} "
+               f"{'index build s':>13} {'bytes/fact':>10}")  # fmt: skip
+    for row in speed:
+        s, e = row["stems"], row["exact"]
+        assert isinstance(s, dict)
+        assert isinstance(e, dict)
+        click.echo(f"  {row['facts']:>7} {s['p50_ms']:>9} {s['p95_ms']:>9} {e['p50_ms']:>9} "
+                   f"{round(e['p50_ms'] / s['p50_ms'], 2):>6} {row['build_s']:>13} "
+                   f"{row['bytes_per_fact']:>10}")  # fmt: skip
+    write = report["write"]
+    assert isinstance(write, dict)
+    click.echo(
+        f"write: {write['gated_write_ms']} ms per gated write (bulk import), of which "
+        f"stemming {write['stemming_ms']} ms ({write['stemming_share']:.2%})"
+    )
+    largest = speed[-1]
+    stems_p50 = largest["stems"]["p50_ms"]  # type: ignore[index]
+    verdict = "met" if stems_p50 <= 5 else "NOT met"
+    click.echo(f"target stems p50 ≤ 5 ms at {largest['facts']} facts: {verdict} ({stems_p50} ms)")
+    click.echo(plot(report, out / "recall.png"))
+
+
+if __name__ == "__main__":
+    main()
