@@ -50,7 +50,9 @@ def test_remove_rebuilds_the_closure_as_if_never_added() -> None:
 
 
 def test_the_judge_stops_using_a_removed_property(tmp_path: Path) -> None:
-    """A functional property makes a second value a change; without it, both values stand."""
+    """A functional property makes a second value a change; without it the predicate is one
+    no ontology declares, so the second value is a question for the owner ("replace or
+    add?", docs/judge.md), never a replacement."""
 
     def second_day(memory: Memory) -> str:
         fields = {"topic": "m", "subject": EX + "call", "predicate": EX + "dayOfWeek"}
@@ -65,7 +67,7 @@ def test_the_judge_stops_using_a_removed_property(tmp_path: Path) -> None:
     with Memory.open(None, scope="a") as memory:
         memory.add_ontology(FUNCTIONAL, name="f")
         memory.remove_ontology("f")
-        assert second_day(memory) == "new"
+        assert second_day(memory) == "unclear"
 
 
 def test_a_triple_two_sources_state_stays_until_both_go() -> None:
