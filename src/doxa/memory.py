@@ -210,6 +210,23 @@ class Memory:
         store.
         """
         store = open_store(location, update_url=update_url, environ=environ, durable=durable)
+        return cls._owning(
+            store, scope=scope, judge=judge, clock=clock, policy=policy, language=language
+        )
+
+    @classmethod
+    def _owning(
+        cls,
+        store: Store,
+        *,
+        scope: str,
+        judge: Judge | None,
+        clock: Clock | None,
+        policy: ClosingPolicy | None,
+        language: str,
+    ) -> Memory:
+        """A memory that owns the ``store`` just opened for it, or the store closed again: a
+        bad scope or a refused journal check must not leave the directory held."""
         try:
             return cls(
                 store,
@@ -221,7 +238,7 @@ class Memory:
                 language=language,
             )
         except BaseException:
-            store.close()  # a bad scope or a refused journal check: release the directory
+            store.close()
             raise
 
     @classmethod
@@ -252,19 +269,9 @@ class Memory:
             )
         where = parse_location(query_url, update_url=update_url)
         store = open_store(where, auth=auth, environ={})  # credentials only from auth=
-        try:
-            return cls(
-                store,
-                scope=scope,
-                judge=judge,
-                clock=clock,
-                policy=policy,
-                owns_store=True,
-                language=language,
-            )
-        except BaseException:
-            store.close()
-            raise
+        return cls._owning(
+            store, scope=scope, judge=judge, clock=clock, policy=policy, language=language
+        )
 
     def close(self) -> None:
         """Flush and close the store if this memory opened it."""

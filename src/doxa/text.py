@@ -23,6 +23,7 @@ from doxa.errors import InvalidInput
 __all__ = [
     "DEFAULT_LANGUAGE",
     "LANGUAGES",
+    "ascii_lookalikes",
     "check_language",
     "label_words",
     "name_key",
@@ -141,9 +142,11 @@ _CAMEL = re.compile(r"(?<=[^\W_])(?=[A-Z][a-z])|(?<=[a-z0-9])(?=[A-Z])")
 
 
 @functools.cache
-def _lookalikes() -> dict[int, str]:
-    """Letters that merely look like an ASCII letter or digit (Unicode TR39 confusables) to it."""
-    # imported on first use: the table is large, and most names are ASCII
+def ascii_lookalikes() -> dict[int, str]:
+    """Letters that merely look like an ASCII letter or digit (Unicode TR39 confusables), each
+    to the ASCII character it imitates: the one table the names and the instruction screen
+    fold look-alikes by. Build a ``str.translate`` table from a copy; do not change it."""
+    # imported on first use: the table is large, and most text is ASCII
     from confusable_homoglyphs.confusables import confusables_data
 
     table: dict[int, str] = {}
@@ -153,9 +156,15 @@ def _lookalikes() -> dict[int, str]:
         for entry in entries:
             target = entry["c"]
             if len(target) == 1 and target.isascii() and target.isalnum():
-                table[ord(char)] = target.lower()
+                table[ord(char)] = target
                 break
     return table
+
+
+@functools.cache
+def _lookalikes() -> dict[int, str]:
+    """:func:`ascii_lookalikes`, to lower-case letters (a name key is case-folded)."""
+    return {code: target.lower() for code, target in ascii_lookalikes().items()}
 
 
 def name_key(name: str) -> str:

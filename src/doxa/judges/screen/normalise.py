@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import unquote_plus
 
-from confusable_homoglyphs.confusables import confusables_data
+from doxa.text import ascii_lookalikes
 
 __all__ = ["View", "views"]
 
@@ -68,15 +68,7 @@ class View:
 @functools.cache
 def _table() -> dict[int, str]:
     """Format characters to nothing; look-alikes of ASCII letters and digits to them."""
-    table: dict[int, str] = {}
-    for char, entries in confusables_data.items():
-        if len(char) != 1 or char.isascii():
-            continue
-        for entry in entries:
-            target = entry["c"]
-            if len(target) == 1 and target.isascii() and target.isalnum():
-                table[ord(char)] = target
-                break
+    table = dict(ascii_lookalikes())
     # every format character lies in planes 0, 1 and 14 (the tag characters)
     for code in (*range(0x20000), *range(0xE0000, 0xE1000)):
         if unicodedata.category(chr(code)) == "Cf":
