@@ -364,6 +364,22 @@ async def clear_alarm(request: Request, alarm_id: str) -> Response:
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
 
 
+@router.post("/facts/{fact_id}/confirm")
+async def confirm_flagged(request: Request, fact_id: str) -> Response:
+    """The owner's answer to a basis-ended flag from the page: the fact stands on its own
+    (``Memory.confirm``, a reason required, a receipt left)."""
+    owner, form, refusal = await _acting(request)
+    if refusal is not None:
+        return refusal
+    assert owner is not None
+    try:
+        receipt = owner.memory.confirm(fact_id, reason=form.get("reason", ""))
+    except DoxaError as error:
+        return _message("Could not confirm the fact", str(error), http_status(error))
+    notice = f"confirmed: fact {fact_id} stands on its own (receipt {receipt.id})"
+    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+
+
 @router.post("/quarantine/{fact_id}/{verb}")
 async def quarantine_decision(request: Request, fact_id: str, verb: str) -> Response:
     owner, form, refusal = await _acting(request)
