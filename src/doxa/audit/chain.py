@@ -15,7 +15,7 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
-from doxa.gate.basis import basis_entries
+from doxa.gate.basis import basis_entries, question
 from doxa.gate.index import STEM, TERM, claim_stems
 from doxa.gate.receipts import Triple, content_digest, covered, produced_digest, quad_digest
 from doxa.judges.sentences import frame_key
@@ -190,7 +190,7 @@ def _check_derived(
         elif p == DOXA.awaitsAnswer and isinstance(s, URIRef):
             # an empty search result's question follows from its subject and predicate
             own = [(URIRef(str(q[1])), q[2]) for q in content.get(s, [])]
-            ok = (s, p, o) in basis_entries(s, own)
+            ok = (s, p, o) in basis_entries(s, own, question(own))
         else:
             ok = any(q[:3] == (s, p, o) for q in content.get(s, []))
         if not ok:

@@ -50,15 +50,14 @@ class Ended:
     successor: URIRef | None = None
 
 
-def basis_entries(iri: URIRef, pairs: Sequence[Pair]) -> list[tuple[URIRef, URIRef, Node]]:
+def basis_entries(
+    iri: URIRef, pairs: Sequence[Pair], asked: Literal | None
+) -> list[tuple[URIRef, URIRef, Node]]:
     """The search-graph index entries of a claim being admitted: one per fact it rests on
-    (named or refined) and, for an empty search result about a subject, that subject."""
-    entries: list[tuple[URIRef, URIRef, Node]] = [
-        (iri, p, o) for p, o in pairs if p in (DOXA.restsOn, DOXA.refines)
-    ]
-    values = dict(pairs)
-    asked = question(pairs)
-    if values.get(DOXA.support) == DOXA.Absent and asked is not None:
+    (named or refined) and, for an empty search result, its question ``asked`` (the claim's
+    :func:`question`, worked out once by the caller)."""
+    entries: list[tuple[URIRef, URIRef, Node]] = [(iri, p, o) for p, o in pairs if p in _LINKS]
+    if asked is not None and (DOXA.support, DOXA.Absent) in pairs:
         entries.append((iri, DOXA.awaitsAnswer, asked))
     return entries
 

@@ -375,7 +375,7 @@ def _in_range(value: Node, bound: Node, test: Callable[[int], bool]) -> bool:
         return False
     try:
         return test(compare_literal(value, bound))  # type: ignore[no-untyped-call]
-    except (TypeError, NotImplementedError):
+    except (TypeError, NotImplementedError):  # pySHACL's word for "no order between these"
         return False
 
 

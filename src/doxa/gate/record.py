@@ -165,8 +165,8 @@ class Record:
         change.insert += [
             (iri, p, o, search) for p, o in index_entries(stamped, table, self.scope.language)
         ]
-        change.insert += [(*entry, search) for entry in basis_entries(iri, pairs)]
         asked = question(pairs)
+        change.insert += [(*entry, search) for entry in basis_entries(iri, pairs, asked)]
         if asked is not None and (DOXA.support, DOXA.Absent) not in pairs:
             decision.answers.append((iri, asked))
         statement = statement_of(pairs)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlencode
@@ -350,34 +351,45 @@ def _notice(verb: str, what: str, receipt: Receipt) -> str:
     return f"{_DONE[verb]}: {what} ({receipt.outcome.value}, receipt {receipt.id})"
 
 
-@router.post("/alarms/{alarm_id}/clear")
-async def clear_alarm(request: Request, alarm_id: str) -> Response:
+async def _with_reason(
+    request: Request,
+    act: Callable[[Memory, str], Receipt],
+    failure: str,
+    done: Callable[[Receipt], str],
+) -> Response:
+    """An owner's action that takes a reason from the page's form: the CSRF and sign-in
+    checks, the action, then the page again with what was done (or why it failed)."""
     owner, form, refusal = await _acting(request)
     if refusal is not None:
         return refusal
     assert owner is not None
     try:
-        receipt = owner.memory.clear_alarm(alarm_id, reason=form.get("reason", ""))
+        receipt = act(owner.memory, form.get("reason", ""))
     except DoxaError as error:
-        return _message("Could not clear the alarm", str(error), http_status(error))
-    notice = f"cleared: alarm {alarm_id} (receipt {receipt.id})"
-    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+        return _message(failure, str(error), http_status(error))
+    return RedirectResponse("/review?" + urlencode({"notice": done(receipt)}), status_code=303)
+
+
+@router.post("/alarms/{alarm_id}/clear")
+async def clear_alarm(request: Request, alarm_id: str) -> Response:
+    return await _with_reason(
+        request,
+        lambda memory, reason: memory.clear_alarm(alarm_id, reason=reason),
+        "Could not clear the alarm",
+        lambda receipt: f"cleared: alarm {alarm_id} (receipt {receipt.id})",
+    )
 
 
 @router.post("/facts/{fact_id}/confirm")
 async def confirm_flagged(request: Request, fact_id: str) -> Response:
     """The owner's answer to a basis-ended flag from the page: the fact stands on its own
     (``Memory.confirm``, a reason required, a receipt left)."""
-    owner, form, refusal = await _acting(request)
-    if refusal is not None:
-        return refusal
-    assert owner is not None
-    try:
-        receipt = owner.memory.confirm(fact_id, reason=form.get("reason", ""))
-    except DoxaError as error:
-        return _message("Could not confirm the fact", str(error), http_status(error))
-    notice = f"confirmed: fact {fact_id} stands on its own (receipt {receipt.id})"
-    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+    return await _with_reason(
+        request,
+        lambda memory, reason: memory.confirm(fact_id, reason=reason),
+        "Could not confirm the fact",
+        lambda receipt: f"confirmed: fact {fact_id} stands on its own (receipt {receipt.id})",
+    )
 
 
 @router.post("/quarantine/{fact_id}/{verb}")
