@@ -97,7 +97,7 @@ from doxa.store.convert import forget_terms, ntriples
 from doxa.store.journal import JournalEntry
 from doxa.store.location import Location, is_server_url, open_store, parse_location
 from doxa.terms import as_iri, as_text
-from doxa.text import DEFAULT_LANGUAGE, stems
+from doxa.text import DEFAULT_LANGUAGE, stems, visible
 from doxa.vocabulary import ONTOLOGY_GRAPH
 
 __all__ = ["SERVER_FILES_NOT_PURGED", "Memory"]
@@ -489,9 +489,7 @@ class Memory:
 
     def retract(self, fact: str | Fact, *, reason: str) -> Receipt:
         """Say a fact was never true; belief in it ends now, nothing is deleted."""
-        if not reason:
-            raise InvalidInput("A retraction needs a reason; say why the fact was never true.")
-        as_text(reason, "reason")
+        _required_reason(reason, "A retraction needs a reason; say why the fact was never true.")
         return self.gate.retract(_fact_id(fact), reason=reason)
 
     def erase(self, target: str | Fact, *, reason: str, wait: bool = False) -> Receipt:
@@ -516,9 +514,7 @@ class Memory:
         after the erasures before it have been made (a fact an earlier target already took is
         skipped). A target erased before (a retry) gives back its first receipt.
         """
-        if not reason:
-            raise InvalidInput("An erasure needs a reason; say why the content must go.")
-        as_text(reason, "reason")
+        _required_reason(reason, "An erasure needs a reason; say why the content must go.")
         if isinstance(targets, str | Fact):
             raise InvalidInput("erase_many takes a list of targets; erase takes one.")
         if not self.store_purges_files:  # the receipt says what doxa could not do
@@ -694,9 +690,7 @@ class Memory:
 
         It keeps its authority and source; the receipt records the owner's release.
         """
-        if not reason:
-            raise InvalidInput("Releasing needs a reason; say why the text is harmless.")
-        as_text(reason, "reason")
+        _required_reason(reason, "Releasing needs a reason; say why the text is harmless.")
         return self.gate.release(_fact_id(fact), reason=reason)
 
     def discard(self, fact: str | Fact, *, reason: str = "") -> Receipt:
@@ -807,9 +801,7 @@ class Memory:
 
     def clear_alarm(self, alarm: str | Alarm, *, reason: str) -> Receipt:
         """The owner clears an alarm so automatic closing may resume; leaves a receipt."""
-        if not reason:
-            raise InvalidInput("Clearing an alarm needs a reason; say what you checked.")
-        as_text(reason, "reason")
+        _required_reason(reason, "Clearing an alarm needs a reason; say what you checked.")
         alarm_id = _checked_id(alarm.id if isinstance(alarm, Alarm) else alarm, "alarm")
         return self.gate.clear_alarm(alarm_id, reason=reason)
 
@@ -1132,9 +1124,7 @@ class Memory:
         count from now on (a read as of an earlier time still shows them). Leaves a receipt
         (outcome ``cleared``); raises :class:`~doxa.NotFound` for a fact that is not live
         and flagged, :class:`~doxa.InvalidInput` without a reason."""
-        if not reason:
-            raise InvalidInput("Confirming a fact needs a reason; say what you checked.")
-        as_text(reason, "reason")
+        _required_reason(reason, "Confirming a fact needs a reason; say what you checked.")
         fact_id = _fact_id(fact)
         if not _ID.fullmatch(fact_id):  # exactly an id: no trailing newline slips through
             raise NotFound(f"There is no fact {fact_id!r}; ids are like '019ac4f2b0e3a1b2c3d4'.")
@@ -1211,3 +1201,12 @@ def _missing(scope: Scope, fact_id: str) -> NotFound:
     return NotFound(
         f"There is no fact {fact_id!r} in scope {scope.name!r}", listings=(Listing.FACTS,)
     )
+
+
+def _required_reason(reason: object, missing: str) -> None:
+    """The one check of a reason an owner's action requires: something visible, else
+    ``missing`` (spaces, a newline or a zero-width character alone are no reason), and text
+    (else :func:`~doxa.terms.as_text`'s error)."""
+    if not reason or (isinstance(reason, str) and not visible(reason).strip()):
+        raise InvalidInput(missing)
+    as_text(reason, "reason")
