@@ -42,6 +42,8 @@ _EMPHASIS = re.compile(r"\*+|~~|`+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){10,}\b")
 _ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
+# a word spelt out one letter at a time, the same separator between ("i g n o r e", "i.g.n.o.r.e")
+_SPACED = re.compile(r"(?<![a-z0-9])[a-z](?P<sep>[ ._*-])[a-z](?:(?P=sep)[a-z]){2,}(?![a-z0-9])")
 # ASCII punctuation to spaces (a fast one-to-one table): what is left between spaces is words
 _SEPARATORS = str.maketrans(dict.fromkeys(string.punctuation, " "))
 #: at most this many encoded runs are decoded per text: the cost stays bounded
@@ -78,32 +80,51 @@ def _table() -> dict[int, str]:
     return table
 
 
+@functools.lru_cache(maxsize=8192)
+def _fold_char(char: str) -> tuple[str, str | None]:
+    """One non-ASCII character (already NFKC, lower-cased) as the screen reads it, and what
+    that undid: combining marks dropped (they can split a word unseen, "ig\u034fnore"),
+    then format characters removed and look-alikes folded to the letter they imitate."""
+    decomposed = unicodedata.normalize("NFKD", char)
+    bare = "".join(c for c in decomposed if unicodedata.category(c) not in _MARKS)
+    table = _table()
+    folded = "".join(table.get(ord(c), c) for c in bare)
+    if folded != bare:
+        return folded, "invisible" if len(folded) < len(bare) else "look-alike"
+    return folded, "marks" if bare != decomposed else None
+
+
+#: what a view says was undone, the most telling first
+_UNDONE = (
+    ("invisible", "invisible characters removed"),
+    ("look-alike", "look-alike letters folded"),
+    ("marks", "combining marks removed"),
+)
+
+
 def _fold(text: str) -> tuple[str, str | None]:
-    """``text`` in NFKC, without format characters, look-alikes folded; and what was done."""
+    """``text`` in NFKC, without format characters, look-alikes folded; and what was done.
+
+    One pass over the text whatever it holds: each distinct non-ASCII character is worked
+    out once (and cached across texts), then the whole text is translated in one call.
+    """
     if text.isascii():
         return text, None
     # lower first: TR39 folds a capital look-alike of I to l, its small form to i
     composed = unicodedata.normalize("NFKC", text).lower()
-    # combining marks (accents, U+034F, variation selectors) can split a word unseen
-    # ("ig\u034fnore"): the screen reads the letters without them
-    decomposed = unicodedata.normalize("NFKD", composed)
-    bare = "".join(c for c in decomposed if unicodedata.category(c) not in _MARKS)
-    marked = len(bare) != len(decomposed)
-    if marked:
-        composed = bare
-    table = _table()
-    folded = composed
-    # a few replaces of the distinct characters present cost less than a translate per char
+    mapping: dict[int, str] = {}
+    kinds: set[str] = set()
     for char in set(composed) - _ASCII:
-        if ord(char) in table:
-            folded = folded.replace(char, table[ord(char)])
-    if folded == composed:
-        if marked:
-            return folded, "combining marks removed"
-        return folded, None if composed == text.lower() else "compatibility forms folded"
-    if len(folded) != len(composed):
-        return folded, "invisible characters removed"
-    return folded, "look-alike letters folded"
+        folded, kind = _fold_char(char)
+        if kind is not None:
+            mapping[ord(char)] = folded
+            kinds.add(kind)
+    if mapping:
+        composed = composed.translate(mapping)
+    for kind, said in _UNDONE:
+        if kind in kinds:
+            return composed, said
+    return composed, None if composed == text.lower() else "compatibility forms folded"
 
 
 def _clean(text: str) -> str:
@@ -169,5 +190,15 @@ def views(text: str) -> list[View]:
                 View(plain, undone, marked_up=True),
                 View(bare, undone or "markup read as text"),
             ]
+    spaced = _spaced(found[-1].text)
+    if spaced is not None:
+        found.append(View(spaced, "letter spacing removed"))
     found += _decoded(folded)
     return found
+
+
+def _spaced(text: str) -> str | None:
+    """``text`` with each word spelt out letter by letter joined up, or None when it has none."""
+    if _SPACED.search(text) is None:
+        return None
+    return _SPACED.sub(lambda m: m.group(0).replace(m.group("sep"), ""), text)
