@@ -74,10 +74,16 @@ class Pattern:
 
     def cued(self, text: str, words: frozenset[str]) -> bool:
         """Whether ``text`` (whose words are ``words``) holds a cue of every group."""
-        return all(
-            not names.isdisjoint(words) or any(mark in text for mark in marks)
-            for names, marks in self.cues
-        )
+        # plain loops: about seventy patterns are asked per view, and generator expressions
+        # here cost more than the checks themselves
+        for names, marks in self.cues:
+            if names.isdisjoint(words):
+                for mark in marks:
+                    if mark in text:
+                        break
+                else:
+                    return False
+        return True
 
     def search(self, text: str, words: frozenset[str]) -> re.Match[str] | None:
         """The first match in ``text``, or None; the expression runs only around the places
@@ -86,8 +92,13 @@ class Pattern:
         if not self.cued(text, words):
             return None
         names, marks = self.cues[0]
+        cues = (*(names & words), *marks)
+        if sum(map(text.count, cues)) * (_BEFORE + _AFTER) >= len(text):
+            # cues so dense (every closing tag of a page for ``</``) that the windows would
+            # read the text several times over: one search of the whole text costs less
+            return self.regex.search(text)
         starts: list[int] = []
-        for cue in (*(names & words), *marks):
+        for cue in cues:
             at = text.find(cue)
             while at >= 0:
                 starts.append(at)
