@@ -228,23 +228,23 @@ class OwnerDecisions:
             as_of=now,
             include_ended=True,
         )
+        # (the claim, its text, the step that moves it), live facts first, then held writes
+        candidates = [
+            (fact.iri, fact.text, partial(self._quarantine, fact.iri))
+            for fact in live
+            if fact.status is FactStatus.LIVE and fact.authority in SCREENED
+        ]
+        candidates += [
+            (self.scope.fact(waiting.id), waiting.text, partial(self._quarantine_held, waiting.id))
+            for waiting in held(self.store, self.scope)
+            if waiting.authority in SCREENED
+        ]
         receipts = []
-        for fact in live:
-            if fact.status is not FactStatus.LIVE or fact.authority not in SCREENED:
+        for iri, text, move in candidates:
+            sign = screen(text)
+            if sign is None or self._released(iri):
                 continue
-            sign = screen(fact.text)
-            if sign is None or self._released(fact.iri):
-                continue
-            receipt = self.decider.decide(partial(self._quarantine, fact.iri, sign, reason))
-            if receipt is not None:
-                receipts.append(receipt)
-        for waiting in held(self.store, self.scope):
-            if waiting.authority not in SCREENED:
-                continue
-            sign = screen(waiting.text)
-            if sign is None or self._released(self.scope.fact(waiting.id)):
-                continue
-            receipt = self.decider.decide(partial(self._quarantine_held, waiting.id, sign, reason))
+            receipt = self.decider.decide(partial(move, sign, reason))
             if receipt is not None:
                 receipts.append(receipt)
         return receipts
@@ -268,16 +268,7 @@ class OwnerDecisions:
         why = f"re-screened while held: outside text acting as an instruction: {sign.explain()}"
         why = f"{why} (held because: {was})" if was else why
         why = f"{why} ({reason})" if reason else why
-        kind = dict(claim).get(DOXA.kind)
-        return self._signed(
-            decision,
-            Outcome.QUARANTINED,
-            why,
-            now,
-            relation=Relation.INSTRUCTION,
-            decides=iri,
-            kind=str(kind) if kind is not None else None,
-        )
+        return self._moved(decision, why, now, iri, claim)
 
     def _quarantine(
         self, iri: URIRef, sign: Sign, reason: str, decision: Decision
@@ -298,6 +289,18 @@ class OwnerDecisions:
         decision.change.insert += [(copy, p, o, quarantine) for p, o in pairs]
         decision.change.insert.append((copy, DOXA.heldAt, dt_literal(now), quarantine))
         self.record.close(decision, Relation.WAS_WRONG, (iri,), None, None, why, now)
+        return self._moved(decision, why, now, copy, pairs, targets=(iri,))
+
+    def _moved(
+        self,
+        decision: Decision,
+        why: str,
+        now: datetime,
+        decides: URIRef,
+        pairs: list[Pair],
+        targets: tuple[URIRef, ...] = (),
+    ) -> Receipt:
+        """The owner's receipt for a claim the re-screen moved into quarantine."""
         kind = dict(pairs).get(DOXA.kind)
         return self._signed(
             decision,
@@ -305,8 +308,8 @@ class OwnerDecisions:
             why,
             now,
             relation=Relation.INSTRUCTION,
-            decides=copy,
-            targets=(iri,),
+            decides=decides,
+            targets=targets,
             kind=str(kind) if kind is not None else None,
         )
 
