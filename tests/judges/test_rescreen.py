@@ -5,6 +5,7 @@ and the agent's own words are never screened."""
 from __future__ import annotations
 
 import gc
+import threading
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,35 @@ def test_a_released_write_that_clashes_with_a_rule_is_held(
     held_under_an_older_screen(monkeypatch, memory)
     [moved] = memory.rescreen()
     assert memory.release(moved.fact, reason="a quoted example").outcome is doxa.Outcome.HELD
+
+
+def test_a_held_write_decided_meanwhile_is_left_alone(
+    monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
+) -> None:
+    """The owner rejects the held write after the re-screen listed it: nothing is moved,
+    nothing fails, and the benign control's listing is untouched."""
+    written = held_under_an_older_screen(monkeypatch, memory)
+    stale = memory.held()
+    memory.reject(written["attack"].fact, reason="spam")
+    monkeypatch.setattr("doxa.gate.owner.held", lambda store, scope: stale)
+    assert memory.rescreen() == []
+    assert memory.quarantined() == []
+    assert sorted(h.id for h in memory.held()) == sorted(
+        [written["benign"].fact, written["agent"].fact]
+    )
+
+
+def test_two_rescreens_at_once_move_a_held_write_once(
+    monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
+) -> None:
+    written = held_under_an_older_screen(monkeypatch, memory)
+    results: list[list[doxa.Receipt]] = []
+    threads = [threading.Thread(target=lambda: results.append(memory.rescreen())) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    moved = [r for found in results for r in found]
+    assert [r.fact for r in moved] == [written["attack"].fact]
+    assert [f.id for f in memory.quarantined()] == [written["attack"].fact]
+    assert memory.verify() == len(memory.receipts())
