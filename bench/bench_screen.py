@@ -10,7 +10,9 @@ Run ``python bench/bench_screen.py --help``. One run times, in one process:
    "external")`` into a fresh in-memory store (shapes, gather, judge, publish, receipt);
 
 and prints the p50 and p95 of each and the ratio of the screen's p50 to the gated write's
-p50. The target (issue 17) is a screening p50 of at most 0.2 ms at 4,000 characters.
+p50. With ``--against OLD/src`` it first times another doxa's screen and this one's in
+turn, in fresh processes, ``--rounds`` times, and prints both p50s and their ratio. The
+target (issue 17) is a screening p50 of at most 0.2 ms at 4,000 characters.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -96,13 +99,70 @@ def summary(values: list[float]) -> dict[str, float]:
     }
 
 
+KINDS = ("plain", "markup", "attack")
+
+
+def screen_p50s(chars: int, screens: int) -> dict[str, float]:
+    """The screen's p50 per kind of text, in this process (whichever doxa it imports)."""
+    found = {}
+    for variant in KINDS:
+        samples = [text_of(chars, variant=variant, serial=i) for i in range(200)]
+        ms = timed(lambda i, s=samples: screen(s[i % len(s)]), screens)
+        found[variant] = round(statistics.median(ms), 4)
+    return found
+
+
+def side_by_side(against: Path, chars: int, screens: int, rounds: int) -> dict[str, Any]:
+    """The screen of another doxa (``against``: its ``src`` folder) and this one's, timed in
+    turn in fresh processes, ``rounds`` times: on a loaded machine the two see the same
+    load. Returns each kind's median p50 before and after and their ratio."""
+    here = str(Path(doxa.__file__).parents[1])
+    runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    command = [sys.executable, __file__, "--p50-only", "--chars", str(chars)]
+    command += ["--screens", str(screens)]
+    for _ in range(rounds):
+        for name, path in (("before", str(against)), ("after", here)):
+            env = {**os.environ, "PYTHONPATH": path}
+            done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+            runs[name].append(json.loads(done.stdout))
+    result: dict[str, Any] = {}
+    for variant in KINDS:
+        before = statistics.median(r[variant] for r in runs["before"])
+        after = statistics.median(r[variant] for r in runs["after"])
+        result[variant] = {"before_p50_ms": before, "after_p50_ms": after, "ratio": after / before}
+        click.echo(
+            f"{variant:>7}: screen p50 before {before:.3f} ms · after {after:.3f} ms"
+            f" · after/before {after / before:.2f}"
+        )
+    return result
+
+
 @click.command()
 @click.option("--chars", default=4000, show_default=True, help="Length of each outside text.")
 @click.option("--screens", default=2000, show_default=True, help="Screen calls timed per kind.")
 @click.option("--writes", default=300, show_default=True, help="Gated writes timed per kind.")
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="Write JSON here.")
-def main(chars: int, screens: int, writes: int, out: Path | None) -> None:
+@click.option(
+    "--against",
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    default=None,
+    help="The src folder of another doxa checkout: its screen is timed in turn with this one.",
+)
+@click.option("--rounds", default=5, show_default=True, help="Turns each with --against.")
+@click.option("--p50-only", is_flag=True, hidden=True, help="Print the screen's p50s as JSON.")
+def main(
+    chars: int,
+    screens: int,
+    writes: int,
+    out: Path | None,
+    against: Path | None,
+    rounds: int,
+    p50_only: bool,
+) -> None:
     """Time the instruction screen and the gated outside write it sits in."""
+    if p50_only:
+        click.echo(json.dumps(screen_p50s(chars, screens)))
+        return
     report: dict[str, Any] = {
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -112,7 +172,9 @@ def main(chars: int, screens: int, writes: int, out: Path | None) -> None:
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "kinds": {},
     }
-    for variant in ("plain", "markup", "attack"):
+    if against is not None:
+        report["side_by_side"] = side_by_side(against, chars, screens, rounds)
+    for variant in KINDS:
         samples = [text_of(chars, variant=variant, serial=i) for i in range(64)]
         expected = variant == "attack"
         assert all((screen(t) is not None) is expected for t in samples), variant

@@ -5,6 +5,7 @@ and the agent's own words are never screened."""
 from __future__ import annotations
 
 import gc
+import threading
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,123 @@ def test_doxa_rescreen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert {r["outcome"] for r in moved} == {"quarantined"}
     assert len(run_json(store, "quarantine")) == 2
     assert run(store, "rescreen").stdout.strip() == "Nothing new caught."
+
+
+def held_under_an_older_screen(
+    monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
+) -> dict[str, doxa.Receipt]:
+    """Outside writes held for the owner (they clash with the owner's rule) while the screen
+    was blind, beside the same clash in the agent's words and a benign outside one."""
+    ex = "http://example.org/"
+    memory.remember(
+        "never record a home in Atlantis",
+        topic="rules",
+        rule="forbids",
+        subject="https://w3id.org/doxa#Anything",
+        predicate=ex + "livesIn",
+        object=ex + "Atlantis",
+        authority="owner",
+    )
+
+    def clash(who: str, text: str, authority: str) -> doxa.Receipt:
+        return memory.remember(
+            text,
+            topic="web",
+            subject=ex + who,
+            predicate=ex + "livesIn",
+            object=ex + "Atlantis",
+            authority=authority,
+            sources=[] if authority == "agent" else [f"https://page.example/{who}"],
+        )
+
+    with monkeypatch.context() as patched:
+        patched.setattr("doxa.judges.rules.screen", lambda text: None)
+        written = {
+            "attack": clash("hugo", "Hugo lives in Atlantis. " + ATTACK, "external"),
+            "benign": clash("ana", "Ana lives in Atlantis. " + BENIGN, "external"),
+            "agent": clash("rui", "Rui lives in Atlantis. " + ATTACK, "agent"),
+        }
+    assert all(r.outcome is doxa.Outcome.HELD for r in written.values())
+    return written
+
+
+def test_rescreen_moves_held_outside_writes_into_quarantine(
+    monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
+) -> None:
+    written = held_under_an_older_screen(monkeypatch, memory)
+    [moved] = memory.rescreen(reason="screen v4")
+    assert moved.fact == written["attack"].fact
+    assert (moved.outcome, moved.relation, moved.judge) == (
+        doxa.Outcome.QUARANTINED,
+        doxa.Relation.INSTRUCTION,
+        "owner",
+    )
+    assert moved.reason.startswith(
+        "re-screened while held: outside text acting as an instruction: override:"
+    )
+    assert "held because:" in moved.reason
+    assert moved.reason.endswith("(screen v4)")
+    # it left pending for quarantine, byte for byte; the benign one and the agent's stay held
+    assert [f.text for f in memory.quarantined()] == ["Hugo lives in Atlantis. " + ATTACK]
+    assert sorted(h.id for h in memory.held()) == sorted(
+        [written["benign"].fact, written["agent"].fact]
+    )
+    assert memory.verify() == len(memory.receipts())
+    assert memory.rescreen() == []  # idempotent
+
+
+def test_a_held_write_moved_by_rescreen_is_released_and_judged_again(
+    monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
+) -> None:
+    written = held_under_an_older_screen(monkeypatch, memory)
+    [moved] = memory.rescreen()
+    released = memory.release(moved.fact, reason="a quoted example")
+    assert released.fact == written["attack"].fact
+    assert released.outcome is not doxa.Outcome.QUARANTINED
+    assert memory.quarantined() == []
+    assert memory.rescreen() == []  # the owner's release stands
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found while testing issue 17: release judges a quarantined write again but does "
+    "not check the owner's rules, so a write that clashes with a rule is admitted",
+)
+def test_a_released_write_that_clashes_with_a_rule_is_held(
+    monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
+) -> None:
+    held_under_an_older_screen(monkeypatch, memory)
+    [moved] = memory.rescreen()
+    assert memory.release(moved.fact, reason="a quoted example").outcome is doxa.Outcome.HELD
+
+
+def test_a_held_write_decided_meanwhile_is_left_alone(
+    monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
+) -> None:
+    """The owner rejects the held write after the re-screen listed it: nothing is moved,
+    nothing fails, and the benign control's listing is untouched."""
+    written = held_under_an_older_screen(monkeypatch, memory)
+    stale = memory.held()
+    memory.reject(written["attack"].fact, reason="spam")
+    monkeypatch.setattr("doxa.gate.owner.held", lambda store, scope: stale)
+    assert memory.rescreen() == []
+    assert memory.quarantined() == []
+    assert sorted(h.id for h in memory.held()) == sorted(
+        [written["benign"].fact, written["agent"].fact]
+    )
+
+
+def test_two_rescreens_at_once_move_a_held_write_once(
+    monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
+) -> None:
+    written = held_under_an_older_screen(monkeypatch, memory)
+    results: list[list[doxa.Receipt]] = []
+    threads = [threading.Thread(target=lambda: results.append(memory.rescreen())) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    moved = [r for found in results for r in found]
+    assert [r.fact for r in moved] == [written["attack"].fact]
+    assert [f.id for f in memory.quarantined()] == [written["attack"].fact]
+    assert memory.verify() == len(memory.receipts())

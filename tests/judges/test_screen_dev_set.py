@@ -3,8 +3,9 @@
 The file's labels (attack or benign, family, channel) were written before the screen and
 are kept apart from it: nothing here derives a label from the screen. On the ``dev`` split
 every attack must be quarantined and no benign text held or quarantined. The ``heldout``
-split was written at the same time and never tuned on; its score is reported, not asserted
-at 100% (see docs/judge.md for the figures).
+split was written at the same time; its score is reported, not asserted at 100% (issue 17
+named its five misses, which then got signs, so it is no longer held out: the third-party
+test half, tests/judges/test_screen_thirdparty.py, is; see docs/judge.md for the figures).
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from doxa.model import FactStatus, Outcome, Proposal, Receipt, Relation
 from doxa.ontology.closure import broader_objects, property_table
 from doxa.reads.claims import load_facts
 from doxa.reads.facts import facts
+from doxa.reads.held import held
 from doxa.reads.ledger import alarms
 from doxa.reads.receipts import receipts_deciding
 from doxa.resources import query
@@ -214,7 +215,9 @@ class OwnerDecisions:
         read; as-of reads before now still show what was believed then) and a copy waits in
         quarantine under a new id, where the owner can release it (judged again as a
         quotation and admitted) or discard it. A fact the owner once released from
-        quarantine is not taken back. Idempotent: a second run finds nothing more to move.
+        quarantine is not taken back. Held outside writes (pending) are screened too: one it
+        now calls an instruction leaves pending for quarantine under its own id, with the
+        same kind of receipt. Idempotent: a second run finds nothing more to move.
         """
         now = self.decider.clock.now()
         live = facts(
@@ -225,17 +228,47 @@ class OwnerDecisions:
             as_of=now,
             include_ended=True,
         )
+        # (the claim, its text, the step that moves it), live facts first, then held writes
+        candidates = [
+            (fact.iri, fact.text, partial(self._quarantine, fact.iri))
+            for fact in live
+            if fact.status is FactStatus.LIVE and fact.authority in SCREENED
+        ]
+        candidates += [
+            (self.scope.fact(waiting.id), waiting.text, partial(self._quarantine_held, waiting.id))
+            for waiting in held(self.store, self.scope)
+            if waiting.authority in SCREENED
+        ]
         receipts = []
-        for fact in live:
-            if fact.status is not FactStatus.LIVE or fact.authority not in SCREENED:
+        for iri, text, move in candidates:
+            sign = screen(text)
+            if sign is None or self._released(iri):
                 continue
-            sign = screen(fact.text)
-            if sign is None or self._released(fact.iri):
-                continue
-            receipt = self.decider.decide(partial(self._quarantine, fact.iri, sign, reason))
+            receipt = self.decider.decide(partial(move, sign, reason))
             if receipt is not None:
                 receipts.append(receipt)
         return receipts
+
+    def _quarantine_held(
+        self, held_id: str, sign: Sign, reason: str, decision: Decision
+    ) -> Receipt | None:
+        """In ``decision``: move a held outside write from pending into quarantine under its
+        own id (the owner was to decide it anyway; now they decide it as a possible
+        instruction, and release judges it again). None if it was decided meanwhile."""
+        try:
+            waiting, claim = self.record.held(held_id)
+        except NotFound:
+            return None
+        self.record.unhold(decision, held_id, waiting, claim)
+        now = self.decider.clock.now()
+        iri = self.scope.fact(held_id)
+        quarantine = self.scope.quarantine
+        decision.change.insert += [(iri, p, o, quarantine) for p, o in claim]
+        was = str(dict(waiting).get(DOXA.reason, ""))
+        why = f"re-screened while held: outside text acting as an instruction: {sign.explain()}"
+        why = f"{why} (held because: {was})" if was else why
+        why = f"{why} ({reason})" if reason else why
+        return self._moved(decision, why, now, iri, claim)
 
     def _quarantine(
         self, iri: URIRef, sign: Sign, reason: str, decision: Decision
@@ -256,6 +289,18 @@ class OwnerDecisions:
         decision.change.insert += [(copy, p, o, quarantine) for p, o in pairs]
         decision.change.insert.append((copy, DOXA.heldAt, dt_literal(now), quarantine))
         self.record.close(decision, Relation.WAS_WRONG, (iri,), None, None, why, now)
+        return self._moved(decision, why, now, copy, pairs, targets=(iri,))
+
+    def _moved(
+        self,
+        decision: Decision,
+        why: str,
+        now: datetime,
+        decides: URIRef,
+        pairs: list[Pair],
+        targets: tuple[URIRef, ...] = (),
+    ) -> Receipt:
+        """The owner's receipt for a claim the re-screen moved into quarantine."""
         kind = dict(pairs).get(DOXA.kind)
         return self._signed(
             decision,
@@ -263,8 +308,8 @@ class OwnerDecisions:
             why,
             now,
             relation=Relation.INSTRUCTION,
-            decides=copy,
-            targets=(iri,),
+            decides=decides,
+            targets=targets,
             kind=str(kind) if kind is not None else None,
         )
 

@@ -23,6 +23,9 @@ __all__ = ["SCREENED", "Family", "Sign", "instruction_sign", "screen"]
 #: owner's and the agent's own words are neither
 SCREENED = frozenset({Authority.EXTERNAL, Authority.TOOL})
 
+#: the patterns a marked-up view is read for: a forged tag is itself the sign
+_FORGED = tuple(p for p in FAMILIES if p.family is Family.FORGED_TURN)
+
 #: the longest span a sign quotes (the rest is elided)
 _SPAN = 80
 
@@ -60,11 +63,13 @@ def screen(text: str) -> Sign | None:
     >>> screen("Preheat the oven to 200 C and bake for 20 minutes.") is None
     True
     """
-    for view in views(text):
-        words = view.words
-        for pattern in FAMILIES:
-            if view.marked_up and pattern.family is not Family.FORGED_TURN:
-                continue  # the markup-free view that follows is read for the other families
+    found = views(text)
+    for at, view in enumerate(found):
+        # a marked-up view is read for forged turns alone, gated by the words of the
+        # markup-free view that follows it (the same words, less the tag names)
+        words = found[at + 1].words if view.marked_up else view.words
+        # the markup-free view that follows a marked-up one is read for the other families
+        for pattern in _FORGED if view.marked_up else FAMILIES:
             match = pattern.search(view.text, words)
             if match is not None:
                 return Sign(pattern.family, match.group(0).strip(), view.undone)

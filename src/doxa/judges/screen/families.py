@@ -34,6 +34,9 @@ class Family(Enum):
     ROLE_PLAY = "role-play framing"
     HIJACK = "conversation hijack"
     ADDRESSED = "addressed to the assistant"
+    STEERING = "answer steering"
+    CODE = "code insertion"
+    CONCEALMENT = "concealment"
 
     @property
     def meaning(self) -> str:
@@ -52,6 +55,10 @@ _MEANING = {
     Family.ROLE_PLAY: "it frames an instruction as role-play or a test",
     Family.HIJACK: "it tries to make an instruction hold for the rest of the conversation",
     Family.ADDRESSED: "it addresses the assistant directly",
+    Family.STEERING: "it tells the assistant what to put in its answer or how to write it",
+    Family.CODE: "it asks for code to be put into the answer or the owner's code, or carries a"
+    " destructive or remote-shell command",
+    Family.CONCEALMENT: "it asks the assistant to hide something from the user",
 }
 
 
@@ -67,10 +74,16 @@ class Pattern:
 
     def cued(self, text: str, words: frozenset[str]) -> bool:
         """Whether ``text`` (whose words are ``words``) holds a cue of every group."""
-        return all(
-            not names.isdisjoint(words) or any(mark in text for mark in marks)
-            for names, marks in self.cues
-        )
+        # plain loops: about seventy patterns are asked per view, and generator expressions
+        # here cost more than the checks themselves
+        for names, marks in self.cues:
+            if names.isdisjoint(words):
+                for mark in marks:
+                    if mark in text:
+                        break
+                else:
+                    return False
+        return True
 
     def search(self, text: str, words: frozenset[str]) -> re.Match[str] | None:
         """The first match in ``text``, or None; the expression runs only around the places
@@ -79,8 +92,13 @@ class Pattern:
         if not self.cued(text, words):
             return None
         names, marks = self.cues[0]
+        cues = (*(names & words), *marks)
+        if sum(map(text.count, cues)) * (_BEFORE + _AFTER) >= len(text):
+            # cues so dense (every closing tag of a page for ``</``) that the windows would
+            # read the text several times over: one search of the whole text costs less
+            return self.regex.search(text)
         starts: list[int] = []
-        for cue in (*(names & words), *marks):
+        for cue in cues:
             at = text.find(cue)
             while at >= 0:
                 starts.append(at)
@@ -152,6 +170,132 @@ _C_SENSITIVE += " memories conversation chat history prompt configuration instru
 _C_DANGER = "delete remove erase wipe send email mail fetch http browse browser url request"
 _C_DANGER += " transfer pay payment shell exec terminal bash write post upload curl wget"
 _C_DANGER += " download forward share"
+
+# the assistant's answer as a human reader would never call it (BIPIA's answer-shaping tasks)
+_ANSWER = r"(?:responses?|answers?|repl(?:y|ies)|outputs?|elucidation)"
+_C_ANSWER = "response responses answer answers reply replies output outputs elucidation"
+# forms an answer can be put in: languages, encodings, ciphers, reversal, emoji
+_FORM = (
+    r"(?:base ?\d+|hex(?:adecimal)?|binary|morse|rot ?13|caesar|(?:\w+ )?cipher|emojis?|"
+    r"reverse(?: order| sequence)?|backwards?|upside down|pig latin|all caps|upper ?case|"
+    r"spanish|french|german|italian|portuguese|chinese|japanese|korean|russian|arabic|dutch|hindi)"
+)
+_C_FORM = "base64 base32 base16 base58 base hex hexadecimal binary morse rot13 caesar cipher"
+_C_FORM += " emoji emojis reverse backward backwards upside pig caps uppercase spanish french"
+_C_FORM += " german italian portuguese chinese japanese korean russian arabic dutch hindi"
+_PUT = (
+    r"(?:add|include|integrate|insert|incorporate|embed|append|inject|mention|put|weave|"
+    r"place|suggest|promote|feature)"
+)
+
+_C_PUT = "add include integrate insert incorporate embed append inject mention put weave place"
+_C_PUT += " suggest promote feature"
+# what an answer is told to carry: a human correspondent asks for a number or a name instead
+_CONTENT = (
+    r"(?:sentences?|lines?|statements?|facts?|claims?|statistics?|teasers?|mentions?|"
+    r"paragraphs?|rumou?rs?|hints?|phrases?|quotes?|code|snippets?|promotions?|"
+    r"advertisements?|announcements?|jokes?|poems?|slogans?)"
+)
+
+_STEERING: tuple[Pattern, ...] = (
+    _p(
+        Family.STEERING,
+        r"\b"
+        + _PUT
+        + r"\s+[\"“][^\"”\n]{1,160}[\"”]\s+(?:in|into|to|within)\s+your\s+"
+        + _ANSWER
+        + r"\b",
+        _C_PUT,
+        _C_ANSWER,
+        "your",
+    ),
+    _p(
+        Family.STEERING,
+        r"\b(?:reverse|invert|flip|scramble|encrypt|encode|translate|shift)\b[^.!?\n]{0,40}?"
+        r"\byour\s+" + _ANSWER + r"\b|\b(?:reverse|invert|flip|scramble)\b[^.!?\n]{0,40}?"
+        r"\byour\s+messages?\b",
+        "reverse invert flip scramble encrypt encode translate shift",
+        "your",
+    ),
+    _p(
+        Family.STEERING,
+        r"\b"
+        + _PUT
+        + r"\s+(?:a|an|the|this|that|these|following|below)\s+(?:[\w-]+\s+){0,3}?"
+        + _CONTENT
+        + r"\b[^.!?\n]{0,60}?\b(?:in|into|to|within|inside)\s+your\s+"
+        + _ANSWER
+        + r"\b|\b(?:in|within)\s+your\s+"
+        + _ANSWER
+        + r"\s*,\s*(?:"
+        + _PUT
+        + r"|say|state|claim|tell)\s+(?:a|an|the|that|users?)\b",
+        _C_PUT,
+        _C_ANSWER,
+        "your",
+    ),
+    _p(
+        Family.STEERING,
+        r"\b(?:modify|enhance|augment|upgrade|alter|rewrite|amend)\s+your\s+" + _ANSWER + r"\b"
+        r"|\b" + _PUT + r"\s+in\s+your\s+" + _ANSWER + r"\s+(?:a|an|the)\b",
+        _C_ANSWER,
+        "your",
+    ),
+    _p(
+        Family.STEERING,
+        r"\byour\s+(?:" + _ANSWER[3:-1] + r"|message)(?:'s\s+\w+(?:\s+\w+)?)?\b"
+        r"[^.!?\n]{0,40}?\b(?:in|into|to|using|with|by)\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,2}"
+        + _FORM
+        + r"\b|\byour\s+(?:"
+        + _ANSWER[3:-1]
+        + r"|message)s?\s+(?:backwards?|in reverse)\b",
+        _C_FORM,
+        "your",
+    ),
+    _p(
+        Family.STEERING,
+        r"\b(?:reply|respond|answer)\s+(?:only\s+)?(?:in|using|with)\s+(?:an?\s+)?(?:\w+\s+){0,2}"
+        + _FORM
+        + r"\b|\b(?:use|apply|using)\b[^.!?\n]{0,30}?"
+        + _FORM
+        + r"\b[^.!?\n]{0,40}?\byour\s+(?:"
+        + _ANSWER[3:-1]
+        + r"|message)",
+        _C_FORM,
+        "reply respond answer use apply using your",
+    ),
+)
+
+# code an answer or a codebase is told to take in (BIPIA's code tasks), and commands that
+# destroy data or hand the machine to someone else whoever runs them
+_CODE_PART = r"(?:snippet|block|section|excerpt|segment|fragment|piece|lines?)"
+_CODE_TARGET = (
+    r"(?:response|answer|reply|code|codebase|code base|code foundation|implementation|solution|"
+    r"algorithm|program|program logic|elucidation|project|script)"
+)
+_CODE: tuple[Pattern, ...] = (
+    _p(
+        Family.CODE,
+        r"\b(?:following|below|subsequent|above)\s+code\s+" + _CODE_PART + r"s?\b"
+        r"[^\n]{0,100}?\byour\s+(?:\w+\s+)?" + _CODE_TARGET + r"\b"
+        r"|\byour\s+(?:\w+\s+)?" + _CODE_TARGET + r"\b[^.!?\n]{0,40}?\b(?:following|below|"
+        r"subsequent)\s+code\s+" + _CODE_PART + r"s?\b",
+        "following below subsequent above",
+        "snippet snippets block blocks section sections excerpt excerpts segment segments fragment"
+        " fragments piece pieces line lines",
+        "code",
+        "your",
+    ),
+    _p(
+        Family.CODE,
+        r"\brm\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:--no-preserve-root\s+)?(?:/(?=[\s*`'\"]|$)|~/?"
+        r"(?=[\s*`'\"]|$)|~/\.(?:ssh|gnupg|aws)\b|\$home/?(?=[\s*`'\"]|$))"
+        r"|\bnc\s+(?:-\w+\s+)*-e\s+/bin/\w*sh\b|/dev/tcp/"
+        r"|\bshutil\.rmtree\(\s*[\"'](?:/|~|c:\\\\?)[\"']"
+        r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
+        "rm nc tcp rmtree :(){",
+    ),
+)
 
 FAMILIES: tuple[Pattern, ...] = (
     _p(
@@ -445,5 +589,113 @@ FAMILIES: tuple[Pattern, ...] = (
         r"|\b(?:ai|llm) (?:reviewers?|agents?|assistants?|models?|bots?|crawlers?|readers?) ?[:,]",
         "ai assistant assistants agent agents system model models llm",
         ": ,",
+    ),
+    *(
+        # forged turns in the plain shape an HTML-ish page gives them, and a forged event
+        _p(
+            Family.FORGED_TURN,
+            r"<(?:system|assistant|user|human)>",
+            "<system> <assistant> <user> <human>",
+        ),
+        _p(Family.FORGED_TURN, r"^\s*human\s*:\s*\S", "human", ":"),
+        _p(
+            Family.FORGED_TURN,
+            r"\b(?:browsing|session|conversation|chat)\s+(?:was\s+|is\s+|has been\s+)?"
+            r"(?:interrupted|disrupted|suspended|paused)\s+(?:for|to|by)\b",
+            "interrupted disrupted suspended paused",
+            "browsing session conversation chat",
+        ),
+        _p(
+            Family.OVERRIDE,
+            r"\b(?:ignore|disregard|forget|set aside|put aside|dismiss|drop|abandon|discard|"
+            r"override|throw out|scrap)\s+(?:all\s+(?:of\s+)?)?(?:everything|anything|whatever|"
+            r"all|what)\s+(?:that\s+)?you\s+(?:were|have been|'ve been|had been|are being)\s+"
+            r"(?:told|given|instructed|asked|taught|shown)",
+            "ignore disregard forget aside dismiss drop abandon discard override throw scrap",
+            "told given instructed asked taught shown",
+        ),
+        _p(
+            Family.OVERRIDE,
+            r"\bnew\s+instructions?\s+(?:to|for)\s+(?:the\s+)?(?:chat\s+)?" + _AIS + r"\b"
+            r"|\bobey\s+(?:this|these|the following|my|our)\s+(?:instructions?|commands?|orders?)"
+            r"|\b(?:begin|start|end)\s+reprogramming\b",
+            "new obey reprogramming",
+            _C_AI + " instruction instructions command commands orders reprogramming",
+        ),
+        _p(
+            Family.FAKE_AUTHORITY,
+            r"\b(?:per|under|following|according to|by)\s+(?:the\s+)?(?:owner|user|admin|"
+            r"administrator|developer|operator)'?s?\s+(?:(?:standing|explicit|prior|earlier|"
+            r"previous|own|written)\s+)?(?:instructions?|orders?|approval|authori[sz]ation|consent|"
+            r"wishes)\b[^.!?\n]{0,80}?\b(?:the\s+)?(?:" + _AI + r"|you)\s+(?:may|can|should|"
+            r"must|is allowed|are allowed|is authori[sz]ed|are authori[sz]ed|is permitted)\b",
+            "owner user admin administrator developer operator",
+            "per under following according by",
+            "may can should must allowed authorised authorized permitted",
+        ),
+        _p(
+            Family.HIJACK,
+            r"\b(?:until|till)\s+the\s+end\s+of\s+(?:the|this|our)\s+(?:conversation|chat|"
+            r"session|dialogue),?\s+(?:whenever|every time|each time|you|always|never|answer|"
+            r"respond|reply|only|treat|act|remember)",
+            "end",
+            "conversation chat session dialogue",
+        ),
+        _p(
+            Family.HIJACK,
+            r"\bremember\s+(?:what|that|how)\s+you\s+(?:promised|agreed|said you would|committed|"
+            r"swore)",
+            "remember",
+            "promised agreed said committed swore",
+        ),
+        _p(
+            Family.HIJACK,
+            r"\b(?:respond|reply|answer|speak|talk|write|act|behave|sign)\b[^.!?\n]{0,60}?"
+            r"\bfrom\s+now\s+on\b",
+            "respond reply answer speak talk write act behave sign",
+            "now",
+        ),
+        _p(
+            Family.ADDRESSED,
+            r"\bto\s+(?:all\s+)?(?:ai\s+)?(?:coding\s+|code\s+)?(?:agents?|assistants?|models?|"
+            r"llms?|bots?|chatbots?)\s*[:,]",
+            "agent agents assistant assistants model models llm llms bot bots chatbot chatbots",
+            "to",
+            ": ,",
+        ),
+        _p(
+            Family.ROLE_PLAY,
+            r"\byou\s+will\s+(?:now\s+)?(?:pretend|simulate|role-?play|play the role of an? "
+            + _AI
+            + r")\b",
+            "you",
+            "pretend simulate roleplay role play",
+        ),
+        _p(
+            Family.CONCEALMENT,
+            r"\b(?:do not|don't|never|not)\s+(?:ever\s+)?(?:mention|talk about|reveal|disclose|"
+            r"tell (?:the user )?about|inform the user (?:of|about)|comment on|give (?:the user )?"
+            r"any (?:hints?|indication))\b[^.!?\n]{0,40}?\b(?:this|these|the)\s+(?:message|"
+            r"website|page|instructions?|description|game|minigame|content|note)\b"
+            r"|\b(?:without|never)\s+(?:telling|informing|alerting|notifying)\s+the\s+(?:user|owner)\b",
+            "not don never without",
+            "mention talk reveal disclose tell inform comment give telling informing alerting"
+            " notifying",
+        ),
+        _p(
+            Family.CONCEALMENT,
+            r"(?:^|[.!?:]\s+|\band\s+)(?:tell|persuade|convince|manipulate|trick)\s+the\s+user\b",
+            "tell persuade convince manipulate trick",
+            "user",
+        ),
+        _p(
+            Family.EXFILTRATION,
+            r"\b(?:send|post|submit|upload|forward)\b[^.!?\n]{0,60}?\bto\s+(?:the\s+following|"
+            r"this|that)\s+(?:url|endpoint|server|webhook)\b",
+            "send post submit upload forward",
+            "url endpoint server webhook",
+        ),
+        *_STEERING,
+        *_CODE,
     ),
 )

@@ -31,7 +31,6 @@ __all__ = ["View", "views"]
 _INVISIBLE_LETTERS = ("\u115f", "\u1160", "\u3164", "\uffa0")
 _ASCII = frozenset(map(chr, range(128)))
 _MARKS = ("Mn", "Me")  # non-spacing and enclosing marks: they attach to a letter, add none
-_SPACES = re.compile(r"[^\S\n]+")
 # tags that may sit inside a word go without a space, so ig<b></b>nore reads ignore
 _INLINE_TAG = re.compile(
     r"</?(?:a|abbr|b|bdi|bdo|code|em|font|i|kbd|mark|q|s|samp|small|span|strong|sub|sup|u|wbr)"
@@ -42,6 +41,10 @@ _EMPHASIS = re.compile(r"\*+|~~|`+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){10,}\b")
 _ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
+# a word spelt out one letter at a time, the same separator between ("i g n o r e", "i.g.n.o.r.e")
+#: single-letter words of ordinary prose: "a", "i", digits, and what an apostrophe leaves
+_STRAY = frozenset("aisdmt0123456789")
+_SPACED = re.compile(r"(?<![a-z0-9])[a-z](?P<sep>[ ._*-])[a-z](?:(?P=sep)[a-z]){2,}(?![a-z0-9])")
 # ASCII punctuation to spaces (a fast one-to-one table): what is left between spaces is words
 _SEPARATORS = str.maketrans(dict.fromkeys(string.punctuation, " "))
 #: at most this many encoded runs are decoded per text: the cost stays bounded
@@ -58,7 +61,7 @@ class View:
     #: a view with the markup taken out follows: read only the forged-turn signs here
     marked_up: bool = False
 
-    @property
+    @functools.cached_property
     def words(self) -> frozenset[str]:
         """The view's words (runs of letters and digits), for the families' cues."""
         text = self.text if self.text.isascii() else self.text.encode("ascii", "replace").decode()
@@ -78,37 +81,59 @@ def _table() -> dict[int, str]:
     return table
 
 
+@functools.lru_cache(maxsize=8192)
+def _fold_char(char: str) -> tuple[str, str | None]:
+    """One non-ASCII character (already NFKC, lower-cased) as the screen reads it, and what
+    that undid: combining marks dropped (they can split a word unseen, "ig\u034fnore"),
+    then format characters removed and look-alikes folded to the letter they imitate."""
+    decomposed = unicodedata.normalize("NFKD", char)
+    bare = "".join(c for c in decomposed if unicodedata.category(c) not in _MARKS)
+    table = _table()
+    folded = "".join(table.get(ord(c), c) for c in bare)
+    if folded != bare:
+        return folded, "invisible" if len(folded) < len(bare) else "look-alike"
+    return folded, "marks" if bare != decomposed else None
+
+
+#: what a view says was undone, the most telling first
+_UNDONE = (
+    ("invisible", "invisible characters removed"),
+    ("look-alike", "look-alike letters folded"),
+    ("marks", "combining marks removed"),
+)
+
+
 def _fold(text: str) -> tuple[str, str | None]:
-    """``text`` in NFKC, without format characters, look-alikes folded; and what was done."""
+    """``text`` in NFKC, without format characters, look-alikes folded; and what was done.
+
+    Each distinct non-ASCII character is worked out once (and cached across texts); a
+    text holds few of them, and a ``replace`` per character that changes costs far less than
+    ``str.translate`` with a table (a Python-level lookup for every character of the text).
+    """
     if text.isascii():
         return text, None
     # lower first: TR39 folds a capital look-alike of I to l, its small form to i
     composed = unicodedata.normalize("NFKC", text).lower()
-    # combining marks (accents, U+034F, variation selectors) can split a word unseen
-    # ("ig\u034fnore"): the screen reads the letters without them
-    decomposed = unicodedata.normalize("NFKD", composed)
-    bare = "".join(c for c in decomposed if unicodedata.category(c) not in _MARKS)
-    marked = len(bare) != len(decomposed)
-    if marked:
-        composed = bare
-    table = _table()
-    folded = composed
-    # a few replaces of the distinct characters present cost less than a translate per char
+    kinds: set[str] = set()
     for char in set(composed) - _ASCII:
-        if ord(char) in table:
-            folded = folded.replace(char, table[ord(char)])
-    if folded == composed:
-        if marked:
-            return folded, "combining marks removed"
-        return folded, None if composed == text.lower() else "compatibility forms folded"
-    if len(folded) != len(composed):
-        return folded, "invisible characters removed"
-    return folded, "look-alike letters folded"
+        folded, kind = _fold_char(char)
+        if kind is not None:
+            composed = composed.replace(char, folded)
+            kinds.add(kind)
+    for kind, said in _UNDONE:
+        if kind in kinds:
+            return composed, said
+    return composed, None if composed == text.lower() else "compatibility forms folded"
 
 
 def _clean(text: str) -> str:
-    if "  " in text or "\t" in text or "\r" in text or "\x0b" in text or "\x0c" in text:
-        text = _SPACES.sub(" ", text)
+    """Runs of spaces and tabs made one space (newlines kept: some signs start a line), and
+    lower-cased; ``replace`` calls, cheaper than a regular expression over the whole text."""
+    for blank in ("\t", "\r", "\x0b", "\x0c"):
+        if blank in text:
+            text = text.replace(blank, " ")
+    while "  " in text:
+        text = text.replace("  ", " ")
     return text.lower()
 
 
@@ -163,11 +188,33 @@ def views(text: str) -> list[View]:
     plain = _clean(folded)
     found = [View(plain, undone)]
     if "<" in folded or "*" in folded or "`" in folded or "~~" in folded:
-        bare = _clean(_EMPHASIS.sub("", _TAG.sub(" ", _INLINE_TAG.sub("", folded))))
+        bare = folded
+        if "<" in bare:
+            bare = _TAG.sub(" ", _INLINE_TAG.sub("", bare))
+        if "*" in bare or "`" in bare or "~~" in bare:
+            bare = _EMPHASIS.sub("", bare)
+        bare = _clean(bare)
         if bare != plain:
             found = [
                 View(plain, undone, marked_up=True),
                 View(bare, undone or "markup read as text"),
             ]
+    spaced = _spaced(found[-1])
+    if spaced is not None:
+        found.append(View(spaced, "letter spacing removed"))
     found += _decoded(folded)
     return found
+
+
+def _spaced(view: View) -> str | None:
+    """The view's text with each word spelt out letter by letter joined up, or None when it
+    has none. Such a word leaves single letters among the view's words (its separators are
+    punctuation or spaces), two or more of them other than the single letters prose has
+    anyway ("a", "i", the s of "it's", the t of "don't"): without that the text is not
+    scanned."""
+    singles = {word for word in view.words if len(word) == 1} - _STRAY
+    if len(singles) < 2:
+        return None
+    if _SPACED.search(view.text) is None:
+        return None
+    return _SPACED.sub(lambda m: m.group(0).replace(m.group("sep"), ""), view.text)
