@@ -51,6 +51,7 @@ from doxa.evaluation import (
 from doxa.gate.bulk import ImportReport, import_claims, read_claims
 from doxa.gate.erasure import erasure_record, salt, subject_hash
 from doxa.gate.gate import Gate
+from doxa.gate.names import Role, is_name
 from doxa.gate.proposal import build_proposal
 from doxa.gate.shapes import ShapeCheck, default_shape_check
 from doxa.judges.base import Judge
@@ -896,8 +897,10 @@ class Memory:
         flagged with status ``unchecked``.
         """
         valid, believed = self._times(valid_at, as_of)
-        subject_iri = as_iri(subject, "subject") if subject is not None else None
-        predicate_iri = as_iri(predicate, "predicate") if predicate is not None else None
+        subject_iri = self._filter_term(subject, Role.ENTITY, "subject")
+        predicate_iri = self._filter_term(predicate, Role.PROPERTY, "predicate")
+        if _UNNAMED in (subject_iri, predicate_iri):
+            return []  # a name nothing in this scope is called: no fact can match it
         waiting = (
             [
                 f
@@ -923,6 +926,16 @@ class Memory:
             ),
             *waiting,
         ]
+
+    def _filter_term(self, value: object, role: Role, what: str) -> URIRef | None:
+        """A read filter's IRI: an absolute IRI as it is, a name as :meth:`remember` would
+        resolve it (never minting; ``_UNNAMED`` when nothing is called that)."""
+        if value is None:
+            return None
+        if not is_name(value):
+            return as_iri(value, what)
+        found = self.gate.names.find(str(value), role, what)
+        return _UNNAMED if found is None else found
 
     def _unchecked(self) -> list[Fact]:
         iris = [self.scope.fact(held) for held in self.unchecked()]
@@ -1181,6 +1194,8 @@ def _only(graph: URIRef) -> Dataset:
 
 
 _ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+#: what a read filter's name resolves to when nothing in the scope is called that
+_UNNAMED = URIRef("urn:doxa:unnamed")
 
 
 def _held_id(item: str | HeldWrite) -> str:

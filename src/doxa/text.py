@@ -117,10 +117,16 @@ def words(text: str, *, legacy: bool = False) -> list[str]:
     >>> words("The weekly supplier call is on Wednesday")
     ['weekly', 'supplier', 'call', 'wednesday']
     """
+    return [w for w in _tokens(normalise(text, legacy=legacy)) if w not in _STOP]
+
+
+def _tokens(normalised: str) -> list[str]:
+    """The distinct tokens of a normalised text that hold a letter or digit, in order, a
+    leading sign dropped (recall finds "18" in "-18"); stop words kept."""
     seen: dict[str, None] = {}
-    for token in normalise(text, legacy=legacy).split():
-        word = token.lstrip("+-\u2212")  # recall finds "18" in "-18"
-        if word and word not in _STOP and any(c.isalnum() for c in word):
+    for token in normalised.split():
+        word = token.lstrip("+-\u2212")
+        if word and any(c.isalnum() for c in word):
             seen.setdefault(word, None)
     return list(seen)
 
@@ -137,8 +143,10 @@ def text_key(text: str, *, legacy: bool = False) -> str:
     return f"={digest}"
 
 
-# a lower-case letter or digit followed by a capital: where a camelCase local name splits
-_CAMEL = re.compile(r"(?<=[^\W_])(?=[A-Z][a-z])|(?<=[a-z0-9])(?=[A-Z])")
+# where a local name or a name splits into words: a lower-case letter or digit followed by a
+# capital (camelCase), or a run of "_", "-" or "." (one definition: name keys are stored, so
+# every reader must split the same way)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+")
 
 
 @functools.cache
@@ -274,27 +282,39 @@ def stemmed(text: str, language: str = DEFAULT_LANGUAGE) -> dict[str, tuple[str,
     >>> stemmed("lives living Lyon")
     {'live': ('lives', 'living'), 'lyon': ('lyon',)}
     """
+    return _stemmed(_tokens(normalise(text)), language)
+
+
+def index_words(
+    text: str, labels: str, language: str = DEFAULT_LANGUAGE
+) -> tuple[list[str], list[str]]:
+    """A new claim's index words (:func:`words` of ``text``) and its stems (:func:`stems` of
+    ``text`` and ``labels``), normalising the text once: the gate indexes every write by both.
+
+    >>> index_words("Alice lives in Lyon", "lives In")
+    (['alice', 'lives', 'lyon'], ['alic', 'live', 'lyon'])
+    """
+    tokens = _tokens(normalise(text))
+    if labels:
+        seen = dict.fromkeys(tokens)
+        seen.update(dict.fromkeys(_tokens(normalise(labels))))
+        stemmed_tokens = list(seen)
+    else:
+        stemmed_tokens = tokens
+    return [w for w in tokens if w not in _STOP], list(_stemmed(stemmed_tokens, language))
+
+
+def _stemmed(tokens: list[str], language: str) -> dict[str, tuple[str, ...]]:
+    # English drops its stop words (a superset of _STOP) before stemming; another language
+    # keeps every token (see _STOP_WORDS)
     stop = _STOP_WORDS.get(language, frozenset())
     stem = _stemmer(language).stem
     found: dict[str, tuple[str, ...]] = {}
-    for word in words(text) if language == DEFAULT_LANGUAGE else _all_words(text):
+    for word in tokens:
         if word not in stop:
             key = stem(word)
             found[key] = (*found.get(key, ()), word)
     return found
-
-
-def _all_words(text: str) -> list[str]:
-    """The distinct words of a text, English stop words kept (another language's words)."""
-    seen: dict[str, None] = {}
-    for token in normalise(text).split():
-        word = token.lstrip("+-\u2212")
-        if word and any(c.isalnum() for c in word):
-            seen.setdefault(word, None)
-    return list(seen)
-
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+")
 
 
 def label_words(name: str) -> str:

@@ -282,3 +282,99 @@ def test_the_vocabulary_graph_is_exported(mem: doxa.Memory, tmp_path: Path) -> N
     target = tmp_path / "out.nq"
     mem.export(target)
     assert "<urn:doxa:scope:alice/vocabulary>" in target.read_text()
+
+
+SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
+
+
+def test_two_names_said_to_be_one_entity_are_a_fact_not_a_merge(mem: doxa.Memory) -> None:
+    """ "Bob is Robert Smith" (``owl:sameAs``) is recorded as a fact between two entities,
+    both names resolved or minted; each name still resolves to its own IRI afterwards, and
+    the owner can read (and retract) the fact like any other."""
+    bob = fact_of(mem, call(mem, "Bob", "Monday", predicate="meeting day"))
+    same = fact_of(
+        mem,
+        mem.remember(
+            "Bob is Robert Smith",
+            topic="people",
+            subject="bob",
+            predicate=SAME_AS,
+            object="Robert  Smith",
+        ),
+    )
+    robert = same.object
+    assert same.subject == bob.subject
+    assert isinstance(robert, URIRef)
+    assert str(robert).startswith("urn:doxa:scope:alice/entity/")
+    assert robert != bob.subject  # nothing merged
+    later = fact_of(mem, call(mem, "Robert Smith", "Tuesday", predicate="meeting day"))
+    assert later.subject == robert
+    assert [f.text for f in mem.facts(predicate=SAME_AS)] == ["Bob is Robert Smith"]
+
+
+def test_the_object_of_another_predicate_stays_a_literal(mem: doxa.Memory) -> None:
+    """The control: only ``owl:sameAs`` reads its object as a name; a look-alike of its IRI
+    (another scheme case, a trailing space) is another predicate, and its object a literal."""
+    for predicate in ("http://www.w3.org/2002/07/owl#sameas", "nickname"):
+        fact = fact_of(
+            mem,
+            mem.remember(
+                "Bob is Robert Smith",
+                topic="people",
+                subject="Bob",
+                predicate=predicate,
+                object="Robert Smith",
+            ),
+        )
+        assert fact.object == Literal("Robert Smith"), predicate
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "Supplier call",
+        "SUPPLIER CALL",
+        "supplier-call",
+        "ｓｕｐｐｌｉｅｒ call",
+        "Supp\u200blier call",
+        "Supplier Cаll",
+    ],
+    ids=["plain", "upper", "punctuated", "fullwidth", "zero-width", "cyrillic-a"],
+)
+def test_a_read_filter_takes_the_name_a_write_took(mem: doxa.Memory, spelling: str) -> None:
+    """``facts(subject=, predicate=)`` resolve names as ``remember`` does, by key, so every
+    spelling a write would meet finds the fact; the IRI itself is the control."""
+    fact = fact_of(mem, call(mem, "Supplier call", "Wednesday"))
+    call(mem, "Retro", "Friday")
+    found = mem.facts(subject=spelling, predicate="Day-of-week")
+    assert [f.id for f in found] == [fact.id]
+    assert [f.id for f in mem.facts(subject=str(fact.subject))] == [fact.id]
+
+
+def test_a_read_filter_never_mints_and_an_unknown_name_matches_nothing(
+    mem: doxa.Memory,
+) -> None:
+    """A name nothing is called finds no fact and mints nothing; an ambiguous one is refused
+    with the candidates, as for a write; an empty one is refused."""
+    call(mem, "Supplier call", "Wednesday")
+    before = vocabulary(mem)
+    assert mem.facts(subject="Nobody at all") == []
+    assert mem.facts(predicate="never said") == []
+    assert vocabulary(mem) == before
+    with pytest.raises(InvalidInput, match="matches 2 property IRIs"):
+        mem.facts(predicate="phone")
+    with pytest.raises(InvalidInput, match="neither an absolute IRI nor a name"):
+        mem.facts(subject=" -- ")
+    assert len(mem.facts(subject="supplier call")) == 1  # control
+
+
+def test_a_read_filter_never_resolves_another_scopes_name(
+    clock: doxa.FixedClock, tmp_path: Path
+) -> None:
+    """Bob's scope has no 'Supplier call': Alice's name finds nothing there."""
+    path = tmp_path / "store"
+    with doxa.Memory.open(path, scope="alice", clock=clock) as alice:
+        call(alice, "Supplier call", "Monday", predicate="meeting day")
+        assert len(alice.facts(subject="Supplier call")) == 1
+    with doxa.Memory.open(path, scope="bob", clock=clock) as bob:
+        assert bob.facts(subject="Supplier call") == []

@@ -528,13 +528,16 @@ def test_facts_filters(store: Path) -> None:
 
 
 def test_facts_bad_subject_exits_2(store: Path) -> None:
-    """A subject that is not an absolute IRI exits 2; an IRI exits 0."""
-    result = run(store, "facts", "--subject=bob")
+    """A subject shaped like an IRI that is not a valid one exits 2, and so does one with no
+    letter or digit; a name and an IRI are the controls and exit 0."""
+    result = run(store, "facts", "--subject=a:b%zz")
     assert result.exit_code == 2
     assert result.stderr == (
-        "error: subject 'bob' is not an absolute IRI; pass one such as "
+        "error: subject 'a:b%zz' is not an absolute IRI; pass one such as "
         "'http://example.org/supplierCall'.\n"
     )
+    assert run(store, "facts", "--subject=?!").exit_code == 2
+    assert run(store, "facts", "--subject=bob").exit_code == 0
     assert run(store, "facts", f"--subject={EX}bob").exit_code == 0
 
 

@@ -9,6 +9,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.conftest import DOMAIN, EX
 from tests.store.shared import SharedView
 
@@ -17,7 +19,7 @@ from doxa.audit.chain import verify_export
 from doxa.reads import facts as recall_reads
 from doxa.reads.word_index import STEM
 from doxa.store import Change, EmbeddedStore, Store
-from doxa.text import check_language, stems
+from doxa.text import check_language, index_words, stems, words
 from doxa.vocabulary import DOXA
 
 
@@ -235,3 +237,26 @@ def test_a_judge_that_reads_text_is_shown_other_forms_of_the_words() -> None:
         mem.remember("Bob owns a boat", topic="home", authority="owner")
         mem.remember("Someone is living in Paris", topic="home", authority="owner")
     assert [f.text for f in judge.seen[-1].same_topic] == ["Carol lives in Lyon"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet=st.sampled_from("aAéE  -+.,'\u200b\u2212lyonLIVESinthe3ǅ"), max_size=40),
+    labels=st.text(alphabet=st.sampled_from("aAé -_.bobSmithlivesIn"), max_size=20),
+    language=st.sampled_from(["english", "french", "german"]),
+)
+def test_one_pass_index_words_equal_words_and_stems(text: str, labels: str, language: str) -> None:
+    """The gate indexes a claim by normalising its text once (``index_words``); what it
+    stores must be exactly the words and the stems recall and the export check compute."""
+    assert index_words(text, labels, language) == (
+        words(text),
+        stems(" ".join([text, labels]) if labels else text, language),
+    )
+
+
+def test_one_pass_index_words_control() -> None:
+    """A known claim: its words keep "lives", its stems fold the label's "lives" into one."""
+    assert index_words("Alice lives in Lyon", "lives In bob_smith") == (
+        ["alice", "lives", "lyon"],
+        ["alic", "live", "lyon", "bob", "smith"],
+    )

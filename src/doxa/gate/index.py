@@ -37,7 +37,7 @@ from rdflib.term import Node
 from doxa.judges.sentences import frame_key
 from doxa.ontology import PropertyTable, statement_key
 from doxa.reads.word_index import STEM
-from doxa.text import DEFAULT_LANGUAGE, label_words, stems, text_key, words
+from doxa.text import DEFAULT_LANGUAGE, index_words, label_words, text_key
 from doxa.vocabulary import DOXA, RDF
 
 __all__ = [
@@ -90,24 +90,31 @@ def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Li
 def claim_stems(pairs: list[tuple[URIRef, Node]], language: str = DEFAULT_LANGUAGE) -> list[str]:
     """The stems recall matches a claim on: its text's, then its subject's, predicate's and
     object's labels' (the IRI's last segment, camel case split; a literal's own form)."""
+    return _words_and_stems(pairs, language)[1]
+
+
+def _words_and_stems(
+    pairs: list[tuple[URIRef, Node]], language: str
+) -> tuple[list[str], list[str]]:
     values = dict(pairs)
     labels = [
         label_words(str(term)) if isinstance(term, URIRef) else str(term)
         for key in (RDF.subject, RDF.predicate, RDF.object)
         if (term := values.get(key)) is not None
     ]
-    return stems(" ".join([str(values[DOXA.text]), *labels]), language)
+    return index_words(str(values[DOXA.text]), " ".join(labels), language)
 
 
 def index_terms(
     pairs: list[tuple[URIRef, Node]], table: PropertyTable, language: str = DEFAULT_LANGUAGE
 ) -> list[Literal]:
-    """Every index literal of a newly admitted claim."""
-    text = str(dict(pairs)[DOXA.text])
+    """Every index literal of a newly admitted claim: its keys, words and stems (the text
+    normalised once for both)."""
+    text_words, text_stems = _words_and_stems(pairs, language)
     return [
         *live_keys(pairs, table),
-        *(Literal(w) for w in words(text)),
-        *(Literal(STEM + s) for s in claim_stems(pairs, language)),
+        *(Literal(w) for w in text_words),
+        *(Literal(STEM + s) for s in text_stems),
     ]
 
 

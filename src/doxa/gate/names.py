@@ -23,7 +23,13 @@ as the write's decision, and only for a write that is admitted or held.
 An object given as a string stays what it always was: an IRI when it is an absolute IRI, else
 a string literal (``writes.py`` and the CLI promise that, and a literal compares by value in
 a one-value slot just as well). To point the object at an entity, pass its IRI, as
-``Memory.vocabulary`` lists them.
+``Memory.vocabulary`` lists them. One predicate is the exception: the object of ``owl:sameAs``
+is always an entity, so "Bob" ``owl:sameAs`` "Robert Smith" resolves (or mints) both names.
+That write is a fact like any other, which the owner sees and can retract; identities are
+never merged, and each name keeps resolving to its own IRI.
+
+A read's filter (``facts(subject="Bob")``) resolves a name the same way but never mints:
+:meth:`Names.find`.
 
 The vocabulary also keeps what the owner taught about an undeclared predicate (one value at
 a time: ``owl:FunctionalProperty``; several: ``doxa:ManyValuedProperty``): see
@@ -126,6 +132,31 @@ def is_name(value: object) -> bool:
     return isinstance(value, str) and not isinstance(value, URIRef) and not iri_shaped(value)
 
 
+def _label_and_key(name: str, what: str) -> tuple[str, str]:
+    """A name's label (spacing collapsed) and its key; refuses an overlong or empty name."""
+    label = " ".join(as_text(name, what).split())
+    if len(label) > MAX_NAME:
+        raise InvalidInput(
+            f"{what} name {label[:40]!r}… is {len(label)} characters long; a name is at most "
+            f"{MAX_NAME}: pass a short name or an absolute IRI."
+        )
+    key = name_key(label)
+    if not key:
+        raise InvalidInput(
+            f"{what} {name!r} is neither an absolute IRI nor a name (it has no letter or "
+            "digit); pass a name such as 'supplier call' or an IRI such as "
+            "'http://example.org/supplierCall'."
+        )
+    return label, key
+
+
+def _states_identity(predicate: object) -> bool:
+    """Whether a write's predicate is ``owl:sameAs``: two names the writer says are one
+    entity. The write is then a fact between two entities, kept like any other; the names
+    keep their own IRIs (nothing is merged)."""
+    return isinstance(predicate, str) and str(predicate) == str(OWL.sameAs)
+
+
 class Names:
     """Resolves names for one scope of one store (see the module docs)."""
 
@@ -137,9 +168,11 @@ class Names:
 
     def resolve(self, subject: object, predicate: object, obj: object) -> Resolved:
         """Replace a subject or predicate name by its IRI; other values (the object among
-        them) pass as they are (``build_proposal`` reads them). Raises
-        :class:`~doxa.InvalidInput` for an ambiguous or empty name. Writes nothing."""
-        if not any(map(is_name, (subject, predicate))):
+        them) pass as they are (``build_proposal`` reads them), except the object of
+        ``owl:sameAs``, which names an entity. Raises :class:`~doxa.InvalidInput` for an
+        ambiguous or empty name. Writes nothing."""
+        identity = is_name(obj) and _states_identity(predicate)
+        if not identity and not any(map(is_name, (subject, predicate))):
             return Resolved(subject, predicate, obj)  # IRIs only: no lookup at all
         minted: list[Minted] = []
         ontology = ontology_terms(self.store)
@@ -147,7 +180,16 @@ class Names:
             predicate = self._one(str(predicate), Role.PROPERTY, "predicate", minted, ontology)
         if is_name(subject):
             subject = self._one(str(subject), Role.ENTITY, "subject", minted, ontology)
+        if identity:
+            obj = self._one(str(obj), Role.ENTITY, "object", minted, ontology)
         return Resolved(subject, predicate, obj, tuple(dict.fromkeys(minted)))
+
+    def find(self, name: str, role: Role, what: str) -> URIRef | None:
+        """The IRI ``name`` already stands for in this scope, or None: what a read's filter
+        (``facts(subject="Bob")``) resolves by. Never mints; ambiguity is refused as for a
+        write."""
+        label, key = _label_and_key(name, what)
+        return self._match(key, role, what, label, ontology_terms(self.store))
 
     def _one(
         self,
@@ -157,32 +199,25 @@ class Names:
         minted: list[Minted],
         ontology: OntologyTerms,
     ) -> URIRef:
-        label = " ".join(as_text(name, what).split())
-        if len(label) > MAX_NAME:
-            raise InvalidInput(
-                f"{what} name {label[:40]!r}… is {len(label)} characters long; a name is at most "
-                f"{MAX_NAME}: pass a short name or an absolute IRI."
-            )
-        key = name_key(label)
-        if not key:
-            raise InvalidInput(
-                f"{what} {name!r} is neither an absolute IRI nor a name (it has no letter or "
-                "digit); pass a name such as 'supplier call' or an IRI such as "
-                "'http://example.org/supplierCall'."
-            )
-        prop = role is Role.PROPERTY
-        found = set(ontology.find(key, prop=prop)) | self._vocabulary(key, role)
+        label, key = _label_and_key(name, what)
+        found = self._match(key, role, what, label, ontology)
+        if found is not None:
+            return found
+        iri = self.scope.minted(role.value, quote(key.replace(" ", "-"), safe="-"))
+        minted.append(Minted(iri, label, key, role))
+        return iri
+
+    def _match(
+        self, key: str, role: Role, what: str, label: str, ontology: OntologyTerms
+    ) -> URIRef | None:
+        found = set(ontology.find(key, prop=role is Role.PROPERTY)) | self._vocabulary(key, role)
         if len(found) > 1:
             listed = ", ".join(f"<{c}>" for c in sorted(found))
             raise InvalidInput(
                 f"{what} name {label!r} matches {len(found)} {role.value} IRIs: {listed}; pass "
                 "the IRI you mean instead of the name."
             )
-        if found:
-            return next(iter(found))
-        iri = self.scope.minted(role.value, quote(key.replace(" ", "-"), safe="-"))
-        minted.append(Minted(iri, label, key, role))
-        return iri
+        return next(iter(found)) if found else None
 
     def _vocabulary(self, key: str, role: Role) -> set[URIRef]:
         """The scope's minted (or owner-labelled) IRIs with this key and role: one seek."""

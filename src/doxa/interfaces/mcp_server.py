@@ -425,8 +425,13 @@ def build_server(memory: Memory) -> MCPServer:
         valid_at: ValidAt = None,
         as_of: AsOf = None,
         topic: Annotated[str | None, _doc("Only this topic.")] = None,
-        subject: Annotated[str | None, _doc("Only facts about this subject IRI.")] = None,
-        predicate: Annotated[str | None, _doc("Only facts with this predicate IRI.")] = None,
+        subject: Annotated[
+            str | None,
+            _doc("Only facts about this subject: a name (as `vocabulary` lists) or an IRI."),
+        ] = None,
+        predicate: Annotated[
+            str | None, _doc("Only facts with this predicate: a name or an IRI.")
+        ] = None,
         include_ended: IncludeEnded = False,
         limit: Annotated[int, _doc(f"At most this many, the newest (1-{FACTS_LIMIT}).")] = 100,
     ) -> FactPage:

@@ -29,8 +29,12 @@ __all__ = ["facts", "held", "history", "recall", "receipts", "sparql", "vocabula
 @options.valid_at
 @options.as_of
 @click.option("--topic", help="Only this topic.")
-@click.option("--subject", metavar="IRI", help="Only facts about this subject.")
-@click.option("--predicate", metavar="IRI", help="Only facts with this predicate.")
+@click.option(
+    "--subject", metavar="NAME|IRI", help="Only facts about this subject (a name or an IRI)."
+)
+@click.option(
+    "--predicate", metavar="NAME|IRI", help="Only facts with this predicate (a name or an IRI)."
+)
 @options.include_ended
 @click.pass_obj
 def facts(
