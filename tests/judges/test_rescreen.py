@@ -183,17 +183,37 @@ def test_a_held_write_moved_by_rescreen_is_released_and_judged_again(
     assert memory.rescreen() == []  # the owner's release stands
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found while testing issue 17: release judges a quarantined write again but does "
-    "not check the owner's rules, so a write that clashes with a rule is admitted",
-)
 def test_a_released_write_that_clashes_with_a_rule_is_held(
     monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
 ) -> None:
+    """Released from quarantine, a quotation is judged without the screen but with the
+    owner's rules: "Hugo lives in Atlantis" clashes with "never record a home in Atlantis"
+    and is held, naming the rule (it was admitted before the fix, found by issue 17)."""
     held_under_an_older_screen(monkeypatch, memory)
     [moved] = memory.rescreen()
-    assert memory.release(moved.fact, reason="a quoted example").outcome is doxa.Outcome.HELD
+    released = memory.release(moved.fact, reason="a quoted example")
+    assert released.outcome is doxa.Outcome.HELD
+    assert released.relation is doxa.Relation.CLASHES_WITH_RULE
+    assert memory.facts(subject="http://example.org/hugo") == []
+
+
+def test_a_released_write_that_clashes_with_nothing_is_admitted(memory: doxa.Memory) -> None:
+    """The control: a quarantined quotation that no rule or fact contradicts is admitted
+    when the owner releases it, and keeps its outside authority."""
+    caught = memory.remember(
+        "Nia lives in Lisbon. " + ATTACK,
+        topic="web",
+        subject="http://example.org/nia",
+        predicate="http://example.org/livesIn",
+        object="http://example.org/Lisbon",
+        authority="external",
+        sources=["https://page.example/nia"],
+    )
+    assert caught.outcome is doxa.Outcome.QUARANTINED
+    released = memory.release(caught.fact, reason="a quoted example")
+    assert released.outcome is doxa.Outcome.ADMITTED
+    [fact] = memory.facts(subject="http://example.org/nia")
+    assert fact.authority is doxa.Authority.EXTERNAL
 
 
 def test_a_held_write_decided_meanwhile_is_left_alone(

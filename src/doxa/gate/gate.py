@@ -204,14 +204,24 @@ class Gate(WritePath):
     def judge_as_quotation(
         self, proposal: Proposal, pairs: list[Pair], decision: Decision, reason: str
     ) -> Receipt:
-        """Judge a released write again, never as an instruction, and publish the verdict."""
-        evidence = self._gather(proposal)
+        """Judge a released write again, never as an instruction, and publish the verdict.
+
+        The judge is told (``Evidence.released``) and skips the screen, so the owner's rules
+        and the stored facts still decide: a released quotation that clashes with a rule is
+        held, as it would have been without the screen. A judge that still answers
+        ``instruction`` is not obeyed and not overruled either: the write waits for the owner.
+        """
+        evidence = replace(self._gather(proposal), released=True)
         try:
             verdict: Verdict | None = self.judge.judge(proposal, evidence)
         except JudgeUnavailable:
             verdict = None
         if verdict is not None and verdict.relation is Relation.INSTRUCTION:
-            verdict = Verdict(Relation.NEW, (), "nothing stored says otherwise")
+            verdict = Verdict(
+                Relation.UNCLEAR,
+                (),
+                "the judge still reads it as an instruction after the owner released it",
+            )
         said = verdict.reason if verdict is not None else "the judge could not answer"
         return self._publish(
             proposal,

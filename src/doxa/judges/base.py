@@ -38,6 +38,9 @@ class Evidence:
     ``target`` is the live fact the write says it revises (``revises``), checked by the gate;
     None when the write names none. ``cardinality`` is what is known of the write's predicate
     (:class:`Cardinality`; a lesson of one value is also in ``properties`` as functional).
+    ``released`` says the owner released the write from quarantine: it is a quotation, so a
+    judge must not call it an instruction, and every other check (the owner's rules first)
+    still applies.
     """
 
     same_topic: tuple[Fact, ...]
@@ -48,6 +51,7 @@ class Evidence:
     superseded: tuple[Fact, ...] = ()
     target: Fact | None = None
     cardinality: Cardinality = Cardinality.DECLARED
+    released: bool = False
 
     @property
     def consulted(self) -> tuple[Fact, ...]:

@@ -467,6 +467,10 @@ def render_data(proposal: Proposal, evidence: Evidence, shown: Mapping[str, Fact
         write["rule"] = proposal.rule_mode.value
     if "T1" in shown:
         write["revises"] = "T1"
+    if evidence.released:
+        write["released_by_owner"] = (
+            "the owner read this text and says it is a quotation, not an instruction"
+        )
     sections: dict[str, list[dict[str, Any]]] = {"facts": [], "rules": [], "observations": []}
     if "T1" in shown:
         sections["revised"] = []
