@@ -107,6 +107,8 @@ def normalise(text: str, *, legacy: bool = False) -> str:
     if not legacy:
         text = visible(text)
     decomposed = unicodedata.normalize("NFKD", text.casefold())
+    if decomposed.isascii():  # no ASCII character is a combining mark: nothing to strip
+        return " ".join(_WORD.findall(decomposed))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(_WORD.findall(plain))
 
@@ -317,6 +319,7 @@ def _stemmed(tokens: list[str], language: str) -> dict[str, tuple[str, ...]]:
     return found
 
 
+@lru_cache(maxsize=8192)  # a write's subject and predicate IRIs recur across writes
 def label_words(name: str) -> str:
     """A readable label for an IRI with no ``rdfs:label`` at hand: its last segment (after
     ``#``, ``/`` or ``:``), camel case and separators split into words.

@@ -31,6 +31,8 @@ however long a statement's history grows.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
@@ -113,9 +115,16 @@ def index_terms(
     text_words, text_stems = _words_and_stems(pairs, language)
     return [
         *live_keys(pairs, table),
-        *(Literal(w) for w in text_words),
-        *(Literal(STEM + s) for s in text_stems),
+        *map(_index_literal, text_words),
+        *map(_index_literal, [STEM + s for s in text_stems]),
     ]
+
+
+@lru_cache(maxsize=65536)
+def _index_literal(term: str) -> Literal:
+    """A word's or a stem's index literal, shared between writes: words recur, and building
+    an rdflib ``Literal`` costs more than looking one up (literals are immutable)."""
+    return Literal(term)
 
 
 _COPIED = frozenset((DOXA.topic, DOXA.recordedAt, DOXA.validFrom, DOXA.validUntil))
