@@ -1303,7 +1303,11 @@ class Memory:
         retracting = [
             _checked_id(r, "fact") for r in ([retract] if isinstance(retract, str) else retract)
         ]
-        live = {f.id for f in self.facts()}
+
+        def live(fact: str) -> bool:
+            # asked only of the facts a change targets: a lookup each, never a scope read
+            return self.gate.record.is_live(self.scope.fact(fact))
+
         requested = {
             t
             for h in self.held()

@@ -19,7 +19,8 @@ def tool() -> MemoryToolHandler:
 def test_view_lists_and_shows_numbered_lines(tool: MemoryToolHandler) -> None:
     """view of /memories lists the files; view of a file numbers its lines."""
     listing = tool.execute({"command": "view", "path": "/memories"})
-    assert "/memories/drinks.md" in listing and "/memories/MEMORY.md" in listing
+    assert "/memories/drinks.md" in listing
+    assert "/memories/MEMORY.md" in listing
     shown = tool.execute({"command": "view", "path": "/memories/drinks.md", "view_range": [3, 3]})
     assert shown.startswith("     3\t- Alice prefers tea <!-- doxa:")
 
@@ -70,8 +71,10 @@ def test_create_over_a_file_follows_the_whole_file_rule(tool: MemoryToolHandler)
     said = tool.execute(
         {"command": "create", "path": "/memories/drinks.md", "file_text": "- Alice drinks tea\n"}
     )
-    assert "held_rewrite" in said and "drops 2 fact(s) still in memory" in said
-    assert len(tool.memory.facts()) == 2 and len(tool.memory.held()) == 1
+    assert "held_rewrite" in said
+    assert "drops 2 fact(s) still in memory" in said
+    assert len(tool.memory.facts()) == 2
+    assert len(tool.memory.held()) == 1
 
 
 def test_delete_asks_the_owner_and_rename_changes_the_topic(tool: MemoryToolHandler) -> None:

@@ -43,7 +43,7 @@ def run(edits: list[tuple[str, int]]) -> None:
         else:
             lines = ["- Alice everything in one line"]
         texts[name] = "\n".join(lines) + "\n"
-        report, rendered = mem.sync_texts(manifest, texts, authority="agent")
+        _report, rendered = mem.sync_texts(manifest, texts, authority="agent")
         texts, manifest = dict(rendered.files), rendered.manifest
         assert MANIFEST not in texts
     live = {f.id for f in mem.facts()}

@@ -45,7 +45,8 @@ def test_render_is_deterministic_with_ids_and_pointers(mem: Memory, tmp_path: Pa
     tea = ids(mem)["Alice prefers tea"]
     assert f"- Alice prefers tea <!-- doxa:{tea} -->\n" in first.files["drinks.md"]
     index = first.files["MEMORY.md"]
-    assert "- [drinks](drinks.md): 3 facts" in index and "tea" not in index
+    assert "- [drinks](drinks.md): 3 facts" in index
+    assert "tea" not in index
     manifest = json.loads((tmp_path / "a" / MANIFEST).read_text())
     assert [tea, "Alice prefers tea"] in manifest["files"]["drinks.md"]["lines"]
 
@@ -67,7 +68,8 @@ def test_unchanged_files_sync_to_nothing(mem: Memory, tmp_path: Path) -> None:
     mem.render(tmp_path)
     before = len(mem.receipts())
     report = mem.sync(tmp_path)
-    assert not report.changed and len(mem.receipts()) == before
+    assert not report.changed
+    assert len(mem.receipts()) == before
 
 
 def test_edit_revises_and_sync_is_idempotent(mem: Memory, tmp_path: Path) -> None:
@@ -78,7 +80,9 @@ def test_edit_revises_and_sync_is_idempotent(mem: Memory, tmp_path: Path) -> Non
     edit(tmp_path / "drinks.md", "Alice prefers tea", "Alice prefers green tea")
     report = mem.sync(tmp_path, authority="owner")
     [item] = report.items
-    assert item.change is Change.REVISED and item.fact == tea and item.outcome == "admitted"
+    assert item.change is Change.REVISED
+    assert item.fact == tea
+    assert item.outcome == "admitted"
     assert "Alice prefers green tea" in ids(mem)
     assert f"<!-- doxa:{item.new_fact} -->" in (tmp_path / "drinks.md").read_text()
     receipts = len(mem.receipts())
@@ -110,13 +114,16 @@ def test_deleted_line_is_a_held_retraction_request(mem: Memory, tmp_path: Path) 
     coffee = ids(mem)["Alice dislikes coffee"]
     edit(tmp_path / "drinks.md", f"- Alice dislikes coffee <!-- doxa:{coffee} -->\n", "")
     [item] = mem.sync(tmp_path).items
-    assert item.change is Change.RETRACTION_REQUESTED and "held for the owner" in item.outcome
+    assert item.change is Change.RETRACTION_REQUESTED
+    assert "held for the owner" in item.outcome
     assert coffee in {f.id for f in mem.facts()}  # never a silent delete
     [held] = mem.held()
-    assert held.targets == (coffee,) and held.kind == "retraction"
+    assert held.targets == (coffee,)
+    assert held.kind == "retraction"
     edit(tmp_path / "drinks.md", f"- Alice dislikes coffee <!-- doxa:{coffee} -->\n", "")
     [again] = mem.sync(tmp_path).items
-    assert again.change is Change.ALREADY_REQUESTED and len(mem.held()) == 1
+    assert again.change is Change.ALREADY_REQUESTED
+    assert len(mem.held()) == 1
     mem.approve(held)
     assert coffee not in {f.id for f in mem.facts()}
     assert "coffee" not in mem.render().files["drinks.md"]  # the request's record is not shown
@@ -131,13 +138,15 @@ def test_moved_line_is_a_topic_change(mem: Memory, tmp_path: Path) -> None:
     edit(tmp_path / "drinks.md", line, "")
     (tmp_path / "meetings.md").write_text((tmp_path / "meetings.md").read_text() + line)
     [agent] = mem.sync(tmp_path, authority="agent").items
-    assert agent.change is Change.MOVED and "held for the owner" in agent.outcome
+    assert agent.change is Change.MOVED
+    assert "held for the owner" in agent.outcome
     assert {f.text: f.topic for f in mem.facts()}["Alice drinks water at lunch"] == "drinks"
     mem.reject(mem.held()[0], reason="not now")
     edit(tmp_path / "drinks.md", line, "")
     (tmp_path / "meetings.md").write_text((tmp_path / "meetings.md").read_text() + line)
     [owner] = mem.sync(tmp_path, authority="owner").items
-    assert owner.change is Change.MOVED and owner.outcome.startswith("admitted")
+    assert owner.change is Change.MOVED
+    assert owner.outcome.startswith("admitted")
     assert {f.text: f.topic for f in mem.facts()}["Alice drinks water at lunch"] == "meetings"
     assert "water" in (tmp_path / "meetings.md").read_text()
     assert "water" not in (tmp_path / "drinks.md").read_text()
@@ -153,7 +162,8 @@ def test_split_keeps_every_fact(mem: Memory, tmp_path: Path) -> None:
     report = mem.sync(tmp_path, authority="owner")
     assert not report.dropped
     assert {i.change for i in report.items} == {Change.MOVED}
-    assert len(mem.facts()) == 4 and not mem.held()
+    assert len(mem.facts()) == 4
+    assert not mem.held()
 
 
 def test_whole_file_rewrite_dropping_facts_is_held(mem: Memory, tmp_path: Path) -> None:
@@ -164,7 +174,8 @@ def test_whole_file_rewrite_dropping_facts_is_held(mem: Memory, tmp_path: Path) 
     report = mem.sync(tmp_path)
     assert [i.change for i in report.items] == [Change.HELD_REWRITE]
     assert len(report.dropped["drinks.md"]) == 3
-    assert len(mem.facts()) == 4 and len(mem.held()) == 1
+    assert len(mem.facts()) == 4
+    assert len(mem.held()) == 1
     assert any("was rewritten and drops 3 fact(s)" in line for line in report.lines())
 
 
@@ -188,7 +199,8 @@ def test_rewrite_that_keeps_ids_passes(mem: Memory, tmp_path: Path) -> None:
     text = (tmp_path / "drinks.md").read_text().replace("Alice ", "She ")
     (tmp_path / "drinks.md").write_text(text)
     report = mem.sync(tmp_path, authority="owner")
-    assert not report.dropped and {i.change for i in report.items} == {Change.REVISED}
+    assert not report.dropped
+    assert {i.change for i in report.items} == {Change.REVISED}
 
 
 def test_concurrent_change_is_a_conflict(mem: Memory, tmp_path: Path) -> None:
@@ -199,7 +211,8 @@ def test_concurrent_change_is_a_conflict(mem: Memory, tmp_path: Path) -> None:
     edit(tmp_path / "drinks.md", "Alice prefers tea", "Alice prefers black tea")
     receipts = len(mem.receipts())
     [item] = mem.sync(tmp_path).items
-    assert item.change is Change.CONFLICT and item.fact == tea
+    assert item.change is Change.CONFLICT
+    assert item.fact == tea
     assert len(mem.receipts()) == receipts
     assert "Alice prefers black tea" in (tmp_path / "CONFLICTS.md").read_text()
     assert not mem.sync(tmp_path).changed  # nothing applied twice

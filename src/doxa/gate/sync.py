@@ -149,15 +149,16 @@ class SyncReport:
 def plan(
     manifest: Manifest,
     files: Mapping[str, Sequence[FileLine]],
-    live: set[str],
+    live: Callable[[str], bool],
     *,
     requested: set[str] = frozenset(),  # type: ignore[assignment]
     retract: Iterable[str] = (),
 ) -> tuple[list[Step], dict[str, tuple[str, ...]]]:
     """The steps that turn the render into the files, and each rewrite's dropped facts.
 
-    ``live`` are the ids of the scope's live facts now (a change to any other is a
-    conflict), ``requested`` the facts with a retraction request already held.
+    ``live`` says whether a fact is live now (asked only of the facts a change targets; a
+    change to any other is a conflict), ``requested`` are the facts with a retraction
+    request already held.
     """
     base = manifest.lines()
     explicit = set(retract)
@@ -205,9 +206,9 @@ def plan(
     return steps, rewrites
 
 
-def _checked(step: Step, live: set[str]) -> Step:
+def _checked(step: Step, live: Callable[[str], bool]) -> Step:
     """A change to a fact the store no longer holds live is a conflict, not applied."""
-    if step.fact is not None and step.fact not in live:
+    if step.fact is not None and not live(step.fact):
         return Step(
             Change.CONFLICT,
             step.file,
