@@ -24,11 +24,12 @@ from doxa.errors import DoxaError, InvalidInput
 from doxa.memory import Memory
 from doxa.reads.projection import INDEX, topic_of
 
-__all__ = ["ROOT", "MemoryToolHandler", "memory_path"]
+__all__ = ["COMMANDS", "ROOT", "MemoryToolHandler", "memory_path"]
 
 #: the memory tool's root directory
 ROOT = "/memories"
-_COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
+#: the memory tool's six commands
+COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 
 
 def memory_path(raw: object) -> str | None:
@@ -76,9 +77,9 @@ class MemoryToolHandler:
         """Run one command (the tool's JSON input) and answer in words a model acts on."""
         try:
             name = command.get("command") if isinstance(command, Mapping) else None
-            if name not in _COMMANDS:
+            if name not in COMMANDS:
                 raise InvalidInput(
-                    f"Unknown memory command {name!r}; use one of: {', '.join(_COMMANDS)}."
+                    f"Unknown memory command {name!r}; use one of: {', '.join(COMMANDS)}."
                 )
             return str(getattr(self, f"_{name}")(command))
         except DoxaError as error:
