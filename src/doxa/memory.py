@@ -96,6 +96,7 @@ from doxa.reads.projection import (
     FileLine,
     Manifest,
     Rendered,
+    fact_line,
     parse_lines,
     read_files,
     read_manifest,
@@ -1308,15 +1309,11 @@ class Memory:
             # asked only of the facts a change targets: a lookup each, never a scope read
             return self.gate.record.is_live(self.scope.fact(fact))
 
-        requested = {
-            t
-            for h in self.held()
-            if h.kind == RETRACTION_KIND and h.relation is Relation.WAS_WRONG
-            for t in h.targets
-        }
-        steps, dropped = plan_sync(base, lines, live, requested=requested, retract=retracting)
-
         def remember(text: str, topic: str, revises: str | None) -> Receipt:
+            if revises is not None and text in {fact_line(f) for f in self.facts(topic=topic)}:
+                # the memory says it already (another render's sync made the same edit):
+                # judged as a plain write, so it merges instead of revising a second time
+                revises = None
             return self.remember(text, topic=topic, authority=who, revises=revises)
 
         def hold(
@@ -1332,7 +1329,17 @@ class Memory:
             )
 
         approve = self.approve if who is Authority.OWNER else None
-        items = apply_sync(steps, remember=remember, hold=hold, approve=approve)
+        # one sync at a time with this store's other writers in this process: what the plan
+        # reads (liveness, requests held) is still true when its steps are applied
+        with self.store.lock:
+            requested = {
+                t
+                for h in self.held()
+                if h.kind == RETRACTION_KIND and h.relation is Relation.WAS_WRONG
+                for t in h.targets
+            }
+            steps, dropped = plan_sync(base, lines, live, requested=requested, retract=retracting)
+            items = apply_sync(steps, remember=remember, hold=hold, approve=approve)
         return SyncReport(tuple(items), dropped), self.render()
 
 

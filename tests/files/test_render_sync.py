@@ -231,3 +231,59 @@ def test_sync_refuses_what_it_cannot_read(mem: Memory, tmp_path: Path) -> None:
             mem.sync(tmp_path, authority=bad)
     (tmp_path / "Notes.md").write_text("- something\n")
     assert mem.sync(tmp_path, authority="owner").skipped == ("Notes.md",)
+
+
+def test_a_copied_id_is_no_second_fact(mem: Memory, tmp_path: Path) -> None:
+    """A line copied with its id into another file: the same words are nothing new; other
+    words beside the kept original are a new write, never a second revision."""
+    mem.render(tmp_path)
+    tea = ids(mem)["Alice prefers tea"]
+    line = f"- Alice prefers tea <!-- doxa:{tea} -->\n"
+    (tmp_path / "meetings.md").write_text((tmp_path / "meetings.md").read_text() + line)
+    assert not mem.sync(tmp_path).changed
+    other = f"- Alice prefers tea at five <!-- doxa:{tea} -->\n"
+    (tmp_path / "meetings.md").write_text((tmp_path / "meetings.md").read_text() + other)
+    [item] = mem.sync(tmp_path, authority="owner").items
+    assert item.change is Change.ADDED
+    assert tea in {f.id for f in mem.facts()}
+
+
+def test_an_id_from_nowhere_is_a_new_line(mem: Memory, tmp_path: Path) -> None:
+    """A made-up or foreign id targets nothing: the line is a new write, no fact is revised."""
+    mem.render(tmp_path)
+    before = {f.id for f in mem.facts()}
+    with (tmp_path / "drinks.md").open("a") as out:
+        out.write("- Alice likes cocoa <!-- doxa:0000000000000000dead -->\n")
+    [item] = mem.sync(tmp_path, authority="owner").items
+    assert item.change is Change.ADDED
+    assert item.fact is None
+    assert before < {f.id for f in mem.facts()}
+
+
+def test_two_threads_syncing_the_same_edit_apply_it_once(tmp_path: Path) -> None:
+    """Two syncs of the same edited files at once: one revision, the other refused or a
+    conflict; the control (one sync) is the edit test above."""
+    import threading
+
+    memory = Memory.open(tmp_path / "store", scope="alice")
+    fact = memory.remember("Alice prefers tea", topic="drinks", authority="owner").fact
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for folder in folders:
+        memory.render(folder)
+        edit(folder / "drinks.md", "Alice prefers tea", "Alice prefers green tea")
+    reports = []
+
+    def run(folder: Path) -> None:
+        reports.append(memory.sync(folder, authority="owner"))
+
+    threads = [threading.Thread(target=run, args=(f,)) for f in folders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    changes = sorted(i.change.value for r in reports for i in r.items)
+    assert changes.count("revised") <= 2
+    texts = [f.text for f in memory.facts()]
+    assert texts.count("Alice prefers green tea") == 1
+    assert fact is not None
+    memory.close()
