@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,3 +82,36 @@ def test_rest_render_is_the_owners(app: FastAPI) -> None:
     assert json.loads(shown.json()["manifest"])["scope"] == "alice"
     assert agent.get("/render").status_code == 403
     assert owner.get("/render", params={"as_of": "not a time"}).status_code == 400
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs the git program")
+def test_cli_render_git_commits_each_render_with_its_receipts(tmp_path: Path) -> None:
+    """Each render with --git is a commit naming the receipt of each fact it shows first; a
+    render that changes nothing commits nothing (the control)."""
+    store, folder = tmp_path / "memory", tmp_path / "files"
+    doxa(store, "init")
+    written = json.loads(
+        doxa(
+            store,
+            "--json",
+            "remember",
+            "Alice prefers tea",
+            "--topic",
+            "drinks",
+            "--authority",
+            "owner",
+        )
+    )
+    assert "committed" in doxa(store, "render", "--git", str(folder))
+    log = subprocess.run(
+        ["git", "-C", str(folder), "log", "--format=%B"], capture_output=True, text=True, check=True
+    ).stdout
+    assert f"+ {written['fact']}: admitted by receipt {written['id']}" in log
+    assert "nothing to commit" in doxa(store, "render", "--git", str(folder))
+    doxa(store, "remember", "Alice likes mint", "--topic", "drinks", "--authority", "owner")
+    assert "committed" in doxa(store, "render", "--git", str(folder))
+    count = subprocess.run(
+        ["git", "-C", str(folder), "rev-list", "--count", "HEAD"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert count.strip() == "2"

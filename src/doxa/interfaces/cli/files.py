@@ -8,7 +8,9 @@ import click
 
 from doxa.interfaces.cli import options
 from doxa.interfaces.cli.running import Settings, emit, run
+from doxa.interfaces.git_history import commit_message, commit_render
 from doxa.memory import Memory
+from doxa.reads.projection import MANIFEST, read_manifest
 
 __all__ = ["render", "sync"]
 
@@ -18,6 +20,9 @@ __all__ = ["render", "sync"]
 @options.valid_at
 @options.as_of
 @click.option("--include-ended", is_flag=True, help="Also ended facts, struck through (read only).")
+@click.option(
+    "--git", "commit", is_flag=True, help="Commit the render to a git repository in FOLDER."
+)
 @click.pass_obj
 def render(
     settings: Settings,
@@ -25,18 +30,23 @@ def render(
     valid_at: str | None,
     as_of: str | None,
     include_ended: bool,
+    commit: bool,
 ) -> None:
     """Write the scope into FOLDER: one Markdown file per topic, one fact per line."""
 
     def action(memory: Memory) -> None:
+        previous = read_manifest(folder) if (folder / MANIFEST).is_file() else None
         rendered = memory.render(
             folder, valid_at=valid_at, as_of=as_of, include_ended=include_ended
         )
+        committed = commit and commit_render(folder, commit_message(memory, rendered, previous))
         names = sorted(rendered.files)
         if settings.json:
-            emit({"folder": str(folder), "files": names})
+            emit({"folder": str(folder), "files": names, "committed": committed})
         else:
             click.echo(f"rendered {len(names) - 1} topic file(s) and MEMORY.md into {folder}")
+            if commit:
+                click.echo("committed" if committed else "nothing to commit: no change")
 
     run(settings, action)
 
