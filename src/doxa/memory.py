@@ -1310,7 +1310,7 @@ class Memory:
             return self.gate.record.is_live(self.scope.fact(fact))
 
         def remember(text: str, topic: str, revises: str | None) -> Receipt:
-            if revises is not None and text in {fact_line(f) for f in self.facts(topic=topic)}:
+            if revises is not None and self._revised_to(revises, text):
                 # the memory says it already (another render's sync made the same edit):
                 # judged as a plain write, so it merges instead of revising a second time
                 revises = None
@@ -1341,6 +1341,22 @@ class Memory:
             steps, dropped = plan_sync(base, lines, live, requested=requested, retract=retracting)
             items = apply_sync(steps, remember=remember, hold=hold, approve=approve)
         return SyncReport(tuple(items), dropped), self.render()
+
+    def _revised_to(self, fact: str, text: str) -> bool:
+        """Whether a live fact that refines or succeeds ``fact`` already reads ``text``: a
+        look at the fact's own events, never at its topic, so it costs the same at any size."""
+        found = self.history(fact)
+        related = {e.other for e in found.events if e.other} | set(found.successors)
+        return any(_live_line(self, other) == text for other in related - {fact})
+
+
+def _live_line(memory: Memory, fact: str) -> str | None:
+    """A fact's line as rendered, while it is live (None once ended or gone)."""
+    try:
+        found = memory.get(fact)
+    except NotFound:
+        return None
+    return fact_line(found) if found.status is FactStatus.LIVE else None
 
 
 def _stamp(value: datetime | str | None) -> str | None:
