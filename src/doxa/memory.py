@@ -54,10 +54,14 @@ from doxa.gate.gate import Gate
 from doxa.gate.names import Role, is_name
 from doxa.gate.proposal import build_proposal
 from doxa.gate.shapes import ShapeCheck, default_shape_check
+from doxa.gate.sync import SyncReport
+from doxa.gate.sync import apply as apply_sync
+from doxa.gate.sync import plan as plan_sync
 from doxa.judges.base import Judge
 from doxa.judges.rules import RuleJudge
 from doxa.model import (
     Alarm,
+    Authority,
     ClosingPolicy,
     Fact,
     FactStatus,
@@ -85,6 +89,22 @@ from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
 from doxa.reads.ledger import alarms, judge_key, standings
+from doxa.reads.projection import (
+    CONFLICTS,
+    INDEX,
+    MANIFEST,
+    RETRACTION_KIND,
+    FileLine,
+    Manifest,
+    Rendered,
+    fact_line,
+    parse_lines,
+    read_files,
+    read_manifest,
+    topic_of,
+    write_rendered,
+)
+from doxa.reads.projection import render as render_projection
 from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
@@ -1187,6 +1207,174 @@ class Memory:
         [('phone number', 'unknown', 1)]
         """
         return vocabulary(self.store, self.scope, search=search, limit=limit)
+
+    # -- memory as files (docs/files.md) ---------------------------------------------------
+
+    def render(
+        self,
+        folder: str | Path | None = None,
+        *,
+        valid_at: datetime | str | None = None,
+        as_of: datetime | str | None = None,
+        include_ended: bool = False,
+    ) -> Rendered:
+        """The scope as Markdown: one file per topic, one fact per line with its id in a
+        trailing comment, ``MEMORY.md`` of pointers, and the manifest sync compares with.
+
+        The same facts and clocks give the same bytes (no timestamp unless a clock is
+        asked for). With ``folder`` each file is written atomically, the manifest last, and
+        topic files of the previous render that have no facts now are removed. Ended facts
+        (``include_ended``) are struck through with their status. Retraction requests are
+        not shown (``held`` lists them).
+
+        >>> mem = Memory.open(None, scope="alice")
+        >>> r = mem.remember("Alice prefers tea", topic="drinks", authority="owner")
+        >>> line = mem.render().files["drinks.md"].splitlines()[2]
+        >>> line == f"- Alice prefers tea <!-- doxa:{r.fact} -->"
+        True
+        """
+        stamp = {name: _stamp(value) for name, value in (("valid_at", valid_at), ("as_of", as_of))}
+        found = self.facts(valid_at=valid_at, as_of=as_of, include_ended=include_ended)
+        rendered = render_projection(
+            found, scope=self.scope.name, include_ended=include_ended, **stamp
+        )
+        if folder is not None:
+            where = Path(folder)
+            previous = read_manifest(where) if (where / MANIFEST).is_file() else None
+            write_rendered(where, rendered, previous)
+        return rendered
+
+    def sync(
+        self,
+        folder: str | Path,
+        *,
+        authority: str = "agent",
+        retract: Iterable[str] = (),
+    ) -> SyncReport:
+        """Send the edits made to a rendered ``folder`` through the gate, then render again.
+
+        Each changed line becomes a write in ``authority``'s words (``owner`` or ``agent``):
+        an edited line revises its fact, a new line is a new write in its file's topic, a
+        deleted line is a retraction request held for the owner, a moved line a topic
+        change; a whole-file rewrite that drops facts is held unless every dropped id is in
+        ``retract``; a change to a fact the store changed since the render is a conflict,
+        kept in ``CONFLICTS.md`` and the report (docs/files.md has the rules). Idempotent:
+        a second sync of the same files does nothing. Raises :class:`~doxa.InvalidInput`
+        for a folder without a manifest, another scope's render or a render of the past.
+        """
+        where = Path(folder)
+        base = read_manifest(where)
+        lines, skipped = read_files(where)
+        report, rendered = self._sync_lines(base, lines, authority=authority, retract=retract)
+        report = dataclass_replace(report, skipped=tuple(skipped))
+        write_rendered(where, rendered, base)
+        if report.conflicts:
+            text = "".join(f"- {i.file}: {i.text} ({i.outcome})\n" for i in report.conflicts)
+            with (where / CONFLICTS).open("a", encoding="utf-8", newline="\n") as out:
+                out.write(text)
+        return report
+
+    def sync_texts(
+        self,
+        base: Manifest,
+        texts: Mapping[str, str],
+        *,
+        authority: str = "agent",
+        retract: Iterable[str] = (),
+    ) -> tuple[SyncReport, Rendered]:
+        """:meth:`sync` over file texts held in memory (file name → text) instead of a
+        folder: what a virtual projection such as the memory-tool backend uses. Returns the
+        report and the render after applying it (the next base)."""
+        lines = {name: parse_lines(name, text) for name, text in texts.items() if topic_of(name)}
+        skipped = tuple(sorted(n for n in texts if topic_of(n) is None and n not in (INDEX,)))
+        report, rendered = self._sync_lines(base, lines, authority=authority, retract=retract)
+        return dataclass_replace(report, skipped=skipped), rendered
+
+    def _sync_lines(
+        self,
+        base: Manifest,
+        lines: Mapping[str, Sequence[FileLine]],
+        *,
+        authority: str,
+        retract: Iterable[str],
+    ) -> tuple[SyncReport, Rendered]:
+        who = Authority.parse(authority)
+        if who not in (Authority.OWNER, Authority.AGENT):
+            raise InvalidInput(
+                f"A sync writes as the owner or the agent, not {who.value!r}; use "
+                "authority='owner' or 'agent'."
+            )
+        if base.scope != self.scope.name:
+            raise InvalidInput(
+                f"The files were rendered from scope {base.scope!r}, not {self.scope.name!r}; "
+                "sync them with that scope, or render this one into another folder."
+            )
+        if not base.editable:
+            raise InvalidInput(
+                "The files are a render of the past (--valid-at, --as-of or --include-ended): "
+                "read only; render without those options to edit and sync."
+            )
+        retracting = [
+            _checked_id(r, "fact") for r in ([retract] if isinstance(retract, str) else retract)
+        ]
+
+        def live(fact: str) -> bool:
+            # asked only of the facts a change targets: a lookup each, never a scope read
+            return self.gate.record.is_live(self.scope.fact(fact))
+
+        def remember(text: str, topic: str, revises: str | None) -> Receipt:
+            if revises is not None and self._revised_to(revises, text):
+                # the memory says it already (another render's sync made the same edit):
+                # judged as a plain write, so it merges instead of revising a second time
+                revises = None
+            return self.remember(text, topic=topic, authority=who, revises=revises)
+
+        def hold(
+            text: str, topic: str, reason: str, relation: Relation | None, target: str | None
+        ) -> Receipt:
+            kind = RETRACTION_KIND if relation is Relation.WAS_WRONG else None
+            proposal = build_proposal(
+                self.scope, text, topic=topic, kind=kind, authority=who, revises=target
+            )
+            targets = (target,) if target is not None else ()
+            return self.gate.hold_for_owner(
+                proposal, reason=reason, relation=relation, targets=targets
+            )
+
+        approve = self.approve if who is Authority.OWNER else None
+        # one sync at a time with this store's other writers in this process: what the plan
+        # reads (liveness, requests held) is still true when its steps are applied
+        with self.store.lock:
+            requested = {
+                t
+                for h in self.held()
+                if h.kind == RETRACTION_KIND and h.relation is Relation.WAS_WRONG
+                for t in h.targets
+            }
+            steps, dropped = plan_sync(base, lines, live, requested=requested, retract=retracting)
+            items = apply_sync(steps, remember=remember, hold=hold, approve=approve)
+        return SyncReport(tuple(items), dropped), self.render()
+
+    def _revised_to(self, fact: str, text: str) -> bool:
+        """Whether a live fact that refines or succeeds ``fact`` already reads ``text``: a
+        look at the fact's own events, never at its topic, so it costs the same at any size."""
+        found = self.history(fact)
+        related = {e.other for e in found.events if e.other} | set(found.successors)
+        return any(_live_line(self, other) == text for other in related - {fact})
+
+
+def _live_line(memory: Memory, fact: str) -> str | None:
+    """A fact's line as rendered, while it is live (None once ended or gone)."""
+    try:
+        found = memory.get(fact)
+    except NotFound:
+        return None
+    return fact_line(found) if found.status is FactStatus.LIVE else None
+
+
+def _stamp(value: datetime | str | None) -> str | None:
+    """A clock as the manifest records it: the caller's text, or an ISO 8601 instant."""
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 def _only(graph: URIRef) -> Dataset:

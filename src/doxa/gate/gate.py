@@ -350,6 +350,50 @@ class Gate(WritePath):
         said = ", ".join(repr(n) for n in verdict.statement)
         return [*pairs, *structure], (*minted, *more), f"{reason} (read as {said})"
 
+    def hold_for_owner(
+        self,
+        proposal: Proposal,
+        *,
+        reason: str,
+        relation: Relation | None = None,
+        targets: tuple[str, ...] = (),
+    ) -> Receipt:
+        """Hold a write for the owner without asking the judge: a retraction request (with
+        ``was_wrong`` and its one target), or a line a whole-file rewrite brought in.
+
+        The owner decides it like any held write: approving a ``was_wrong`` request admits
+        it and retracts its targets, rejecting it discards it. Raises
+        :class:`~doxa.ShapeViolation` for a write that breaks the shapes and
+        :class:`~doxa.NotFound` for a target that is not live, and nothing is stored.
+        """
+        pairs = claim_pairs(proposal)
+        failures = self.shapes.check(write_triples(proposal.iri, pairs, self.clock.now()))
+        if failures:
+            raise ShapeViolation(failures)
+
+        def step(decision: Decision) -> Receipt:
+            iris = tuple(self.scope.fact(t) for t in targets)
+            for target, iri in zip(targets, iris, strict=True):
+                if not self.record.is_live(iri):
+                    raise NotFound(f"There is no live fact {target!r} in scope {self.scope.name!r}")
+            now = self.clock.now()
+            status = HoldStatus.AWAITING_OWNER
+            self.record.hold(decision, proposal.iri, pairs, relation, iris, reason, status, now)
+            draft = ReceiptDraft(
+                outcome=Outcome.HELD,
+                reason=reason,
+                judge="sync",
+                judge_version="1",
+                relation=relation,
+                decides=proposal.iri,
+                targets=iris,
+                input_digest=input_digest(pairs),
+                kind=proposal.kind,
+            )
+            return self.record.commit(decision, draft, now)
+
+        return self.decider.decide(step)
+
     def rejudge(self) -> list[Receipt]:
         """Judge every write held ``unchecked`` again; each leaves a new receipt.
 

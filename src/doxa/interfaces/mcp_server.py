@@ -40,6 +40,7 @@ from pydantic import BaseModel, Field, ValidationError
 from doxa import __version__
 from doxa.errors import DoxaError, InvalidInput
 from doxa.interfaces.failures import message_for
+from doxa.interfaces.memory_tool import MemoryToolHandler
 from doxa.interfaces.presentation import matches, plain, quotation
 from doxa.interfaces.wire import parse_json
 from doxa.interfaces.write_schema import json_fields
@@ -50,6 +51,7 @@ from doxa.writes import remember_arguments
 
 __all__ = [
     "AGENT_TOOLS",
+    "FILE_TOOLS",
     "MAX_MESSAGE_BYTES",
     "build_server",
     "check_message",
@@ -65,6 +67,16 @@ AGENT_TOOLS: dict[str, bool] = {
     "history": True,
     "why": True,
     "vocabulary": True,
+}
+
+#: the file-shaped tools ``doxa mcp --files`` adds (docs/files.md): name -> read-only
+FILE_TOOLS: dict[str, bool] = {
+    "memory_view": True,
+    "memory_create": False,
+    "memory_str_replace": False,
+    "memory_insert": False,
+    "memory_delete": False,
+    "memory_rename": False,
 }
 
 INSTRUCTIONS = (
@@ -343,6 +355,7 @@ ValidAt = Annotated[str | None, _doc("True at this time, ISO 8601 (default now).
 AsOf = Annotated[str | None, _doc("As believed at this time, ISO 8601 (default now).")]
 IncludeEnded = Annotated[bool, _doc("Also superseded and retracted facts.")]
 FactId = Annotated[str, _doc("The fact id, as remember, recall or facts returned it.")]
+MemoryPath = Annotated[str, _doc("A path under /memories, e.g. /memories/meetings.md.")]
 
 
 def _agent_write(memory: Memory, given: dict[str, Any]) -> dict[str, Any]:
@@ -371,8 +384,9 @@ def _remember_signature() -> inspect.Signature:
     return inspect.Signature(parameters, return_annotation=RememberOut)
 
 
-def build_server(memory: Memory) -> MCPServer:
-    """The MCP server over ``memory``: the agent's five tools, bound to its scope."""
+def build_server(memory: Memory, *, files: bool = False) -> MCPServer:
+    """The MCP server over ``memory``: the agent's tools, bound to its scope; with
+    ``files``, also the file-shaped tools of :data:`FILE_TOOLS` (:func:`add_file_tools`)."""
     server: MCPServer = MCPServer(
         "doxa",
         title=f"doxa memory (scope {memory.scope.name})",
@@ -478,7 +492,74 @@ def build_server(memory: Memory) -> MCPServer:
         found = _guarded(lambda: memory.vocabulary(search, limit=limit))
         return VocabularyOut.model_validate(plain(found))
 
+    if files:
+        add_file_tools(server, memory)
     return server
+
+
+def add_file_tools(server: MCPServer, memory: Memory) -> None:
+    """The memory tool's six commands as MCP tools (``memory_view`` …) over the Markdown
+    projection, as the agent: every change goes through the gate, and an answer led by
+    ``Error:`` is a tool error (nothing was done)."""
+    handler = MemoryToolHandler(memory, authority="agent")
+
+    def run(command: dict[str, object]) -> str:
+        given = {key: value for key, value in command.items() if value is not None}
+        said = handler.execute(given)
+        if said.startswith("Error: "):
+            raise ToolError(said[len("Error: ") :])
+        return said
+
+    @server.tool(annotations=_READ)
+    def memory_view(
+        path: MemoryPath,
+        view_range: Annotated[list[int] | None, _doc("First and last line, e.g. [1, 10].")] = None,
+    ) -> str:
+        """List /memories, or show a topic file with its lines numbered (one fact a line)."""
+        return run({"command": "view", "path": path, "view_range": view_range})
+
+    @server.tool(annotations=_WRITE)
+    def memory_create(
+        path: MemoryPath, file_text: Annotated[str, _doc("The file's lines.")]
+    ) -> str:
+        """Create a topic file (each line a new fact), or rewrite one (held unless every
+        fact it drops is accounted for)."""
+        return run({"command": "create", "path": path, "file_text": file_text})
+
+    @server.tool(annotations=_WRITE)
+    def memory_str_replace(
+        path: MemoryPath,
+        old_str: Annotated[str, _doc("Text that occurs exactly once in the file.")],
+        new_str: Annotated[str, _doc("What replaces it.")],
+    ) -> str:
+        """Replace text in a topic file: a line that keeps its id revises its fact."""
+        return run({"command": "str_replace", "path": path, "old_str": old_str, "new_str": new_str})
+
+    @server.tool(annotations=_WRITE)
+    def memory_insert(
+        path: MemoryPath,
+        insert_line: Annotated[int, _doc("Insert after this line (0: at the top).")],
+        insert_text: Annotated[str, _doc("The new lines: new facts.")],
+    ) -> str:
+        """Insert lines into a topic file: each a new fact in its topic."""
+        return run(
+            {
+                "command": "insert",
+                "path": path,
+                "insert_line": insert_line,
+                "insert_text": insert_text,
+            }
+        )
+
+    @server.tool(annotations=_WRITE)
+    def memory_delete(path: MemoryPath) -> str:
+        """Ask the owner to retract every fact of a topic file (nothing is deleted)."""
+        return run({"command": "delete", "path": path})
+
+    @server.tool(annotations=_WRITE)
+    def memory_rename(old_path: MemoryPath, new_path: MemoryPath) -> str:
+        """Move a topic file's facts to another topic (held for the owner)."""
+        return run({"command": "rename", "old_path": old_path, "new_path": new_path})
 
 
 # -- the transport: stdio, every message checked before the SDK reads it ----------------
@@ -617,15 +698,16 @@ async def serve_stdio(server: MCPServer, *, limit: int = MAX_MESSAGE_BYTES) -> N
         await lowlevel.run(reads, writes, lowlevel.create_initialization_options())
 
 
-def serve_memory(memory: Memory) -> None:
-    """Serve MCP over stdio on ``memory`` until the client closes stdin.
+def serve_memory(memory: Memory, *, files: bool = False) -> None:
+    """Serve MCP over stdio on ``memory`` until the client closes stdin (with ``files``,
+    the file-shaped tools too).
 
     The caller keeps the store open (and its directory locked) for the whole session.
     Each message is one line of at most :data:`MAX_MESSAGE_BYTES` bytes, nested at most
     :data:`doxa.interfaces.wire.MAX_DEPTH` levels deep; anything else gets a JSON-RPC
     error reply (``id`` null where it could not be read) and the session goes on.
     """
-    anyio.run(serve_stdio, build_server(memory))
+    anyio.run(serve_stdio, build_server(memory, files=files))
 
 
 # -- the vocabulary tool's result (issue 16) ------------------------------------------

@@ -37,7 +37,18 @@ from click.core import ParameterSource
 
 from doxa import __version__
 from doxa.clock import Clock
-from doxa.interfaces.cli import audit, bulk, decide, judge, owner, read, serving, setup, write
+from doxa.interfaces.cli import (
+    audit,
+    bulk,
+    decide,
+    files,
+    judge,
+    owner,
+    read,
+    serving,
+    setup,
+    write,
+)
 from doxa.interfaces.cli.running import Settings
 from doxa.interfaces.cli.usage import JsonUsageGroup
 from doxa.interfaces.http.command import serve
@@ -157,6 +168,8 @@ for _command in (
     owner.restore,
     owner.recover,
     serving.mcp,
+    files.render,
+    files.sync,
     serve,
 ):
     main.add_command(_command)

@@ -310,6 +310,19 @@ def purge(found: Owner) -> JSON:
     return {**status.as_json(), "purges_files": found.memory.store_purges_files}
 
 
+@router.get("/render", tags=["owner"])
+def render(
+    found: Owner,
+    valid_at: str | None = None,
+    as_of: str | None = None,
+    include_ended: bool = False,
+) -> JSON:
+    """The scope as Markdown files (``Memory.render``, owner key only; read only): file name
+    → text, and the manifest a sync compares with."""
+    rendered = found.memory.render(valid_at=valid_at, as_of=as_of, include_ended=include_ended)
+    return {"files": dict(rendered.files), "manifest": rendered.manifest.to_json()}
+
+
 @router.post("/rejudge", tags=["owner"])
 def rejudge(found: Owner) -> list[JSON]:
     """Judge again every write held because the judge could not answer (owner key only)."""
