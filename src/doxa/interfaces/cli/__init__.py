@@ -127,6 +127,7 @@ for _command in (
     setup.ontology,
     write.remember,
     bulk.import_claims,
+    bulk.reindex,
     read.facts,
     read.recall,
     read.history,
