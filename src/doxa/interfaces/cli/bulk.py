@@ -68,21 +68,14 @@ def reindex(settings: Settings) -> None:
 
     def action(memory: Memory) -> None:
         report = memory.reindex(progress=ProgressBar("Embedding", unit="facts"))
-        if settings.json:
-            emit(
-                {
-                    "lacking": report.lacking,
-                    "filled": report.filled,
-                    "missing": report.missing,
-                    "reason": report.reason,
-                }
-            )
-        else:
-            click.echo(
-                f"Filled {report.filled} of {report.lacking} missing vector(s); "
-                f"{report.missing} still missing."
-            )
         if report.reason is not None:  # what was filled stays; the rest waits for a rerun
-            raise EmbeddingUnavailable(f"{report.reason} ({report.missing} still missing)")
+            raise EmbeddingUnavailable(
+                f"{report.reason} (filled {report.filled} of {report.lacking}; "
+                f"{report.missing} still missing)"
+            )
+        if settings.json:
+            emit({"lacking": report.lacking, "filled": report.filled, "missing": 0})
+            return
+        click.echo(f"Filled {report.filled} of {report.lacking} missing vector(s).")
 
     run(settings, action)
