@@ -19,7 +19,7 @@ from doxa import EmbedConfig, EmbeddingUnavailable, InvalidInput, Memory, OpenAI
 from doxa.gate.embedding import embed_facts
 from doxa.reads.embeddings import checked_vectors
 from doxa.reads.facts import fuse
-from doxa.reads.vectors import decode, encode
+from doxa.reads.vectors import VectorIndex, decode, encode
 from doxa.store import EmbeddedStore
 from doxa.vocabulary import DOXA
 
@@ -347,8 +347,15 @@ def test_an_erased_fact_takes_its_vector_with_it(hybrid: Memory) -> None:
     kept = hybrid.remember("Bob is allergic to nuts", topic="bob", authority="owner").fact
     assert gone is not None
     assert kept is not None
+    assert len(hybrid.recall("nut allergy")) == 2  # the index in memory holds both vectors
     hybrid.erase(gone, reason="asked to forget")
     assert vectors_of(hybrid, gone) == []
+    vectors = VectorIndex.of(hybrid.store, hybrid.scope, "fake-concepts")
+    assert vectors is not None
+    with vectors.reading(hybrid.store) as held:
+        assert [c for c, _ in held.nearest(concept_vector("nut allergy"), 10)] == [
+            str(hybrid.scope.fact(kept))
+        ]  # the erasure's change took the vector out of the index too
     assert vectors_of(hybrid, kept) != []  # control
     assert texts(hybrid.recall("nut allergy", include_ended=True)) == ["Bob is allergic to nuts"]
 
