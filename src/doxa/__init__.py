@@ -11,6 +11,7 @@ from doxa.errors import (
     ChainBroken,
     ConstraintFailure,
     DoxaError,
+    EmbeddingUnavailable,
     ErasedContent,
     InvalidInput,
     JudgeUnavailable,
@@ -26,6 +27,7 @@ from doxa.errors import (
 )
 from doxa.evaluation import Case, EvalReport
 from doxa.gate.bulk import ImportReport
+from doxa.gate.embedding import Reindexed
 from doxa.judges import Evidence, Judge, RuleJudge
 from doxa.judges.llm import LLMConfig, LLMJudge
 from doxa.memory import Memory
@@ -50,6 +52,7 @@ from doxa.model import (
     Verdict,
     Why,
 )
+from doxa.reads.embeddings import EmbedConfig, Embedder, OpenAIEmbedder
 from doxa.reads.stats import KindStats, Stats
 from doxa.terms import IRI
 
@@ -66,6 +69,9 @@ __all__ = [
     "ClosingPolicy",
     "ConstraintFailure",
     "DoxaError",
+    "EmbedConfig",
+    "Embedder",
+    "EmbeddingUnavailable",
     "ErasedContent",
     "EvalReport",
     "Evidence",
@@ -86,9 +92,11 @@ __all__ = [
     "Literal",
     "Memory",
     "NotFound",
+    "OpenAIEmbedder",
     "Outcome",
     "Proposal",
     "Receipt",
+    "Reindexed",
     "Relation",
     "RuleJudge",
     "RuleMode",

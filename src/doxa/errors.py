@@ -16,7 +16,8 @@ callers that only know Python's exceptions still catch it::
     │   ├── WriteConflict                another process kept writing the same scope first
     │   └── ChainBroken                  the receipt hash chain does not verify
     ├── ShapeCheckFailed (RuntimeError)  pySHACL itself failed: not a verdict on the write
-    └── JudgeUnavailable (RuntimeError)  the judge could not answer; the write waits unchecked
+    ├── JudgeUnavailable (RuntimeError)  the judge could not answer; the write waits unchecked
+    └── EmbeddingUnavailable (RuntimeError) the embeddings endpoint could not give a vector
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = [
     "ChainBroken",
     "ConstraintFailure",
     "DoxaError",
+    "EmbeddingUnavailable",
     "ErasedContent",
     "InvalidInput",
     "JudgeUnavailable",
@@ -169,3 +171,11 @@ class ShapeCheckFailed(DoxaError, RuntimeError):
 
 class JudgeUnavailable(DoxaError, RuntimeError):
     """The judge could not answer (down, timed out, or gave an invalid answer)."""
+
+
+class EmbeddingUnavailable(DoxaError, RuntimeError):
+    """The embeddings endpoint gave no usable vector (down, timed out, or answered garbage).
+
+    A write never fails for it: the fact is admitted, recorded as missing its vector and
+    found by its words until ``doxa reindex`` fills the vector in.
+    """

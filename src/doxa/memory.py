@@ -7,6 +7,7 @@ read stays inside its scope.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -15,6 +16,7 @@ from dataclasses import replace as dataclass_replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
+from typing import Literal as Literal_
 
 import httpx
 from rdflib import Literal, URIRef
@@ -34,6 +36,7 @@ from doxa.audit.purge import PurgeStatus, purge_of
 from doxa.clock import Clock, FixedClock, SystemClock, parse_instant
 from doxa.errors import (
     ChainBroken,
+    EmbeddingUnavailable,
     InvalidInput,
     Listing,
     NotFound,
@@ -49,6 +52,8 @@ from doxa.evaluation import (
     run_cases,
 )
 from doxa.gate.bulk import ImportReport, import_claims, read_claims
+from doxa.gate.embedding import Reindexed, embed_facts
+from doxa.gate.embedding import reindex as reindex_vectors
 from doxa.gate.erasure import erasure_record, salt, subject_hash
 from doxa.gate.gate import Gate
 from doxa.gate.names import Role, is_name
@@ -85,6 +90,7 @@ from doxa.ontology.sources import (
 )
 from doxa.reads import facts as fact_reads
 from doxa.reads.claims import load_facts
+from doxa.reads.embeddings import Embedder
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
@@ -109,6 +115,7 @@ from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
+from doxa.reads.vectors import Meaning, numpy_or_none
 from doxa.reads.vocabulary import Vocabulary, vocabulary
 from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name, known_scopes, mark_scope, scope_known, unknown_scope
@@ -119,9 +126,11 @@ from doxa.store.journal import JournalEntry
 from doxa.store.location import Location, is_server_url, open_store, parse_location
 from doxa.terms import as_iri, as_text
 from doxa.text import DEFAULT_LANGUAGE, stems, visible
-from doxa.vocabulary import ONTOLOGY_GRAPH
+from doxa.vocabulary import DOXA, ONTOLOGY_GRAPH
 
 __all__ = ["SERVER_FILES_NOT_PURGED", "Memory"]
+
+_log = logging.getLogger(__name__)
 
 #: what an erasure's receipt adds on a SPARQL server: the server's files are its own business
 SERVER_FILES_NOT_PURGED = (
@@ -156,6 +165,7 @@ class Memory:
         policy: ClosingPolicy | None = None,
         owns_store: bool = False,
         language: str = DEFAULT_LANGUAGE,
+        embedder: Embedder | None = None,
     ) -> None:
         self.store = store
         # recall stems the scope's words in its language: open it with the same one each time
@@ -163,6 +173,8 @@ class Memory:
         self.clock: Clock = clock or SystemClock()
         self.judge: Judge = judge or RuleJudge()
         self._owns_store = owns_store
+        #: where recall gets vectors (None: words only); see :attr:`recall_mode`
+        self.embedder = embedder
         self.gate = Gate(
             store,
             self.scope,
@@ -190,6 +202,7 @@ class Memory:
         policy: ClosingPolicy | None = None,
         durable: bool = True,
         language: str = DEFAULT_LANGUAGE,
+        embedder: Embedder | None = None,
     ) -> Memory:
         """Open (creating if needed) an embedded store at ``path``; ``None`` keeps it in memory.
 
@@ -208,6 +221,7 @@ class Memory:
             policy=policy,
             durable=durable,
             language=language,
+            embedder=embedder,
         )
 
     @classmethod
@@ -223,6 +237,7 @@ class Memory:
         policy: ClosingPolicy | None = None,
         durable: bool = True,
         language: str = DEFAULT_LANGUAGE,
+        embedder: Embedder | None = None,
     ) -> Memory:
         """Open the memory at any store location: a directory, ``":memory:"`` (or None), or a
         SPARQL server's URL (:func:`doxa.store.open_store`: credentials from
@@ -232,7 +247,13 @@ class Memory:
         """
         store = open_store(location, update_url=update_url, environ=environ, durable=durable)
         return cls._owning(
-            store, scope=scope, judge=judge, clock=clock, policy=policy, language=language
+            store,
+            scope=scope,
+            judge=judge,
+            clock=clock,
+            policy=policy,
+            language=language,
+            embedder=embedder,
         )
 
     @classmethod
@@ -245,6 +266,7 @@ class Memory:
         clock: Clock | None,
         policy: ClosingPolicy | None,
         language: str,
+        embedder: Embedder | None = None,
     ) -> Memory:
         """A memory that owns the ``store`` just opened for it, or the store closed again: a
         bad scope or a refused journal check must not leave the directory held."""
@@ -257,6 +279,7 @@ class Memory:
                 policy=policy,
                 owns_store=True,
                 language=language,
+                embedder=embedder,
             )
         except BaseException:
             store.close()
@@ -274,6 +297,7 @@ class Memory:
         clock: Clock | None = None,
         policy: ClosingPolicy | None = None,
         language: str = DEFAULT_LANGUAGE,
+        embedder: Embedder | None = None,
     ) -> Memory:
         """Use a SPARQL 1.1 server (Oxigraph server, Virtuoso, Fuseki, GraphDB, Neptune).
 
@@ -291,7 +315,13 @@ class Memory:
         where = parse_location(query_url, update_url=update_url)
         store = open_store(where, auth=auth, environ={})  # credentials only from auth=
         return cls._owning(
-            store, scope=scope, judge=judge, clock=clock, policy=policy, language=language
+            store,
+            scope=scope,
+            judge=judge,
+            clock=clock,
+            policy=policy,
+            language=language,
+            embedder=embedder,
         )
 
     def close(self) -> None:
@@ -431,7 +461,25 @@ class Memory:
             derived_from=derived_from,
         )
         with self._acknowledged():
-            return self.gate.remember(proposal, strict=strict, minted=names.minted)
+            receipt = self.gate.remember(proposal, strict=strict, minted=names.minted)
+        self._embed([receipt], proposal.text)
+        return receipt
+
+    def _embed(self, receipts: Iterable[Receipt], text: str | None = None) -> None:
+        """The vectors of the facts ``receipts`` admitted, asked after the gate published
+        (outside its lock); a fact the endpoint gives none is recorded as missing one."""
+        if self.embedder is None:
+            return
+        claims = [self.scope.fact(r.fact) for r in receipts if r.admitted and r.fact]
+        if not claims:
+            return
+        if text is not None and len(claims) == 1:
+            facts = [(claims[0], text)]
+        else:
+            graphs = [*self._topic_graphs(), self.scope.rules]
+            texts = self.store.describe(claims, graphs, (DOXA.text,))
+            facts = [(c, str(pairs[0][1])) for c in claims if (pairs := texts.get(str(c)))]
+        embed_facts(self.store, self.scope, self.embedder, facts)
 
     def _acknowledged(self) -> AbstractContextManager[None]:
         """Writers in several threads share journal fsyncs: each write's line is fsynced
@@ -461,7 +509,9 @@ class Memory:
         :mod:`doxa.gate.bulk`.
         """
         rows = source if isinstance(source, list) else read_claims(source, format=format)
-        return import_claims(self.gate, rows, batch_size=batch_size, progress=progress)
+        report = import_claims(self.gate, rows, batch_size=batch_size, progress=progress)
+        self._embed(report.receipts)
+        return report
 
     def preview(self, text: str, **fields: Any) -> Verdict:
         """What the judge would say about a write, without writing anything.
@@ -502,7 +552,9 @@ class Memory:
     ) -> Receipt:
         """Apply a held write's outcome (the owner's decision); leaves a receipt."""
         relation = Relation.parse(as_relation) if as_relation is not None else None
-        return self.gate.approve(_held_id(item), as_relation=relation)
+        receipt = self.gate.approve(_held_id(item), as_relation=relation)
+        self._embed([receipt])
+        return receipt
 
     def reject(self, item: str | HeldWrite, *, reason: str = "") -> Receipt:
         """Discard a held write (the owner's decision); leaves a receipt."""
@@ -712,7 +764,9 @@ class Memory:
         It keeps its authority and source; the receipt records the owner's release.
         """
         _required_reason(reason, "Releasing needs a reason; say why the text is harmless.")
-        return self.gate.release(_fact_id(fact), reason=reason)
+        receipt = self.gate.release(_fact_id(fact), reason=reason)
+        self._embed([receipt])
+        return receipt
 
     def discard(self, fact: str | Fact, *, reason: str = "") -> Receipt:
         """The owner throws a quarantined write away; its receipt stays."""
@@ -981,6 +1035,11 @@ class Memory:
         rules decide what may come back, as for :meth:`facts` (docs/concepts.md).
 
         ``include_unchecked`` adds matching writes that wait for the judge, last and flagged.
+
+        With an ``embedder`` (:attr:`recall_mode` ``"hybrid"``) the words' list and the list
+        of facts nearest the query's vector are fused by reciprocal rank before those rules
+        apply, so "nut allergy" finds "Alice is allergic to peanuts"; when the endpoint cannot
+        embed the query, this recall is by words alone (and a warning is logged).
         """
         if not isinstance(limit, int) or not 1 <= limit <= 500:
             raise InvalidInput(
@@ -988,6 +1047,7 @@ class Memory:
             )
         as_text(text, "query text")
         valid, believed = self._times(valid_at, as_of)
+        meaning = self._query_meaning(text)
         found = fact_reads.recall(
             self.store,
             self.scope,
@@ -997,6 +1057,7 @@ class Memory:
             as_of=believed,
             include_ended=include_ended,
             limit=limit,
+            meaning=meaning,
         )
         if include_unchecked:
             language = self.scope.language
@@ -1361,6 +1422,48 @@ class Memory:
         found = self.history(fact)
         related = {e.other for e in found.events if e.other} | set(found.successors)
         return any(_live_line(self, other) == text for other in related - {fact})
+
+    # -- meaning ---------------------------------------------------------------------
+
+    @property
+    def recall_mode(self) -> Literal_["words", "hybrid"]:
+        """``"hybrid"`` when recall fuses words with meaning, else ``"words"``.
+
+        Hybrid needs an ``embedder`` (``DOXA_EMBED_*`` for the CLI and servers), numpy (the
+        ``meaning`` extra) and a store this process is the only writer of (the vectors are
+        searched in memory, kept current by the store's change notices).
+
+        >>> Memory.open(None, scope="alice").recall_mode
+        'words'
+        """
+        if self.embedder is None or cache_of(self.store) is None or numpy_or_none() is None:
+            return "words"
+        return "hybrid"
+
+    def _query_meaning(self, text: str) -> Meaning | None:
+        if self.recall_mode == "words":
+            return None
+        assert self.embedder is not None
+        try:
+            vector = self.embedder.embed([text])[0]
+        except EmbeddingUnavailable as error:
+            _log.warning("recall by words only: %s", error)
+            return None
+        return Meaning(vector, self.embedder.model)
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> Reindexed:
+        """Fill in the vector of every admitted fact that has none (the endpoint was down or
+        slow when it was written, or it predates the embedder), in batches; ``progress``
+        hears (done, total) after each. Idempotent; what was filled stays when the endpoint
+        fails midway, and the result says how many are still missing and why. Raises
+        :class:`~doxa.InvalidInput` when no embedder is configured.
+        """
+        if self.embedder is None:
+            raise InvalidInput(
+                "reindex needs an embeddings endpoint; set DOXA_EMBED_BASE_URL and "
+                "DOXA_EMBED_MODEL (or pass embedder= to Memory)."
+            )
+        return reindex_vectors(self.store, self.scope, self.embedder, progress=progress)
 
 
 def _live_line(memory: Memory, fact: str) -> str | None:

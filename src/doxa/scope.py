@@ -133,6 +133,11 @@ class Scope:
         return self._graph("search")
 
     @cached_property
+    def meaning(self) -> URIRef:
+        """Derived: each admitted claim's embedding (or why it has none yet), for recall."""
+        return self._graph("meaning")
+
+    @cached_property
     def vocabulary(self) -> URIRef:
         """Names given where IRIs were expected (each minted IRI with its ``rdfs:label``) and
         what the owner taught about predicates (one value or many)."""

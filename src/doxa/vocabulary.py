@@ -172,5 +172,8 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "salt",
         "bodyDigest",
         "nameKey",
+        "embedding",
+        "embeddingModel",
+        "embeddingMissing",
     ),
 }

@@ -131,10 +131,13 @@ Responder = Callable[[dict[str, Any]], Reply]
 class FakeOpenAI:
     """A scriptable chat completions endpoint on a free loopback port."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, route: str = ROUTE, responder: Responder = rule_judge) -> None:
+        """``route`` and ``responder``: another endpoint (``tests/fake_embeddings.py``)."""
         self.requests: list[dict[str, Any]] = []
         self._queue: list[Reply] = []
-        self._responder: Responder = rule_judge
+        self.route = route
+        self._default = responder
+        self._responder: Responder = responder
         self._lock = threading.Lock()
         self._release = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -163,7 +166,7 @@ class FakeOpenAI:
         with self._lock:
             self.requests.clear()
             self._queue.clear()
-            self._responder = rule_judge
+            self._responder = self._default
 
     def start(self) -> FakeOpenAI:
         self._thread.start()
@@ -193,7 +196,7 @@ class FakeOpenAI:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(length)
-                if self.path != ROUTE:
+                if self.path != fake.route:
                     self._send(status(404, f"no route {self.path}"))
                     return
                 try:

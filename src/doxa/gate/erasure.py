@@ -170,7 +170,15 @@ def erasure_plan(
         )
     ]
     nodes = [*claims, *(e for e in events if e not in claims)]
-    graphs = (*claim_graphs, scope.pending, scope.quarantine, scope.search, scope.log)
+    graphs = (
+        *claim_graphs,
+        scope.pending,
+        scope.quarantine,
+        scope.search,
+        scope.meaning,  # a vector is derived from the content: it goes with the claim
+        scope.log,
+    )
+    derived = (scope.search, scope.meaning)
     rows = store.select(
         query("node_quads"), dataset=Dataset(default=(), named=graphs), bindings={"node": nodes}
     )
@@ -184,12 +192,12 @@ def erasure_plan(
             continue
         plan.nodes.append(node)
         plan.change.delete += found
-        covered = [q for q in found if q[3] != scope.search and _covered(scope, q[3])]
+        covered = [q for q in found if q[3] not in derived and _covered(scope, q[3])]
         if covered:
             plan.digests[node] = quad_digest(covered)
         if node in claims:
             plan.claims.append(node)
-            plan.values[node] = {URIRef(str(p)): o for _, p, o, g in found if g != scope.search}
+            plan.values[node] = {URIRef(str(p)): o for _, p, o, g in found if g not in derived}
     # the statements the erased claims put in ``current``
     for claim in plan.claims:
         values = plan.values[claim]

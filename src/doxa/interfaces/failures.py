@@ -19,6 +19,7 @@ from typing import Literal
 from doxa.errors import (
     ChainBroken,
     DoxaError,
+    EmbeddingUnavailable,
     InvalidInput,
     JudgeUnavailable,
     Listing,
@@ -72,6 +73,7 @@ FAILURES: tuple[Failure, ...] = (
     Failure(ChainBroken, EXIT_CHAIN, 409, "the receipt hash chain does not verify"),
     Failure(StoreError, EXIT_STORE, 503, "the store cannot be opened, read or written"),
     Failure(JudgeUnavailable, EXIT_GATE, 503, "the judge could not answer"),
+    Failure(EmbeddingUnavailable, EXIT_GATE, 503, "the embeddings endpoint could not answer"),
     Failure(DoxaError, EXIT_GATE, 500, "the gate itself failed"),
 )
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from doxa.clock import Clock
 from doxa.judges import configured_judge
 from doxa.memory import Memory
+from doxa.reads.embeddings import EmbedConfig, OpenAIEmbedder
 from doxa.store.location import MEMORY, is_server_url
 from doxa.text import DEFAULT_LANGUAGE
 
@@ -44,8 +45,10 @@ def open_memory(
     """Open the memory ``--store`` names (the caller closes it), with the judge ``--judge``
     names (:func:`doxa.judges.configured_judge`) and the stemming language ``--language``
     names: by default the rule judge and, when
-    ``DOXA_LLM_*`` configures one, the LLM judge as its fallback."""
+    ``DOXA_LLM_*`` configures one, the LLM judge as its fallback; recall and writes use the
+    embeddings endpoint ``DOXA_EMBED_*`` configures (none: recall by words only)."""
     chosen = configured_judge(environ, name=judge)
+    embedding = EmbedConfig.from_env(environ)
     return Memory.open_at(
         store,
         update_url=update_url,
@@ -54,4 +57,5 @@ def open_memory(
         clock=clock,
         judge=chosen,
         language=language,
+        embedder=None if embedding is None else OpenAIEmbedder(embedding),
     )

@@ -24,11 +24,18 @@ class ProgressBar:
     """
 
     def __init__(
-        self, label: str, *, force: bool = False, stream: TextIO | None = None, width: int = 30
+        self,
+        label: str,
+        *,
+        force: bool = False,
+        stream: TextIO | None = None,
+        width: int = 30,
+        unit: str = "quads",
     ) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.label = label
         self.width = width
+        self.unit = unit
         self.shown = force or self.stream.isatty()
         self._last = -1
 
@@ -41,5 +48,5 @@ class ProgressBar:
         self._last = filled
         bar = "#" * filled + " " * (self.width - filled)
         end = "\n" if done >= total else ""
-        self.stream.write(f"\r{self.label} [{bar}] {done}/{total} quads{end}")
+        self.stream.write(f"\r{self.label} [{bar}] {done}/{total} {self.unit}{end}")
         self.stream.flush()

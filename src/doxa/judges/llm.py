@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from doxa.errors import InvalidInput, JudgeUnavailable
 from doxa.judges.base import Evidence, Judge, Needs
@@ -168,12 +168,15 @@ class LLMConfig:
             raise InvalidInput(f"max_retries {self.max_retries!r} is not a count; pass 0 or more.")
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> LLMConfig | None:
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, *, prefix: str = "DOXA_LLM"
+    ) -> Self | None:
         """Read ``DOXA_LLM_BASE_URL``, ``DOXA_LLM_MODEL``, ``DOXA_LLM_API_KEY``
         (else ``OPENAI_API_KEY``) and ``DOXA_LLM_TIMEOUT``; None when no LLM judge is set up.
 
         Only ``DOXA_LLM_MODEL`` set means OpenAI itself. Raises :class:`~doxa.InvalidInput`
-        for a base URL without a model or a timeout that is not a number.
+        for a base URL without a model or a timeout that is not a number. ``prefix`` reads
+        another endpoint's variables the same way (the embeddings endpoint's ``DOXA_EMBED``).
 
         >>> LLMConfig.from_env({}) is None
         True
@@ -184,24 +187,27 @@ class LLMConfig:
             import os
 
             environ = os.environ
-        base_url = environ.get("DOXA_LLM_BASE_URL", "").strip()
-        model = environ.get("DOXA_LLM_MODEL", "").strip()
+        base_url = environ.get(f"{prefix}_BASE_URL", "").strip()
+        model = environ.get(f"{prefix}_MODEL", "").strip()
         if not base_url and not model:
             return None
         if not model:
             raise InvalidInput(
-                f"DOXA_LLM_BASE_URL is {base_url!r} but DOXA_LLM_MODEL is not set; "
-                "name the model the endpoint serves (e.g. DOXA_LLM_MODEL=qwen2.5:7b)."
+                f"{prefix}_BASE_URL is {base_url!r} but {prefix}_MODEL is not set; "
+                f"name the model the endpoint serves (e.g. {prefix}_MODEL=qwen2.5:7b)."
             )
-        raw_timeout = environ.get("DOXA_LLM_TIMEOUT", "").strip()
+        raw_timeout = environ.get(f"{prefix}_TIMEOUT", "").strip()
         try:
-            timeout = float(raw_timeout) if raw_timeout else DEFAULT_TIMEOUT
+            timeout = float(raw_timeout) if raw_timeout else None
         except ValueError:
             raise InvalidInput(
-                f"DOXA_LLM_TIMEOUT {raw_timeout!r} is not a number of seconds; set e.g. 30."
+                f"{prefix}_TIMEOUT {raw_timeout!r} is not a number of seconds; set e.g. 30."
             ) from None
-        api_key = environ.get("DOXA_LLM_API_KEY") or environ.get("OPENAI_API_KEY") or ""
-        return cls(base_url=base_url or OPENAI_URL, model=model, api_key=api_key, timeout=timeout)
+        api_key = environ.get(f"{prefix}_API_KEY") or environ.get("OPENAI_API_KEY") or ""
+        base_url = base_url or OPENAI_URL
+        if timeout is None:  # the class's own default
+            return cls(base_url=base_url, model=model, api_key=api_key)
+        return cls(base_url=base_url, model=model, api_key=api_key, timeout=timeout)
 
 
 def llm_judge_from_config(config: LLMConfig | None) -> LLMJudge | None:

@@ -138,6 +138,7 @@ for _command in (
     setup.ontology,
     write.remember,
     bulk.import_claims,
+    bulk.reindex,
     read.facts,
     read.recall,
     read.history,

@@ -1,4 +1,5 @@
-"""``doxa import-claims FILE``: a gated bulk import of JSON Lines claims, with a progress bar.
+"""``doxa import-claims FILE``: a gated bulk import of JSON Lines claims, with a progress bar;
+``doxa reindex``: the vectors of facts that have none, with a progress bar.
 
 Registered on the main ``doxa`` group. Each line is one object of ``remember``'s arguments;
 the decisions are the same as writing the lines one by one (see :mod:`doxa.gate.bulk`).
@@ -11,11 +12,13 @@ from pathlib import Path
 
 import click
 
+from doxa.errors import EmbeddingUnavailable
 from doxa.gate.bulk import read_claims
 from doxa.interfaces.cli.running import Settings, emit, run
+from doxa.interfaces.progress import ProgressBar
 from doxa.memory import Memory
 
-__all__ = ["import_claims"]
+__all__ = ["import_claims", "reindex"]
 
 
 @click.command("import-claims")
@@ -53,5 +56,26 @@ def import_claims(settings: Settings, file: Path, fmt: str, batch_size: int) -> 
         )
         for number, message in report.refused:
             click.echo(f"line {number} refused: {message}", err=True)
+
+    run(settings, action)
+
+
+@click.command()
+@click.pass_obj
+def reindex(settings: Settings) -> None:
+    """Fill in the vectors of facts that have none (the embeddings endpoint, DOXA_EMBED_*, was
+    down or slow when they were written, or they predate it)."""
+
+    def action(memory: Memory) -> None:
+        report = memory.reindex(progress=ProgressBar("Embedding", unit="facts"))
+        if report.reason is not None:  # what was filled stays; the rest waits for a rerun
+            raise EmbeddingUnavailable(
+                f"{report.reason} (filled {report.filled} of {report.lacking}; "
+                f"{report.missing} still missing)"
+            )
+        if settings.json:
+            emit({"lacking": report.lacking, "filled": report.filled, "missing": 0})
+            return
+        click.echo(f"Filled {report.filled} of {report.lacking} missing vector(s).")
 
     run(settings, action)

@@ -28,6 +28,7 @@ from doxa.interfaces.http.errors import error_body, install_handlers
 from doxa.interfaces.http.runner import QueryRunner
 from doxa.judges import Judge
 from doxa.memory import Memory
+from doxa.reads.embeddings import Embedder
 from doxa.store import Dataset, Store
 
 __all__ = ["create_app"]
@@ -107,6 +108,7 @@ def create_app(
     owns_store: bool = False,
     secret: bytes | None = None,
     rejudge_every: float | None = 30.0,
+    embedder: Embedder | None = None,
 ) -> FastAPI:
     """A FastAPI app serving ``store`` to the keys in ``config``.
 
@@ -115,10 +117,11 @@ def create_app(
     app by default); its sessions live in the app, so a restart signs everyone out. Every
     ``rejudge_every`` seconds the server judges again the writes a judge that was down left
     ``unchecked`` (recovery without the owner having to ask; None turns it off).
+    ``embedder`` gives every scope recall by meaning (None: words only).
     """
     memories = Memories(
         {
-            keys.scope: Memory(store, scope=keys.scope, clock=clock, judge=judge)
+            keys.scope: Memory(store, scope=keys.scope, clock=clock, judge=judge, embedder=embedder)
             for keys in config.scopes
         }
     )

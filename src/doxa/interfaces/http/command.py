@@ -47,6 +47,7 @@ def serve(
     from doxa.interfaces.http.app import create_app
     from doxa.interfaces.http.config import demo_config, load_config
     from doxa.judges import configured_judge
+    from doxa.reads.embeddings import EmbedConfig, OpenAIEmbedder
     from doxa.store import open_store
 
     where = path if path is not None else settings.store
@@ -56,9 +57,11 @@ def serve(
         # DOXA_LLM_* is set (as for every doxa command); chosen before the store opens, so
         # a wrong name leaves no store to close
         judge = configured_judge(name=settings.judge)
+        embedding = EmbedConfig.from_env()  # recall by meaning when DOXA_EMBED_* is set
+        embedder = None if embedding is None else OpenAIEmbedder(embedding)
         # a directory, :memory: or a SPARQL 1.1 server, as for every doxa command
         store = open_store(where, update_url=settings.update_url)
-        app = create_app(store, config, judge=judge, owns_store=True)
+        app = create_app(store, config, judge=judge, owns_store=True, embedder=embedder)
     except DoxaError as error:
         click.echo(f"error: {error}", err=True)
         raise SystemExit(exit_code(error)) from None

@@ -1,0 +1,287 @@
+"""Each admitted fact's vector: kept in the scope's meaning graph, searched in memory.
+
+A vector is one literal on the claim in ``<scope>/meaning`` (``doxa:embedding``: little-endian
+float32, base64) beside the model that made it; a claim whose vector could not be had carries
+``doxa:embeddingMissing`` with the reason instead, until :meth:`doxa.Memory.reindex` fills it.
+The meaning graph is derived, like the search graph: an erasure deletes it with the claim, and
+it is never evidence of anything.
+
+:class:`VectorIndex` holds the scope's vectors of one model as one normalised matrix and
+finds the nearest by exact cosine (one matrix product: measured faster than an approximate
+graph index up to 100k facts, docs/decisions.md). It follows the store through its change
+notices, as the word index does, so it exists only where this process is the store's only
+writer; the vectors it finds are candidates only: recall keeps those the search graph still
+holds, live by the same clock and status rules as the words.
+
+numpy comes with the ``meaning`` extra (``pip install 'doxa[meaning]'``); nothing here
+imports it until a vector is decoded or searched.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from rdflib import Literal, URIRef
+
+from doxa.errors import InvalidInput
+from doxa.scope import Scope
+from doxa.store import Change, Quad, Store
+from doxa.store.cache import CacheKey, Derived
+from doxa.store.capabilities import cache_of
+from doxa.vocabulary import DOXA, XSD
+
+if TYPE_CHECKING:
+    import numpy
+
+__all__ = [
+    "Meaning",
+    "VectorIndex",
+    "decode",
+    "encode",
+    "missing_quads",
+    "numpy_or_none",
+    "unembedded",
+    "vector_quads",
+]
+
+EMBEDDING = DOXA.embedding
+MODEL = DOXA.embeddingModel
+MISSING = DOXA.embeddingMissing
+
+
+class Meaning(NamedTuple):
+    """A recall query's vector and the model that made it (only its vectors compare)."""
+
+    vector: Sequence[float]
+    model: str
+
+
+def numpy_or_none() -> Any:
+    """numpy, or None when the ``meaning`` extra is not installed."""
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
+def _numpy() -> Any:
+    found = numpy_or_none()
+    if found is None:
+        raise InvalidInput(
+            "recall by meaning needs numpy; install it with pip install 'doxa[meaning]'."
+        )
+    return found
+
+
+def encode(vector: Sequence[float]) -> Literal:
+    """A vector as the literal the meaning graph keeps (little-endian float32, base64).
+
+    >>> str(encode([1.0, 0.5]))
+    'AACAPwAAAD8='
+    """
+    raw = struct.pack(f"<{len(vector)}f", *vector)
+    return Literal(base64.b64encode(raw).decode("ascii"), datatype=XSD.base64Binary)
+
+
+def decode(text: str) -> tuple[float, ...] | None:
+    """The vector of an :func:`encode` literal's text; None for anything else.
+
+    >>> decode("AACAPwAAAD8="), decode("not base64!")
+    ((1.0, 0.5), None)
+    """
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except ValueError:
+        return None
+    if not raw or len(raw) % 4:
+        return None
+    return struct.unpack(f"<{len(raw) // 4}f", raw)
+
+
+def vector_quads(scope: Scope, claim: URIRef, vector: Sequence[float], model: str) -> list[Quad]:
+    """The meaning graph's triples of one claim's vector."""
+    graph = scope.meaning
+    return [
+        (claim, EMBEDDING, encode(vector), graph),
+        (claim, MODEL, Literal(model), graph),
+    ]
+
+
+def missing_quads(scope: Scope, claim: URIRef, reason: str) -> list[Quad]:
+    """The note that a claim has no vector yet, and why."""
+    return [(claim, MISSING, Literal(reason), scope.meaning)]
+
+
+def unembedded(store: Store, scope: Scope, model: str) -> list[tuple[URIRef, str]]:
+    """The claims the search graph holds (admitted, not erased) without a vector of ``model``,
+    oldest IRI first, each with its topic; what reindex fills in."""
+    topics: dict[str, str] = {}
+    for s, p, o, _ in store.quads(scope.search):
+        if p == DOXA.topic:
+            topics[str(s)] = str(o)
+    have: set[str] = set()
+    for s, p, o, _ in store.quads(scope.meaning):
+        if p == MODEL and str(o) == model:
+            have.add(str(s))
+    return [(URIRef(c), topics[c]) for c in sorted(topics) if c not in have]
+
+
+class VectorIndex(Derived):
+    """One scope's vectors of one model, as a matrix in memory; see the module's docstring.
+
+    Read it inside :meth:`reading`, which brings it up to date first. Appending a vector is
+    amortised O(1) (the matrix doubles when full), so a write's cost does not grow with the
+    store; a deleted vector's row is zeroed and reused at the next rebuild.
+    """
+
+    def __init__(self, scope: Scope, model: str) -> None:
+        self.scope = scope
+        self.model = model
+        self._lock = threading.RLock()
+        self._stale = True
+        self._pending: list[set[str]] = []
+        self._matrix: numpy.ndarray[Any, Any] | None = None
+        self._claims: list[str | None] = []  # row -> claim (None: a deleted row)
+        self._rows: dict[str, int] = {}
+        self.dimensions: int | None = None
+        #: vectors left out because their dimension differs from the index's
+        self.mismatched = 0
+
+    @classmethod
+    def of(cls, store: Store, scope: Scope, model: str) -> VectorIndex | None:
+        """The scope's index of ``model`` on ``store``; None where other processes may write
+        the store (no change notices to follow) or numpy is not installed."""
+        cache = cache_of(store)
+        if cache is None or numpy_or_none() is None:
+            return None
+        return cache.get_or_make(
+            VECTOR_INDEX.of(f"{scope.name}\n{model}"), lambda: cls(scope, model)
+        )
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @property
+    def nbytes(self) -> int:
+        """The matrix's size in bytes (its capacity, not only the rows in use)."""
+        return 0 if self._matrix is None else int(self._matrix.nbytes)
+
+    # -- told by the store ---------------------------------------------------------------
+
+    def changed(self, change: Change) -> None:
+        if self._stale:
+            return
+        graph = self.scope.meaning
+        touched = {
+            str(s) for quads in (change.delete, change.insert) for s, _, _, g in quads if g == graph
+        }
+        if touched:
+            self._pending.append(touched)  # appending is atomic: a writer never waits here
+
+    def reset(self, graph: URIRef | None) -> None:
+        if graph is None or graph == self.scope.meaning:
+            with self._lock:
+                self._stale = True
+                self._pending = []
+
+    # -- reading -----------------------------------------------------------------------
+
+    @contextmanager
+    def reading(self, store: Store) -> Iterator[VectorIndex]:
+        """The index brought up to date with ``store``, held still while it is read."""
+        with self._lock:
+            if self._stale:
+                self._build(store)
+            elif self._pending:
+                self._catch_up(store)
+            yield self
+
+    def nearest(self, vector: Sequence[float], count: int) -> list[tuple[str, float]]:
+        """Up to ``count`` claims by cosine to ``vector``, closest first, each above 0 (an
+        unrelated vector never comes back as a match). Call it inside :meth:`reading`."""
+        np = _numpy()
+        if self._matrix is None or not self._rows or len(vector) != self.dimensions:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query))
+        if not norm:
+            return []
+        used = len(self._claims)
+        # einsum, not ``@``: a matrix-vector product through BLAS starts its thread pool,
+        # which measured 16x slower at 100k on a busy machine (docs/decisions.md)
+        scores = np.einsum("ij,j->i", self._matrix[:used], query / norm)
+        count = min(count, used)
+        top = np.argpartition(-scores, count - 1)[:count]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        found: list[tuple[str, float]] = []
+        for row in top.tolist():
+            claim, score = self._claims[row], float(scores[row])
+            if claim is not None and score > 0:
+                found.append((claim, score))
+        return found
+
+    def _build(self, store: Store) -> None:
+        self._stale = False  # notices from now on are caught up
+        self._pending = []
+        self._matrix, self._claims, self._rows = None, [], {}
+        self.dimensions, self.mismatched = None, 0
+        grouped: dict[str, dict[str, str]] = {}
+        for s, p, o, _ in store.quads(self.scope.meaning):
+            if p in (EMBEDDING, MODEL):
+                grouped.setdefault(str(s), {})[str(p)] = str(o)
+        for claim in sorted(grouped):
+            self._enter(claim, grouped[claim])
+
+    def _catch_up(self, store: Store) -> None:
+        pending, self._pending = self._pending, []
+        touched = sorted(set().union(*pending))
+        described = store.describe(
+            [URIRef(c) for c in touched], [self.scope.meaning], (EMBEDDING, MODEL)
+        )
+        for claim in touched:
+            self._leave(claim)
+            pairs = described.get(claim)
+            if pairs:
+                self._enter(claim, {str(p): str(o) for p, o in pairs})
+
+    def _enter(self, claim: str, fields: dict[str, str]) -> None:
+        if fields.get(str(MODEL)) != self.model:
+            return
+        vector = decode(fields.get(str(EMBEDDING), ""))
+        if vector is None:
+            return
+        if self.dimensions is None:
+            self.dimensions = len(vector)
+        if len(vector) != self.dimensions:
+            self.mismatched += 1
+            return
+        np = _numpy()
+        row = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(row))
+        if not norm:
+            return
+        used = len(self._claims)
+        if self._matrix is None or used == self._matrix.shape[0]:
+            grown = np.zeros((max(64, used * 2), self.dimensions), dtype=np.float32)
+            if self._matrix is not None:
+                grown[:used] = self._matrix[:used]
+            self._matrix = grown
+        self._matrix[used] = row / norm
+        self._claims.append(claim)
+        self._rows[claim] = used
+
+    def _leave(self, claim: str) -> None:
+        row = self._rows.pop(claim, None)
+        if row is not None and self._matrix is not None:
+            self._matrix[row] = 0.0
+            self._claims[row] = None
+
+
+#: the store cache's key of a scope's vector index (one per model)
+VECTOR_INDEX: CacheKey[VectorIndex] = CacheKey("doxa.meaning")
