@@ -37,6 +37,7 @@ EXPECTED = [
     "NotFound",
     "Outcome",
     "Proposal",
+    "ReadOnly",
     "Receipt",
     "Relation",
     "RuleJudge",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
+from rdflib import Dataset as RdflibDataset
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
@@ -88,6 +89,7 @@ from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
+from doxa.reads.view import scope_graphs, scope_view
 from doxa.reads.vocabulary import Vocabulary, vocabulary
 from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name, known_scopes, mark_scope, scope_known, unknown_scope
@@ -1056,6 +1058,18 @@ class Memory:
             allowed=lambda g: g in ordinary.default or self.scope.topic_of(g) is not None,
         )
         return run_sparql(self.store, query, dataset, max_rows=max_rows, stop=stop)
+
+    def dataset(self) -> RdflibDataset:
+        """This scope as a read-only rdflib ``Dataset`` over the live store (nothing copied).
+
+        It sees what :meth:`sparql` sees (the scope's ordinary graphs, their union as the
+        default graph; never pending, quarantine or another scope, whose graphs read as
+        empty), so rdflib, pySHACL, owlrl and other rdflib tools can read the memory in place.
+        Every write through it (``add``, ``remove``, ``addN``, ``update``, ``parse``, ``set``)
+        raises :class:`~doxa.ReadOnly`: write through :meth:`remember`. The embedded store's
+        view is oxrdflib's store; a remote one asks the server through doxa's SPARQL client.
+        """
+        return scope_view(self.store, scope_graphs(self.scope, self._topic_graphs))
 
     def _claims(self) -> Dataset:
         graphs = (*self._topic_graphs(), self.scope.rules, self.scope.log)
