@@ -125,6 +125,7 @@ def main(
 for _command in (
     setup.init,
     setup.ontology,
+    setup.shapes,
     write.remember,
     bulk.import_claims,
     read.facts,
@@ -143,6 +144,7 @@ for _command in (
     decide.grant,
     decide.revoke,
     audit.verify,
+    audit.audit,
     audit.export,
     audit.import_,
     judge.judge,
