@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import pyoxigraph as ox
 from oxrdflib import OxigraphStore
-from rdflib import Graph
+from rdflib import Graph, URIRef
 
 from doxa.store.base import Store
 from doxa.store.convert import from_ox, to_ox
@@ -39,6 +39,7 @@ class OxigraphView(StoreView, OxigraphStore):
     ) -> None:
         super().__init__(store, scope_graphs)
         self._reading = reading
+        self._graphs: dict[URIRef, Graph] = {}
 
     @property
     def _inner(self) -> NoReturn:
@@ -56,12 +57,35 @@ class OxigraphView(StoreView, OxigraphStore):
         if pattern is None:
             return  # a literal subject, a variable or a formula matches nothing stored
         s, p, o = pattern
+        whole = self.scope_graphs.reads_union(context)
         with self._reading() as store:
-            for graph in graphs:
-                context_graph = Graph(store=self, identifier=graph)
+            if whole and (s is not None or o is not None):
+                # a bound subject or object is selective: one lookup over every graph, the
+                # scope's kept (pySHACL asks thousands of these; one per graph would cost
+                # a lookup per topic each)
+                for quad in store.quads_for_pattern(s, p, o, None):
+                    context_graph = self._visible_graph(quad.graph_name)
+                    if context_graph is not None:
+                        yield _triple(quad), iter((context_graph,))
+                return
+            for graph in self.scope_graphs.graphs_for(context):
+                context_graph = self._graph(graph)
                 for quad in store.quads_for_pattern(s, p, o, ox.NamedNode(str(graph))):
-                    found = (from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object))
-                    yield found, iter((context_graph,))
+                    yield _triple(quad), iter((context_graph,))
+
+    def _graph(self, graph: URIRef) -> Graph:
+        """The one rdflib ``Graph`` this view hands out for ``graph``."""
+        found = self._graphs.get(graph)
+        if found is None:
+            found = self._graphs[graph] = Graph(store=self, identifier=graph)
+        return found
+
+    def _visible_graph(self, name: object) -> Graph | None:
+        """The view's graph for a stored graph name, or None outside the scope."""
+        if not isinstance(name, ox.NamedNode):
+            return None
+        graph = URIRef(name.value)
+        return self._graph(graph) if self.scope_graphs.visible(graph) else None
 
     def __len__(self, context: Graph | None = None) -> int:
         graphs = self.scope_graphs.graphs_for(context)
@@ -110,3 +134,7 @@ def _pattern(triple: Pattern) -> OxPattern | None:
     if isinstance(s, ox.Literal) or not (p is None or isinstance(p, ox.NamedNode)):
         return None
     return s, p, o
+
+
+def _triple(quad: ox.Quad) -> Triple:
+    return (from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object))

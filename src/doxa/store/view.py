@@ -77,6 +77,13 @@ class ScopeGraphs:
             "(its topic graphs, rules, log, current, search and vocabulary)."
         )
 
+    def reads_union(self, context: object) -> bool:
+        """Whether a triple pattern on ``context`` reads the scope's whole union."""
+        try:
+            return self.graph_of(context) is None
+        except ScopeViolation:
+            return False
+
     def graphs_for(self, context: object) -> tuple[URIRef, ...]:
         """The graphs a triple pattern on ``context`` reads: one, all, or none outside."""
         try:
