@@ -153,10 +153,11 @@ class Memory:
         self.clock: Clock = clock or SystemClock()
         self.judge: Judge = judge or RuleJudge()
         self._owns_store = owns_store
+        self._doxa_shapes = shapes or default_shape_check()
         self.gate = Gate(
             store,
             self.scope,
-            shapes=shapes or default_shape_check(),
+            shapes=self._doxa_shapes.with_domain(domain_shapes(store)),
             judge=self.judge,
             clock=self.clock,
             lock=store.lock,
@@ -1211,7 +1212,10 @@ class Memory:
         (default: the file's name; bytes need a name or get one from their digest) in its own
         graph, for every scope of the store, as ontology sources are; adding a name again
         replaces it. A file that is not RDF, or not shapes pySHACL can read, raises
-        :class:`~doxa.InvalidInput` and leaves the store as it was.
+        :class:`~doxa.InvalidInput` and leaves the store as it was. From the next write on,
+        the gate also applies the constraints one write decides (``sh:datatype``,
+        ``sh:pattern``, ``sh:in`` …) to the triple it states (:mod:`doxa.gate.domain_shapes`);
+        the rest wait for :meth:`audit`. A memory opened later on the store reads them too.
         """
         if isinstance(source, bytes):
             data, fmt = source, format or "turtle"
@@ -1225,7 +1229,9 @@ class Memory:
         fmt = fmt.strip().casefold()
         fmt = {"ttl": "turtle", "jsonld": "json-ld", "rdf": "xml", "owl": "xml"}.get(fmt, fmt)
         with self.store.lock:
-            return add_shapes(self.store, source_name(label), data, fmt)
+            count = add_shapes(self.store, source_name(label), data, fmt)
+            self.gate.shapes = self._doxa_shapes.with_domain(domain_shapes(self.store))
+        return count
 
     def shapes_sources(self) -> list[ShapesSource]:
         """The shapes files the owner added, by name, with their triple counts."""
@@ -1235,7 +1241,9 @@ class Memory:
         """Remove shapes source ``name``; returns how many triples it held. Raises
         :class:`~doxa.NotFound` for a name never added."""
         with self.store.lock:
-            return remove_shapes(self.store, name)
+            count = remove_shapes(self.store, name)
+            self.gate.shapes = self._doxa_shapes.with_domain(domain_shapes(self.store))
+        return count
 
     def audit(self, *, infer: bool = False) -> AuditReport:
         """Validate the whole scope with pySHACL: doxa's own shapes and the owner's domain
@@ -1249,7 +1257,7 @@ class Memory:
         pySHACL itself fails.
         """
         shapes = Graph()
-        shapes += self.gate.shapes.graph
+        shapes += self._doxa_shapes.graph
         shapes += domain_shapes(self.store)
         view = self.dataset().default_graph
         data: Graph = view

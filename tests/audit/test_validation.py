@@ -244,3 +244,102 @@ def test_two_threads_adding_shapes_keep_one_source_each(memory: doxa.Memory) -> 
     assert {s.name: s.triples for s in memory.shapes_sources()} == {
         f"s{i}": 8 if i == 1 else 7 for i in range(6)
     }
+
+
+YEAR_SHAPE = b"""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:Years a sh:NodeShape ; sh:targetSubjectsOf ex:birthYear ;
+    sh:property [ sh:path ex:birthYear ; sh:datatype xsd:integer ; sh:message "a year is a number" ] .
+"""
+
+
+def test_the_owners_local_constraints_apply_to_each_write(memory: doxa.Memory) -> None:
+    """sh:datatype is decided by the write alone: a year as text is rejected at the gate with
+    the owner's message; the control, a number, is admitted."""
+    memory.add_shapes(YEAR_SHAPE, name="years.ttl")
+    rejected = memory.remember(
+        "alice was born in nineteen71",
+        topic="people",
+        subject=EX + "alice",
+        predicate=EX + "birthYear",
+        object="nineteen71",
+        authority="owner",
+    )
+    assert rejected.outcome is doxa.Outcome.REJECTED
+    (failure,) = rejected.failures
+    assert "a year is a number" in failure
+    assert EX + "alice" in failure
+    admitted = memory.remember(
+        "alice was born in 1971",
+        topic="people",
+        subject=EX + "alice",
+        predicate=EX + "birthYear",
+        object=1971,
+        authority="owner",
+    )
+    assert admitted.outcome is doxa.Outcome.ADMITTED
+
+
+def test_a_second_memory_on_the_store_applies_the_shapes_too(memory: doxa.Memory) -> None:
+    """Shapes are kept in the store: a memory opened later reads them at open."""
+    memory.add_shapes(YEAR_SHAPE, name="years.ttl")
+    other = doxa.Memory(memory.store, scope="bob", clock=CLOCK)
+    receipt = other.remember(
+        "bob was born in the seventies",
+        topic="people",
+        subject=EX + "bob",
+        predicate=EX + "birthYear",
+        object="the seventies",
+        authority="owner",
+    )
+    assert receipt.outcome is doxa.Outcome.REJECTED
+    memory.remove_shapes("years.ttl")
+    again = memory.remember(
+        "alice was born in the seventies",
+        topic="people",
+        subject=EX + "alice",
+        predicate=EX + "birthYear",
+        object="the seventies",
+        authority="owner",
+    )
+    assert again.outcome is doxa.Outcome.ADMITTED  # control: the shape was removed
+
+
+def test_constraints_that_need_stored_data_wait_for_the_audit(memory: doxa.Memory) -> None:
+    """sh:class and counts are not decided by one write (the city may be typed by another):
+    the write is admitted, and the audit reports it."""
+    memory.add_shapes(CITY_SHAPE, name="city.ttl")
+    memory.add_shapes(ONE_DRINK, name="drinks.ttl")
+    state(memory, "alice", "livesIn", "paris")
+    state(memory, "alice", "likes", "tea")
+    state(memory, "alice", "likes", "coffee")
+    assert {v.constraint for v in memory.audit().violations} == {
+        "ClassConstraintComponent",
+        "MaxCountConstraintComponent",
+    }
+
+
+def test_bulk_imports_apply_the_owners_local_constraints(memory: doxa.Memory) -> None:
+    """import_claims decides as remember does: the same rejection, the same admission."""
+    memory.add_shapes(YEAR_SHAPE, name="years.ttl")
+    report = memory.import_claims(
+        [
+            {
+                "text": "carol born 1980",
+                "topic": "people",
+                "subject": EX + "carol",
+                "predicate": EX + "birthYear",
+                "object": 1980,
+                "authority": "owner",
+            },
+            {
+                "text": "dave born in the eighties",
+                "topic": "people",
+                "subject": EX + "dave",
+                "predicate": EX + "birthYear",
+                "object": "the eighties",
+                "authority": "owner",
+            },
+        ]
+    )
+    assert [r.outcome for r in report.receipts] == [doxa.Outcome.ADMITTED, doxa.Outcome.REJECTED]

@@ -52,7 +52,6 @@ class OxigraphView(StoreView, OxigraphStore):
     def triples(
         self, triple_pattern: Pattern, context: Graph | None = None
     ) -> Iterator[tuple[Triple, Iterator[Graph | None]]]:
-        graphs = self.scope_graphs.graphs_for(context)
         pattern = _pattern(triple_pattern)
         if pattern is None:
             return  # a literal subject, a variable or a formula matches nothing stored
