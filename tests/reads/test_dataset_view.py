@@ -9,6 +9,7 @@ view doxa uses for remote servers, and on a real Oxigraph server.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -305,3 +306,70 @@ def test_a_remote_servers_view(oxigraph: Server) -> None:
         assert len(Graph(store=ds.store, identifier=bob.scope.topic("drinks"))) == 0
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "urn:doxa:scope:bob/current",
+        "URN:DOXA:SCOPE:bob/current",
+        "urn:doxa:scope:alice/../bob/current",
+        "urn:doxa:scope:\u0430lice/current",  # Cyrillic a
+        "urn:doxa:scope:alice/current/../../bob/current",
+        "urn:doxa:scope:alice/pending",
+        "urn:doxa:scope:alice/quarantine",
+    ],
+)
+def test_other_spellings_of_a_graph_read_nothing(
+    scopes: tuple[doxa.Memory, doxa.Memory],
+    view: Callable[[doxa.Memory], RdflibDataset],
+    spelling: str,
+) -> None:
+    """A graph named another way than the scope's own reads as empty, in a pattern and as a
+    query's graph; the control, the scope's own current graph, holds alice's fact."""
+    alice, _ = scopes
+    ds = view(alice)
+    graph = Graph(store=ds.store, identifier=URIRef(spelling))
+    assert list(graph.triples((None, LIKES, None))) == []
+    assert list(graph.triples((URIRef(EX + "bob"), None, None))) == []
+    with pytest.raises(doxa.ScopeViolation):
+        graph.query(f"SELECT * {{ ?s <{LIKES}> ?o }}")
+    own = Graph(store=ds.store, identifier=alice.scope.current)
+    assert {o for _, _, o in own.triples((None, LIKES, None))} == {URIRef(EX + "tea-alice")}
+
+
+def test_reads_in_threads_while_the_gate_writes(
+    view: Callable[[doxa.Memory], RdflibDataset],
+) -> None:
+    """Four threads read one view while another writes through the gate: no error, and each
+    read sees a whole number of facts, never another scope's."""
+    store = EmbeddedStore(None)
+    mem = doxa.Memory(store, scope=A, clock=doxa.FixedClock("2026-03-01T09:00:00Z"))
+    other = doxa.Memory(store, scope=B, clock=doxa.FixedClock("2026-03-01T09:00:00Z"))
+    other.remember("b likes x", topic="t", subject=EX + "b", predicate=LIKES, object=EX + "x")
+    ds = view(mem)
+    errors: list[BaseException] = []
+    seen: list[set[URIRef]] = []
+
+    def read() -> None:
+        try:
+            for _ in range(20):
+                seen.append({s for s, _, _ in ds.triples((None, LIKES, None))})  # type: ignore[misc]
+        except BaseException as error:
+            errors.append(error)
+
+    readers = [threading.Thread(target=read) for _ in range(4)]
+    for thread in readers:
+        thread.start()
+    for i in range(10):
+        mem.remember(
+            f"a{i} likes y", topic="t", subject=EX + f"a{i}", predicate=LIKES, object=EX + "y"
+        )
+    for thread in readers:
+        thread.join()
+    assert errors == []
+    assert all(URIRef(EX + "b") not in found for found in seen)
+    assert {s for s, _, _ in ds.triples((None, LIKES, None))} == {
+        URIRef(EX + f"a{i}") for i in range(10)
+    }
+    store.close()
