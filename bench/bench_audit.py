@@ -155,18 +155,18 @@ def plot(results: list[dict[str, Any]], target: Path) -> None:
 @click.option("--out", default="bench/results", show_default=True, type=click.Path(path_type=Path))
 def main(sizes: str, repeats: int, out: Path) -> None:
     """Audit time and memory, and reads through the rdflib view against Memory.sparql."""
-    results = []
-    for size in (int(s.replace("k", "000")) for s in sizes.split(",")):
-        click.echo(f"filling {size} facts …", err=True)
-        results.append(measure(size, repeats))
     header = (
         f"{'facts':>8} {'triples':>8} {'audit s':>8} {'copy s':>7} {'ratio':>6} {'peak MB':>8} "
         f"{'viol.':>6} {'rows':>7} "
         f"{'ds.query s':>10} {'sparql s':>9} {'ratio':>6} {'triples() s':>11} {'ratio':>6}"
     )
     click.echo(header)
-    for r in results:
-        click.echo(
+    results = []
+    for size in (int(s.replace("k", "000")) for s in sizes.split(",")):
+        click.echo(f"filling {size} facts …", err=True)
+        r = measure(size, repeats)
+        results.append(r)
+        click.echo(  # each size as it finishes: a long run stopped part way keeps its rows
             f"{r['facts']:>8} {r['audit_triples']:>8} {r['audit_s']:>8.2f} "
             f"{r['copy_audit_s']:>7.2f} {r['audit_vs_copy']:>6.2f} {r['audit_peak_mb']:>8.1f} "
             f"{r['violations']:>6} {r['rows']:>7} {r['dataset_query_s']:>10.4f} "
