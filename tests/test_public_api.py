@@ -41,6 +41,7 @@ EXPECTED = [
     "OpenAIEmbedder",
     "Outcome",
     "Proposal",
+    "ReadOnly",
     "Receipt",
     "Reindexed",
     "Relation",

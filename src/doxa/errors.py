@@ -10,6 +10,7 @@ callers that only know Python's exceptions still catch it::
     │   ├── ShapeViolation               the write broke one or more SHACL constraints
     │   ├── ErasedContent                the content was erased and may not come back
     │   └── ScopeViolation               a query tried to leave its scope
+    │       └── ReadOnly                 a write through a read-only view (Memory.dataset)
     ├── StoreError (OSError)             the store cannot be opened, read or written
     │   ├── StoreLocked                  another process holds the store directory
     │   ├── StoreBehindJournal           the store lost decisions its journal acknowledged
@@ -36,6 +37,7 @@ __all__ = [
     "JudgeUnavailable",
     "Listing",
     "NotFound",
+    "ReadOnly",
     "ScopeViolation",
     "ShapeCheckFailed",
     "ShapeViolation",
@@ -140,6 +142,11 @@ class ErasedContent(InvalidInput):
 
 class ScopeViolation(InvalidInput):
     """A query tried to reach outside its scope, or to make a network call."""
+
+
+class ReadOnly(ScopeViolation):
+    """A write was asked of a read-only view (:meth:`doxa.Memory.dataset`): doxa is written
+    through the gate only, so a write gets its verdict and receipt."""
 
 
 class StoreError(DoxaError, OSError):

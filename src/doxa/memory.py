@@ -19,7 +19,8 @@ from typing import IO, Any
 from typing import Literal as Literal_
 
 import httpx
-from rdflib import Literal, URIRef
+from rdflib import Dataset as RdflibDataset
+from rdflib import Graph, Literal, URIRef
 from rdflib.term import Node
 
 from doxa.audit.backups import backups_folder, swap_in_backup
@@ -33,6 +34,15 @@ from doxa.audit.exports import (
     scope_quads,
 )
 from doxa.audit.purge import PurgeStatus, purge_of
+from doxa.audit.shape_sources import (
+    ShapesSource,
+    add_shapes,
+    domain_shapes,
+    list_shapes,
+    remove_shapes,
+)
+from doxa.audit.validation import AuditReport, clear_inferred, validate_scope
+from doxa.audit.validation import infer as infer_triples
 from doxa.clock import Clock, FixedClock, SystemClock, parse_instant
 from doxa.errors import (
     ChainBroken,
@@ -116,6 +126,7 @@ from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
 from doxa.reads.vectors import Meaning, numpy_or_none
+from doxa.reads.view import scope_graphs, scope_view
 from doxa.reads.vocabulary import Vocabulary, vocabulary
 from doxa.resources import data_file, query
 from doxa.scope import Scope, check_name, known_scopes, mark_scope, scope_known, unknown_scope
@@ -175,10 +186,11 @@ class Memory:
         self._owns_store = owns_store
         #: where recall gets vectors (None: words only); see :attr:`recall_mode`
         self.embedder = embedder
+        self._doxa_shapes = shapes or default_shape_check()
         self.gate = Gate(
             store,
             self.scope,
-            shapes=shapes or default_shape_check(),
+            shapes=self._doxa_shapes.with_domain(domain_shapes(store)),
             judge=self.judge,
             clock=self.clock,
             lock=store.lock,
@@ -626,6 +638,8 @@ class Memory:
                 cache = cache_of(self.store)
                 if cache is not None:
                     cache.reset(self.scope.search)
+                with self.store.lock:  # an audit's inferences may restate what was erased
+                    clear_inferred(self.store, self.scope)
                 self.purge_later(erased, wait=wait)
                 forget_terms()  # nor in this process's caches of converted terms
         return receipts
@@ -1151,6 +1165,18 @@ class Memory:
         )
         return run_sparql(self.store, query, dataset, max_rows=max_rows, stop=stop)
 
+    def dataset(self) -> RdflibDataset:
+        """This scope as a read-only rdflib ``Dataset`` over the live store (nothing copied).
+
+        It sees what :meth:`sparql` sees (the scope's ordinary graphs, their union as the
+        default graph; never pending, quarantine or another scope, whose graphs read as
+        empty), so rdflib, pySHACL, owlrl and other rdflib tools can read the memory in place.
+        Every write through it (``add``, ``remove``, ``addN``, ``update``, ``parse``, ``set``)
+        raises :class:`~doxa.ReadOnly`: write through :meth:`remember`. The embedded store's
+        view is oxrdflib's store; a remote one asks the server through doxa's SPARQL client.
+        """
+        return scope_view(self.store, scope_graphs(self.scope, self._topic_graphs))
+
     def _claims(self) -> Dataset:
         graphs = (*self._topic_graphs(), self.scope.rules, self.scope.log)
         return Dataset(default=graphs)
@@ -1464,6 +1490,88 @@ class Memory:
                 "DOXA_EMBED_MODEL (or pass embedder= to Memory)."
             )
         return reindex_vectors(self.store, self.scope, self.embedder, progress=progress)
+
+    # -- whole-scope audits ------------------------------------------------------------
+
+    def add_shapes(
+        self, source: str | Path | bytes, *, format: str | None = None, name: str | None = None
+    ) -> int:
+        """Keep a SHACL shapes file (the owner's domain shapes) that :meth:`audit` applies.
+
+        Returns the number of triples it holds. It is kept as a source named ``name``
+        (default: the file's name; bytes need a name or get one from their digest) in its own
+        graph, for every scope of the store, as ontology sources are; adding a name again
+        replaces it. A file that is not RDF, or not shapes pySHACL can read, raises
+        :class:`~doxa.InvalidInput` and leaves the store as it was. From the next write on,
+        the gate also applies the constraints one write decides (``sh:datatype``,
+        ``sh:pattern``, ``sh:in`` …) to the triple it states (:mod:`doxa.gate.domain_shapes`);
+        the rest wait for :meth:`audit`. A memory opened later on the store reads them too.
+        """
+        if isinstance(source, bytes):
+            data, fmt = source, format or "turtle"
+            label = name or "bytes-" + hashlib.sha256(data).hexdigest()[:12]
+        else:
+            path = Path(source)
+            if not path.is_file():
+                raise NotFound(f"There is no shapes file at {path}; check the path.")
+            data, fmt = path.read_bytes(), format or path.suffix.lstrip(".") or "turtle"
+            label = name or path.name
+        fmt = fmt.strip().casefold()
+        fmt = {"ttl": "turtle", "jsonld": "json-ld", "rdf": "xml", "owl": "xml"}.get(fmt, fmt)
+        with self.store.lock:
+            count = add_shapes(self.store, source_name(label), data, fmt)
+            self.gate.shapes = self._doxa_shapes.with_domain(domain_shapes(self.store))
+        return count
+
+    def shapes_sources(self) -> list[ShapesSource]:
+        """The shapes files the owner added, by name, with their triple counts."""
+        return list_shapes(self.store)
+
+    def remove_shapes(self, name: str) -> int:
+        """Remove shapes source ``name``; returns how many triples it held. Raises
+        :class:`~doxa.NotFound` for a name never added."""
+        with self.store.lock:
+            count = remove_shapes(self.store, name)
+            self.gate.shapes = self._doxa_shapes.with_domain(domain_shapes(self.store))
+        return count
+
+    def audit(self, *, infer: bool = False) -> AuditReport:
+        """Validate the whole scope with pySHACL: doxa's own shapes and the owner's domain
+        shapes (:meth:`add_shapes`) over the scope's rdflib view (:meth:`dataset`), read in
+        place. Every result names the facts involved.
+
+        ``infer`` first runs owlrl (OWL 2 RL) over a copy of the view and the ontology and
+        keeps the triples it adds in a derived graph (``urn:doxa:inferred:SCOPE``, rebuilt by
+        each inferring audit, cleared by an erasure, never in claims or exports); the audit
+        then validates the view with them. Raises :class:`~doxa.ShapeCheckFailed` when
+        pySHACL itself fails.
+        """
+        shapes = Graph()
+        shapes += self._doxa_shapes.graph
+        shapes += domain_shapes(self.store)
+        view = self.dataset().default_graph
+        data: Graph = view
+        added = 0
+        if infer:
+            copy = Graph()
+            copy += view
+            ontology = [(s, p, o) for s, p, o, _ in self.store.quads(ONTOLOGY_GRAPH)]
+            with self.store.lock:
+                inferred = infer_triples(self.store, self.scope, copy, ontology)
+            copy += inferred
+            data, added = copy, len(inferred)
+        return validate_scope(
+            data, shapes, facts_of=self._facts_of, triples=len(data), inferred=added
+        )
+
+    def _facts_of(self, focus: Node, path: Node | None) -> tuple[str, ...]:
+        """The facts a SHACL result concerns: the claim itself, or the facts about ``focus``."""
+        if isinstance(focus, URIRef) and str(focus).startswith(str(self.scope.fact(""))):
+            return (self.scope.local_id(focus),)
+        if not isinstance(focus, URIRef):
+            return ()
+        found = self.facts(subject=focus, predicate=path, include_ended=True)
+        return tuple(sorted({f.id for f in found}))
 
 
 def _live_line(memory: Memory, fact: str) -> str | None:

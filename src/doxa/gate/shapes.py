@@ -6,6 +6,7 @@ small validation whose size does not depend on how much the store holds.
 
 from __future__ import annotations
 
+import copy
 import functools
 import threading
 from pathlib import Path
@@ -18,6 +19,7 @@ from rdflib.namespace import SH
 
 from doxa.errors import ConstraintFailure, ShapeCheckFailed
 from doxa.gate.compiled import Triple, compile_shapes
+from doxa.gate.domain_shapes import DomainShapes
 from doxa.resources import data_file
 from doxa.vocabulary import DOXA
 
@@ -55,6 +57,8 @@ class ShapeCheck:
                 "use engine='pyshacl' or 'auto'."
             )
         self.engine: Engine = "compiled" if self.compiled is not None else "pyshacl"
+        #: the owner's shapes, applied where one write decides them (:meth:`with_domain`)
+        self.domain: DomainShapes | None = None
 
     def check(self, write: Graph | list[Triple]) -> tuple[ConstraintFailure, ...]:
         """Every constraint the write (its graph, or its triples) breaks; empty when it
@@ -64,13 +68,22 @@ class ShapeCheck:
         verdict on the write.
         """
         if self.compiled is not None:
-            return self.compiled.check(write)
-        if not isinstance(write, Graph):
-            graph = Graph()
-            for triple in write:
-                graph.add(triple)
-            write = graph
-        return self.check_with_pyshacl(write)
+            failures = self.compiled.check(write)
+        else:
+            graph = write if isinstance(write, Graph) else _graph(write)
+            failures = self.check_with_pyshacl(graph)
+        if self.domain is not None:
+            failures += self.domain.check(write)
+        return failures
+
+    def with_domain(self, shapes: Graph) -> ShapeCheck:
+        """This check plus the owner's domain shapes (:mod:`doxa.gate.domain_shapes`),
+        sharing doxa's parsed and compiled shapes; an empty graph gives this check back."""
+        if not len(shapes):
+            return self
+        extended = copy.copy(self)
+        extended.domain = DomainShapes(shapes)
+        return extended
 
     def check_with_pyshacl(self, write: Graph) -> tuple[ConstraintFailure, ...]:
         """The same check, always run by pySHACL (the reference engine)."""
@@ -95,6 +108,13 @@ class ShapeCheck:
         if conforms:
             return ()
         return _failures(report)
+
+
+def _graph(triples: list[Triple]) -> Graph:
+    graph = Graph()
+    for triple in triples:
+        graph.add(triple)
+    return graph
 
 
 def _failures(report: Graph) -> tuple[ConstraintFailure, ...]:

@@ -16,6 +16,7 @@ from typing import Any
 from rdflib import BNode, Literal, URIRef
 from rdflib.term import Node
 
+from doxa.audit.validation import AuditReport
 from doxa.errors import DoxaError
 from doxa.judges.screen import SCREENED
 from doxa.model import Fact, Outcome, Receipt, Relation, Standing
@@ -246,3 +247,41 @@ def written(receipt: Receipt, found: Sequence[Match]) -> dict[str, Any]:
     [{'fact': 'f0', 'text': 'Calls are on Monday', 'effect': 'replaced'}]
     """
     return {**plain(receipt), "matched": plain(list(found))}
+
+
+# -- whole-scope audits ----------------------------------------------------------------------
+
+
+def audit_json(report: AuditReport) -> dict[str, Any]:
+    """An audit as JSON: its counts and every result (the report graph is served apart, as
+    Turtle or JSON-LD)."""
+    return {
+        "conforms": report.conforms,
+        "triples": report.triples,
+        "shapes": report.shapes,
+        "inferred": report.inferred,
+        "violations": plain(report.violations),
+    }
+
+
+def audit_table(report: AuditReport) -> str:
+    """An audit for people: one line per result, then a summary line."""
+    summary = (
+        f"{len(report.violations)} result(s) over {report.triples} triple(s)"
+        + (f", {report.inferred} inferred" if report.inferred else "")
+        + (": the scope conforms." if report.conforms else ": the scope does not conform.")
+    )
+    if not report.violations:
+        return summary
+    rows = [
+        [
+            v.severity,
+            v.focus_node,
+            v.path or "",
+            v.value or "",
+            ", ".join(v.facts) or "-",
+            v.message,
+        ]
+        for v in report.violations
+    ]
+    return table(["severity", "focus", "path", "value", "facts", "message"], rows) + "\n" + summary

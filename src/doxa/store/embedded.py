@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pyoxigraph as ox
 from rdflib import Literal, URIRef
@@ -47,6 +47,11 @@ from doxa.store.capabilities import (
 from doxa.store.convert import from_ox, to_ox, to_ox_graph
 from doxa.store.flusher import Flusher
 from doxa.store.journal import Journal
+
+if TYPE_CHECKING:
+    from rdflib.store import Store as RdflibStore
+
+    from doxa.store.view import ScopeGraphs
 
 __all__ = ["DiskStore", "EmbeddedStore", "JournaledStore"]
 
@@ -173,6 +178,12 @@ class EmbeddedStore(SoleWriter, Cloneable, PlainValues, Compactable):
             self._recorded.append(replay)
 
     # -- reads -------------------------------------------------------------------------
+
+    def rdflib_view(self, scope_graphs: ScopeGraphs) -> RdflibStore:
+        """A read-only rdflib store (oxrdflib's) over ``scope_graphs`` of the live database."""
+        from doxa.store.oxigraph_view import OxigraphView  # oxrdflib only when asked for
+
+        return OxigraphView(self, self._reading, scope_graphs)
 
     def _query(self, store: ox.Store, sparql: str, dataset: Dataset) -> object:
         try:

@@ -136,6 +136,7 @@ def main(
 for _command in (
     setup.init,
     setup.ontology,
+    setup.shapes,
     write.remember,
     bulk.import_claims,
     bulk.reindex,
@@ -155,6 +156,7 @@ for _command in (
     decide.grant,
     decide.revoke,
     audit.verify,
+    audit.audit,
     audit.export,
     audit.import_,
     judge.judge,

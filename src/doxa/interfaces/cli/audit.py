@@ -1,4 +1,5 @@
-"""The record as a whole: ``doxa verify`` (the receipt chain), ``doxa export``, ``doxa import``."""
+"""The record as a whole: ``doxa verify`` (the receipt chain), ``doxa audit`` (the whole scope
+against the shapes), ``doxa export``, ``doxa import``."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from pathlib import Path
 import click
 
 from doxa.audit.chain import verify_export
+from doxa.audit.validation import REPORT_FORMATS
 from doxa.interfaces.cli import options
 from doxa.interfaces.cli.running import Settings, attempt, emit, run
+from doxa.interfaces.failures import EXIT_REJECTED
+from doxa.interfaces.presentation import audit_json, audit_table
 from doxa.interfaces.progress import ProgressBar
 from doxa.memory import Memory
 
-__all__ = ["export", "import_", "verify"]
+__all__ = ["audit", "export", "import_", "verify"]
 
 
 @click.command()
@@ -41,6 +45,42 @@ def verify(settings: Settings, file: Path | None) -> None:
         run(settings, action)
         return
     report(attempt(settings, lambda: verify_export(file)), str(file))
+
+
+@click.command("audit")
+@click.option(
+    "--format",
+    "report_format",
+    type=click.Choice(["table", *REPORT_FORMATS], case_sensitive=False),
+    default="table",
+    show_default=True,
+    help="A table for people, or the SHACL validation report as Turtle or JSON-LD.",
+)
+@click.option(
+    "--infer",
+    is_flag=True,
+    help="Run owlrl first; its triples go to a derived graph, never into claims.",
+)
+@click.pass_obj
+def audit(settings: Settings, report_format: str, infer: bool) -> None:
+    """Validate the whole scope with doxa's shapes and the owner's (`doxa shapes add`); every
+    violation with the facts involved. Exits 1 when the scope does not conform."""
+    conforms = True
+
+    def action(memory: Memory) -> None:
+        nonlocal conforms
+        report = memory.audit(infer=infer)
+        conforms = report.conforms
+        if report_format.casefold() != "table":
+            click.echo(report.serialize(report_format), nl=False)
+        elif settings.json:
+            emit(audit_json(report))
+        else:
+            click.echo(audit_table(report))
+
+    run(settings, action)
+    if not conforms:
+        raise SystemExit(EXIT_REJECTED)
 
 
 @click.command()

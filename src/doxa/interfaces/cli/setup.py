@@ -1,4 +1,4 @@
-"""Setting a store up: ``doxa init`` and ``doxa ontology add``."""
+"""Setting a store up: ``doxa init``, ``doxa ontology add`` and ``doxa shapes add``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from doxa.memory import Memory
 from doxa.ontology.sources import source_name
 from doxa.store.convert import ntriples
 
-__all__ = ["init", "ontology"]
+__all__ = ["init", "ontology", "shapes"]
 
 
 @click.command()
@@ -121,5 +121,63 @@ def ontology_remove(settings: Settings, name: str) -> None:
                 f"Removed source {source_name(name)!r}: {gone} triple(s) left the ontology; "
                 "the closure was rebuilt."
             )
+
+    run(settings, action)
+
+
+@click.group()
+def shapes() -> None:
+    """Manage the owner's domain shapes (SHACL) that `doxa audit` applies."""
+
+
+@shapes.command("add")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "rdf_format", help="RDF format (default: from the file's suffix).")
+@click.option("--name", help="The source's name (default: the file's name, lower-cased).")
+@click.pass_obj
+def shapes_add(settings: Settings, file: Path, rdf_format: str | None, name: str | None) -> None:
+    """Keep a SHACL shapes FILE for audits; adding a file of the same name again replaces it."""
+
+    def action(memory: Memory) -> None:
+        count = memory.add_shapes(file, format=rdf_format, name=name)
+        source = source_name(name or file.name)
+        if settings.json:
+            emit({"file": str(file), "source": source, "triples": count})
+        else:
+            click.echo(f"Added {count} triple(s) of shapes from {file} (source {source!r}).")
+
+    run(settings, action)
+
+
+@shapes.command("list")
+@click.pass_obj
+def shapes_list(settings: Settings) -> None:
+    """List the shapes files added, with their triple counts."""
+
+    def action(memory: Memory) -> None:
+        sources = memory.shapes_sources()
+        if settings.json:
+            emit([{"name": s.name, "triples": s.triples} for s in sources])
+        elif not sources:
+            click.echo("No shapes were added; audits apply doxa's own shapes only.")
+        else:
+            for source in sources:
+                click.echo(f"{source.name}\t{source.triples} triple(s)")
+
+    run(settings, action)
+
+
+@shapes.command("remove")
+@click.argument("name")
+@click.pass_obj
+def shapes_remove(settings: Settings, name: str) -> None:
+    """Remove shapes source NAME."""
+
+    def action(memory: Memory) -> None:
+        gone = memory.remove_shapes(name)
+        if settings.json:
+            emit({"name": source_name(name), "removed": gone})
+        else:
+            click.echo(f"Removed shapes source {source_name(name)!r} ({gone} triple(s)).")
 
     run(settings, action)

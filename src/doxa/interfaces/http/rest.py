@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from doxa.interfaces.http.auth import Bound, bound, owner
 from doxa.interfaces.http.bodies import StrictJSONRoute
 from doxa.interfaces.http.errors import Problem
-from doxa.interfaces.presentation import matches, plain, written
+from doxa.interfaces.presentation import audit_json, matches, plain, written
 from doxa.interfaces.write_schema import json_fields
 from doxa.model import Authority, Relation, RuleMode
 from doxa.terms import as_iri
@@ -343,6 +343,31 @@ def export(found: Caller, audit: bool = False) -> PlainTextResponse:
     out = io.StringIO()
     found.memory.export(out, audit=audit)
     return PlainTextResponse(out.getvalue(), media_type=NQUADS)
+
+
+#: the media type of each audit report format
+_REPORT_TYPES = {"turtle": "text/turtle", "json-ld": "application/ld+json"}
+
+
+@router.get(
+    "/audit",
+    tags=["owner"],
+    responses={
+        200: {"content": {"application/json": {}, "text/turtle": {}, "application/ld+json": {}}}
+    },
+)
+def audit(found: Owner, infer: bool = False, format: str = "json") -> Any:
+    """Validate the whole scope against doxa's shapes and the owner's (``Memory.audit``;
+    owner key only): JSON by default, or the SHACL report as ``turtle`` or ``json-ld``."""
+    chosen = format.strip().casefold()
+    if chosen != "json" and chosen not in _REPORT_TYPES:
+        raise Problem(
+            400, "Bad Request", f"{format!r} is not an audit format; use json, turtle or json-ld."
+        )
+    report = found.memory.audit(infer=infer)
+    if chosen == "json":
+        return audit_json(report)
+    return PlainTextResponse(report.serialize(chosen), media_type=_REPORT_TYPES[chosen])
 
 
 @router.post("/held/{held_id}/approve", tags=["owner"])
