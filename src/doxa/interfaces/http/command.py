@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+import types
 from pathlib import Path
 from typing import Protocol
 
@@ -18,6 +20,10 @@ class _Settings(Protocol):
     scope: str
     update_url: str | None
     judge: str | None
+
+
+def _terminated(signum: int, frame: types.FrameType | None) -> None:
+    raise SystemExit(128 + signum)
 
 
 @click.command()
@@ -44,14 +50,20 @@ def serve(
     """Serve the store over HTTP: REST API, SPARQL endpoint, review page (see docs/http.md)."""
     import uvicorn
 
+    from doxa.interfaces.discovery import announced
     from doxa.interfaces.http.app import create_app
     from doxa.interfaces.http.config import demo_config, load_config
     from doxa.judges import configured_judge
     from doxa.store import open_store
+    from doxa.store.location import MEMORY, is_server_url
 
     where = path if path is not None else settings.store
     try:
         config = load_config(config_file) if config_file else demo_config(settings.scope)
+        # an embedded store is locked while this server runs: a local `doxa` command finds
+        # the server through the discovery file, with a fresh owner token per scope
+        directory = None if where == MEMORY or is_server_url(where) else Path(where)
+        config, tokens = config.with_local_owners() if directory else (config, {})
         # the judge --judge names; by default the rule judge, with an LLM fallback if
         # DOXA_LLM_* is set (as for every doxa command); chosen before the store opens, so
         # a wrong name leaves no store to close
@@ -74,4 +86,15 @@ def serve(
     else:
         scopes = ", ".join(k.scope for k in config.scopes)
         click.echo(f"  scopes {scopes} with the keys in {config_file}")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    if directory is None:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+        return
+    # a server listening on every address is reached locally on the loopback one
+    local = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
+    # uvicorn re-raises the SIGTERM it shut down on; as an exception, not the default action
+    # (an instant death), it lets the discovery file go
+    signal.signal(signal.SIGTERM, _terminated)
+    with announced(directory, f"http://{local}:{port}", tokens) as found:
+        click.echo(f"  `doxa --store {where} …` in another terminal goes through this server")
+        click.echo(f"  (found by {found}, readable by you only)")
+        uvicorn.run(app, host=host, port=port, log_level="warning")
