@@ -262,3 +262,19 @@ def test_a_free_store_removes_only_a_stale_file(store: Path) -> None:
     result = facts(store)
     assert (result.exit_code, result.stderr) == (0, "")
     assert path.exists()
+
+
+def test_commands_that_serve_the_store_never_go_through_a_server(locked: Path) -> None:
+    """`doxa mcp` and `doxa serve` need the store itself: --server is refused (exit 2), and a
+    locked store stays locked for mcp even with a discovery file a plain command follows."""
+    env = {name: None for name in os.environ if name.startswith("DOXA_")}
+    runner = CliRunner()
+    for command in (["mcp"], ["serve", "--port", "1"]):
+        refused = runner.invoke(main, ["--server", "http://127.0.0.1:9", *command], env=env)
+        assert refused.exit_code == 2, refused.output
+        assert "leave out --server" in refused.stderr
+    plant(locked, document(url="http://127.0.0.1:9", tokens={"default": "x" * 20}))
+    served = runner.invoke(main, ["--store", str(locked), "mcp"], env=env)
+    assert served.exit_code == 4
+    assert "going through it" not in served.stderr
+    assert "going through it" in facts(locked).stderr  # the control: a plain command does

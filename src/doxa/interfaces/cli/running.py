@@ -85,10 +85,17 @@ def emit(value: object) -> None:
     click.echo(json.dumps(plain(value), indent=2, ensure_ascii=False))
 
 
-def _within(settings: Settings, action: Callable[[Memory], None], creates: bool) -> None:
+def _within(
+    settings: Settings, action: Callable[[Memory], None], creates: bool, local: bool
+) -> None:
     # The memory lives only in this frame, so nothing keeps the store open once the
     # command is over (an open store keeps its directory locked).
     if settings.server is not None:
+        if local:
+            raise InvalidInput(
+                f"This command serves the store itself and cannot go through the server at "
+                f"{settings.server}; leave out --server (and unset $DOXA_SERVER)."
+            )
         _through(_explicit(settings), action, creates)
         return
     try:
@@ -101,6 +108,8 @@ def _within(settings: Settings, action: Callable[[Memory], None], creates: bool)
             language=settings.language,
         )
     except StoreLocked as locked:
+        if local:
+            raise
         remote = _discovered(settings, locked)  # re-raises the lock when no server is found
     else:
         with memory:
@@ -172,16 +181,24 @@ def _through(remote: RemoteMemory, action: Callable[[Memory], None], creates: bo
         action(cast(Memory, remote))
 
 
-def run(settings: Settings, action: Callable[[Memory], None], *, creates: bool = False) -> None:
+def run(
+    settings: Settings,
+    action: Callable[[Memory], None],
+    *,
+    creates: bool = False,
+    local: bool = False,
+) -> None:
     """Open the memory, run ``action``, close; turn doxa's errors into a line and a code.
 
     ``creates``: the command creates the scope (``doxa init``, ``doxa import``); every other
     command refuses a named scope the store does not know (:class:`~doxa.UnknownScope`).
+    ``local``: the command needs the store itself (``doxa mcp`` serves it), never a server's
+    REST API, so ``--server`` is refused and a locked store stays an error.
     """
     code, message, name = EXIT_OK, "", ""
     receipt: Receipt | None = None
     try:
-        _within(settings, action, creates)
+        _within(settings, action, creates, local)
     except Rejected as rejected:
         code, receipt = EXIT_REJECTED, rejected.receipt
     except DoxaError as error:

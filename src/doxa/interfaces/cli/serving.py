@@ -29,4 +29,4 @@ def mcp(settings: Settings, path: str | None, scope_name: str | None) -> None:
         scope=scope_name or settings.scope,
         scope_named=settings.scope_named or scope_name is not None,
     )
-    run(bound, serve_memory)
+    run(bound, serve_memory, local=True)

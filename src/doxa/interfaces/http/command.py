@@ -10,7 +10,7 @@ from typing import Protocol
 import click
 
 from doxa.errors import DoxaError
-from doxa.interfaces.failures import exit_code
+from doxa.interfaces.failures import EXIT_USAGE, exit_code
 
 __all__ = ["serve"]
 
@@ -20,6 +20,7 @@ class _Settings(Protocol):
     scope: str
     update_url: str | None
     judge: str | None
+    server: str | None
 
 
 def _terminated(signum: int, frame: types.FrameType | None) -> None:
@@ -58,6 +59,13 @@ def serve(
     from doxa.store.location import MEMORY, is_server_url
 
     where = path if path is not None else settings.store
+    if settings.server is not None:
+        click.echo(
+            f"error: doxa serve opens the store itself, not the server at {settings.server}; "
+            "leave out --server (and unset $DOXA_SERVER).",
+            err=True,
+        )
+        raise SystemExit(EXIT_USAGE)
     try:
         config = load_config(config_file) if config_file else demo_config(settings.scope)
         # an embedded store is locked while this server runs: a local `doxa` command finds
