@@ -39,6 +39,7 @@ __all__ = [
     "EXIT_USAGE",
     "FAILURES",
     "Failure",
+    "error_from",
     "exit_code",
     "failure_of",
     "http_status",
@@ -93,6 +94,38 @@ def http_status(error: DoxaError) -> int:
     return failure_of(error).status
 
 
+def error_from(type_name: str, message: str, status: int) -> DoxaError:
+    """The error an HTTP error answer stands for: :data:`FAILURES` read backwards, so a
+    command that went through a server ends with the exit code it would have had on the store.
+
+    The answer's ``type`` names doxa's error when it is one (``NotFound``, ``StoreLocked``);
+    the HTTP layer's own refusals (a missing key, not the owner, a body that does not fit)
+    are invalid input; any other status is the first row that answers with it.
+
+    >>> exit_code(error_from("NotFound", "There is no fact 'x'.", 404))
+    3
+    >>> type(error_from("Forbidden", "Only the owner may do this.", 403)).__name__
+    'InvalidInput'
+    """
+    import doxa.errors as errors
+
+    if type_name in ("NotFound", "UnknownScope"):
+        message = _told_for_cli(message)
+    known = getattr(errors, type_name, None) if type_name in errors.__all__ else None
+    if isinstance(known, type) and issubclass(known, DoxaError):
+        try:
+            return known(message)
+        except (TypeError, AttributeError):  # a richer error (ShapeViolation, UnknownScope)
+            return next(
+                row.error
+                for row in FAILURES
+                if issubclass(known, row.error) and row.error is not known
+            )(message)
+    if 400 <= status < 500:
+        return InvalidInput(message)
+    return next((row for row in FAILURES if row.status == status), FAILURES[-1]).error(message)
+
+
 #: how each server reaches a listing a NotFound names (the CLI's own words are the default)
 _LISTINGS: dict[str, dict[Listing, str]] = {
     "http": {
@@ -125,3 +158,12 @@ def message_for(error: DoxaError, interface: Literal["cli", "http", "mcp"]) -> s
         names = _LISTINGS[interface]
         return error.told(lambda listing: names[listing])
     return str(error)
+
+
+def _told_for_cli(message: str) -> str:
+    """A server's NotFound message with the CLI's listings (``doxa facts``) in place of the
+    routes it named (``GET /facts``): the reader of a command is told of commands. Wording
+    only, never a decision."""
+    for listing, route in sorted(_LISTINGS["http"].items(), key=lambda pair: -len(pair[1])):
+        message = message.replace(route, listing.value)
+    return message

@@ -6,7 +6,9 @@ SPARQL 1.1 server, with ``--update-url`` for its update endpoint: docs/remote.md
 scope named by ``--scope``
 (default ``$DOXA_SCOPE``, else ``default``), calls one method of :class:`~doxa.Memory`, prints
 the result and closes the store. ``--json`` prints one JSON document on stdout instead of
-tables. Errors print one line ``error: <message>`` on stderr.
+tables. ``--server URL`` (or a local ``doxa serve`` found holding the store) sends the same
+commands to a running server's REST API (:mod:`doxa.interfaces.client`). Errors print one
+line ``error: <message>`` on stderr.
 
 Exit codes (the table is :mod:`doxa.interfaces.failures`):
 
@@ -30,6 +32,7 @@ A program that embeds the command may pass a :class:`doxa.Clock` as click's ``ob
 
 from __future__ import annotations
 
+import os
 from typing import cast
 
 import click
@@ -101,6 +104,15 @@ __all__ = ["main"]
     help="The Snowball language recall stems the scope's words in (env DOXA_LANGUAGE): "
     "english, french, german, spanish …; open a scope with the same one each time.",
 )
+@click.option(
+    "--server",
+    envvar="DOXA_SERVER",
+    default=None,
+    metavar="URL",
+    help="A running doxa server (env DOXA_SERVER), e.g. http://127.0.0.1:8000: commands go "
+    "through its REST API with the key in $DOXA_KEY, not to the store. Without it, a command "
+    "whose store a local `doxa serve` holds goes through that server by itself.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.pass_context
 def main(
@@ -110,6 +122,7 @@ def main(
     scope: str,
     judge: str | None,
     language: str,
+    server: str | None,
     as_json: bool,
 ) -> None:
     """doxa: an agent memory with one gated way in.
@@ -130,6 +143,8 @@ def main(
         judge=judge,
         scope_named=ctx.get_parameter_source("scope") is not ParameterSource.DEFAULT,
         language=language,
+        server=server,
+        key=os.environ.get("DOXA_KEY") or None,  # never an option: `ps` would show it
     )
 
 

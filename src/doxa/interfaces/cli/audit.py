@@ -40,7 +40,7 @@ def verify(settings: Settings, file: Path | None) -> None:
 
         def action(memory: Memory) -> None:
             count = memory.verify()
-            report({str(memory.scope.log): count}, f"scope {settings.scope!r}")
+            report({str(memory.scope.log): count}, f"scope {memory.scope.name!r}")
 
         run(settings, action)
         return

@@ -13,7 +13,7 @@ import click
 
 from doxa.audit.backups import accept_loss as give_up_lost
 from doxa.audit.purge import PurgeStatus
-from doxa.errors import StoreError
+from doxa.errors import InvalidInput, StoreError
 from doxa.interfaces.cli.running import Settings, attempt, emit, print_error, run
 from doxa.interfaces.cli.show import facts_table, show_list, show_receipt
 from doxa.memory import Memory
@@ -164,6 +164,11 @@ def backups(settings: Settings) -> None:
 
 
 def _offline(settings: Settings, action: str) -> Path:
+    if settings.server is not None:
+        raise InvalidInput(
+            f"`doxa {action}` works on the store's files, not through the server at "
+            f"{settings.server}; stop the server and run it on the store directory."
+        )
     if settings.path is None:
         raise StoreError(f"`doxa {action}` works on a store directory, not {settings.store}.")
     return settings.path

@@ -7,16 +7,19 @@ doxa's errors into a line on stderr (``error: <message>``, or a JSON document wi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import click
 
 from doxa.clock import Clock
-from doxa.errors import DoxaError
+from doxa.errors import DoxaError, InvalidInput, StoreLocked
+from doxa.interfaces.client import RemoteMemory
+from doxa.interfaces.discovery import Discovered, Ignored, discover, server_url
 from doxa.interfaces.failures import EXIT_OK, EXIT_REJECTED, exit_code
 from doxa.interfaces.location import is_url, open_memory
 from doxa.interfaces.presentation import plain
@@ -50,6 +53,11 @@ class Settings:
     #: whether the scope was named (``--scope`` or ``$DOXA_SCOPE``) rather than left at
     #: ``default``: a named scope must exist (docs/decisions.md, "Scopes are created")
     scope_named: bool = False
+    #: ``--server`` (``$DOXA_SERVER``): a running doxa server's URL; every command then goes
+    #: through its REST API instead of opening the store
+    server: str | None = None
+    #: ``$DOXA_KEY``: the API key for the server (never an option: others could read it)
+    key: str | None = dataclasses.field(default=None, repr=False)
 
     @property
     def checks_scope(self) -> bool:
@@ -77,34 +85,120 @@ def emit(value: object) -> None:
     click.echo(json.dumps(plain(value), indent=2, ensure_ascii=False))
 
 
-def _within(settings: Settings, action: Callable[[Memory], None], creates: bool) -> None:
+def _within(
+    settings: Settings, action: Callable[[Memory], None], creates: bool, local: bool
+) -> None:
     # The memory lives only in this frame, so nothing keeps the store open once the
     # command is over (an open store keeps its directory locked).
-    with open_memory(
-        settings.store,
-        settings.update_url,
-        scope=settings.scope,
-        clock=settings.clock,
-        judge=settings.judge,
-        language=settings.language,
-    ) as memory:
-        if settings.checks_scope and not creates:
-            memory.require_scope()  # a typo is refused, never a fresh empty memory
-        action(memory)
+    if settings.server is not None:
+        if local:
+            raise InvalidInput(
+                f"This command serves the store itself and cannot go through the server at "
+                f"{settings.server}; leave out --server (and unset $DOXA_SERVER)."
+            )
+        _through(_explicit(settings), action, creates)
+        return
+    try:
+        memory = open_memory(
+            settings.store,
+            settings.update_url,
+            scope=settings.scope,
+            clock=settings.clock,
+            judge=settings.judge,
+            language=settings.language,
+        )
+    except StoreLocked as locked:
+        if local:
+            raise
+        remote = _discovered(settings, locked)  # re-raises the lock when no server is found
+    else:
+        with memory:
+            _forget_stale(settings)
+            if settings.checks_scope and not creates:
+                memory.require_scope()  # a typo is refused, never a fresh empty memory
+            action(memory)
+            if creates:
+                memory.create_scope()  # after the action: a failed import creates no scope
+        return
+    _through(remote, action, creates)
+
+
+def _explicit(settings: Settings) -> RemoteMemory:
+    """The server ``--server`` names, with ``$DOXA_KEY``."""
+    assert settings.server is not None
+    url = server_url(settings.server)
+    if not settings.key:
+        raise InvalidInput(
+            f"--server {url} needs an API key in $DOXA_KEY (the owner key or an agent key "
+            "that `doxa serve` printed, or one from its configuration)."
+        )
+    return RemoteMemory(url, settings.key)
+
+
+def _discovered(settings: Settings, locked: StoreLocked) -> RemoteMemory:
+    """The local server that holds the locked store, found by its discovery file; else the
+    lock is the answer (with the reason a discovery file was not trusted)."""
+    found = discover(settings.path, settings.scope) if settings.path is not None else None
+    if isinstance(found, Ignored):
+        click.echo(f"note: ignored {found.path}: {found.reason}", err=True)
+    if not isinstance(found, Discovered):
+        raise locked
+    key = settings.key or found.token
+    if key is None:
+        raise InvalidInput(
+            f"The store is held by the doxa server at {found.url}, which does not serve scope "
+            f"{settings.scope!r}; name a scope it serves, or put a key in $DOXA_KEY."
+        )
+    click.echo(
+        f"note: the store is held by the doxa server at {found.url} (pid {found.pid}); "
+        "going through it",
+        err=True,
+    )
+    return RemoteMemory(found.url, key)
+
+
+def _forget_stale(settings: Settings) -> None:
+    """With the store's lock held no server runs on it: a discovery file left by a server
+    that was killed is removed, and the user told so (the file named a dead pid)."""
+    if settings.path is None:
+        return
+    found = discover(settings.path, settings.scope)
+    if isinstance(found, Ignored) and found.stale:
+        found.path.unlink(missing_ok=True)
+        click.echo(f"note: removed {found.path}: {found.reason}", err=True)
+
+
+def _through(remote: RemoteMemory, action: Callable[[Memory], None], creates: bool) -> None:
+    """Run ``action`` on the server's REST API, as if it were the memory."""
+    with remote:
         if creates:
-            memory.create_scope()  # after the action: a failed import creates no scope
+            raise InvalidInput(
+                f"This command creates or fills a scope, which the doxa server at {remote.url} "
+                "does not do over REST; stop the server and run it on the store."
+            )
+        # the client has Memory's methods for every command that can go through a server,
+        # and refuses the rest by name (RemoteMemory.__getattr__)
+        action(cast(Memory, remote))
 
 
-def run(settings: Settings, action: Callable[[Memory], None], *, creates: bool = False) -> None:
+def run(
+    settings: Settings,
+    action: Callable[[Memory], None],
+    *,
+    creates: bool = False,
+    local: bool = False,
+) -> None:
     """Open the memory, run ``action``, close; turn doxa's errors into a line and a code.
 
     ``creates``: the command creates the scope (``doxa init``, ``doxa import``); every other
     command refuses a named scope the store does not know (:class:`~doxa.UnknownScope`).
+    ``local``: the command needs the store itself (``doxa mcp`` serves it), never a server's
+    REST API, so ``--server`` is refused and a locked store stays an error.
     """
     code, message, name = EXIT_OK, "", ""
     receipt: Receipt | None = None
     try:
-        _within(settings, action, creates)
+        _within(settings, action, creates, local)
     except Rejected as rejected:
         code, receipt = EXIT_REJECTED, rejected.receipt
     except DoxaError as error:

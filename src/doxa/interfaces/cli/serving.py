@@ -32,4 +32,4 @@ def mcp(settings: Settings, path: str | None, scope_name: str | None, files: boo
         scope=scope_name or settings.scope,
         scope_named=settings.scope_named or scope_name is not None,
     )
-    run(bound, lambda memory: serve_memory(memory, files=files))
+    run(bound, lambda memory: serve_memory(memory, files=files), local=True)

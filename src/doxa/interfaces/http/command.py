@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import signal
+import types
 from pathlib import Path
 from typing import Protocol
 
 import click
 
 from doxa.errors import DoxaError
-from doxa.interfaces.failures import exit_code
+from doxa.interfaces.failures import EXIT_USAGE, exit_code
 
 __all__ = ["serve"]
 
@@ -18,6 +20,11 @@ class _Settings(Protocol):
     scope: str
     update_url: str | None
     judge: str | None
+    server: str | None
+
+
+def _terminated(signum: int, frame: types.FrameType | None) -> None:
+    raise SystemExit(128 + signum)
 
 
 @click.command()
@@ -44,15 +51,28 @@ def serve(
     """Serve the store over HTTP: REST API, SPARQL endpoint, review page (see docs/http.md)."""
     import uvicorn
 
+    from doxa.interfaces.discovery import announced
     from doxa.interfaces.http.app import create_app
     from doxa.interfaces.http.config import demo_config, load_config
     from doxa.judges import configured_judge
     from doxa.reads.embeddings import EmbedConfig, OpenAIEmbedder
     from doxa.store import open_store
+    from doxa.store.location import MEMORY, is_server_url
 
     where = path if path is not None else settings.store
+    if settings.server is not None:
+        click.echo(
+            f"error: doxa serve opens the store itself, not the server at {settings.server}; "
+            "leave out --server (and unset $DOXA_SERVER).",
+            err=True,
+        )
+        raise SystemExit(EXIT_USAGE)
     try:
         config = load_config(config_file) if config_file else demo_config(settings.scope)
+        # an embedded store is locked while this server runs: a local `doxa` command finds
+        # the server through the discovery file, with a fresh owner token per scope
+        directory = None if where == MEMORY or is_server_url(where) else Path(where)
+        config, tokens = config.with_local_owners() if directory else (config, {})
         # the judge --judge names; by default the rule judge, with an LLM fallback if
         # DOXA_LLM_* is set (as for every doxa command); chosen before the store opens, so
         # a wrong name leaves no store to close
@@ -77,4 +97,15 @@ def serve(
     else:
         scopes = ", ".join(k.scope for k in config.scopes)
         click.echo(f"  scopes {scopes} with the keys in {config_file}")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    if directory is None:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+        return
+    # a server listening on every address is reached locally on the loopback one
+    local = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
+    # uvicorn re-raises the SIGTERM it shut down on; as an exception, not the default action
+    # (an instant death), it lets the discovery file go
+    signal.signal(signal.SIGTERM, _terminated)
+    with announced(directory, f"http://{local}:{port}", tokens) as found:
+        click.echo(f"  `doxa --store {where} …` in another terminal goes through this server")
+        click.echo(f"  (found by {found}, readable by you only)")
+        uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -25,7 +25,7 @@ import hashlib
 import secrets
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -72,6 +72,10 @@ class ServerConfig:
     #: None: half of ``sparql_max_running``, at least 1
     sparql_max_running_per_scope: int | None = None
     sparql_max_query_bytes: int = 262_144
+    #: (scope, token) pairs that act as that scope's owner while this server runs: the local
+    #: tokens ``doxa serve`` hands the CLI through the store's discovery file, never the
+    #: configured owner key (:mod:`doxa.interfaces.discovery`)
+    local_owner_tokens: tuple[tuple[str, str], ...] = ()
     _callers: dict[str, Caller] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -82,6 +86,9 @@ class ServerConfig:
             )
         for scope in self.scopes:
             roles = [(scope.owner_key, "owner"), *((k, "agent") for k in scope.agent_keys)]
+            roles += [
+                (key, "owner") for name, key in self.local_owner_tokens if name == scope.scope
+            ]
             for key, role in roles:
                 digest = _digest(key)
                 if digest in self._callers:
@@ -90,6 +97,13 @@ class ServerConfig:
                         "give every owner and agent its own key."
                     )
                 self._callers[digest] = Caller(scope.scope, "owner" if role == "owner" else "agent")
+
+    def with_local_owners(self) -> tuple[ServerConfig, dict[str, str]]:
+        """This configuration plus a fresh random owner token per scope, and the tokens
+        (scope -> token): what a local CLI uses while this server runs, so the configured
+        owner key is never copied into another file."""
+        tokens = {keys.scope: secrets.token_urlsafe(32) for keys in self.scopes}
+        return replace(self, local_owner_tokens=tuple(tokens.items())), tokens
 
     def caller(self, key: str) -> Caller | None:
         """The caller a key stands for, or None for an unknown key."""

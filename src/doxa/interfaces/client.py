@@ -1,0 +1,294 @@
+"""A running doxa server's REST API, called as if it were :class:`~doxa.Memory`.
+
+``doxa --server URL …`` (and a command that finds its store held by a local server,
+:mod:`doxa.interfaces.discovery`) runs the same commands through this class: each method the
+CLI calls has ``Memory``'s name and arguments, sends one request, and turns the JSON answer
+back into the same result objects (:func:`~doxa.interfaces.revive.revive`), so the CLI's
+printing code, text and ``--json``, is one code for both. An error answer comes back as the
+doxa error it stands for (:func:`~doxa.interfaces.failures.error_from`, the one table read
+backwards), so the exit codes are those of the embedded store.
+
+What the REST API does not offer (a backup, an export into a file, an import, creating a
+scope, erasure's wait for the purge …) is not attempted: any other ``Memory`` method raises
+:class:`~doxa.InvalidInput` naming the two ways on (stop the server, or use the REST API).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from rdflib import Literal
+
+from doxa.errors import ConstraintFailure, DoxaError, InvalidInput, ShapeViolation, StoreError
+from doxa.interfaces.failures import error_from
+from doxa.interfaces.revive import revive
+from doxa.model import Alarm, Fact, HeldWrite, History, Receipt, Relation, Standing, Why
+from doxa.reads.stats import Stats
+from doxa.reads.vocabulary import Vocabulary
+from doxa.scope import Scope
+from doxa.writes import PYTHON_FIELDS
+
+__all__ = ["RemoteMemory"]
+
+#: a write waits for the judge, which may be an LLM: as long as a person would wait
+TIMEOUT = httpx.Timeout(120.0, connect=5.0)
+
+
+class RemoteMemory:
+    """The REST API at ``url`` with the API ``key``, answering as :class:`~doxa.Memory` does.
+
+    The key decides the scope (the server binds each key to one scope), as for every REST
+    caller; an agent key is refused the owner's verbs with the server's own 403.
+    """
+
+    def __init__(self, url: str, key: str, *, transport: httpx.BaseTransport | None = None):
+        self.url = url
+        self._scope: Scope | None = None
+        self._http = httpx.Client(
+            base_url=url,
+            headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
+            timeout=TIMEOUT,
+            transport=transport,
+            follow_redirects=False,  # the key is never sent on to another address
+        )
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def __enter__(self) -> RemoteMemory:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: types.TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection (the server's store stays open: it is the server's)."""
+        self._http.close()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise InvalidInput(
+            f"This command cannot go through the doxa server at {self.url} (the REST API has "
+            f"no route for Memory.{name}); stop the server (Ctrl-C where `doxa serve` runs) "
+            "and run the command again on the store, or use the REST API (see /docs)."
+        )
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, object] | None = None,
+        body: Mapping[str, object] | None = None,
+    ) -> Any:
+        query = {k: _param(v) for k, v in (params or {}).items() if v is not None}
+        try:
+            answer = self._http.request(method, path, params=query, json=body)
+        except httpx.HTTPError as error:
+            raise StoreError(
+                f"Cannot reach the doxa server at {self.url} ({error}); is `doxa serve` "
+                "running there? Check --server (or $DOXA_SERVER)."
+            ) from None
+        try:
+            document = answer.json()
+        except ValueError:
+            raise StoreError(
+                f"The server at {self.url} answered {answer.status_code} with no JSON; is it a "
+                "doxa server? Check --server (or $DOXA_SERVER)."
+            ) from None
+        if answer.is_success:
+            return document
+        raise _error(document, answer.status_code)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def remember(self, text: str, *, strict: bool = True, **fields: object) -> Receipt:
+        """``Memory.remember`` through ``POST /remember``; with ``strict=False`` a write the
+        shapes reject returns its rejection receipt instead of raising, as on the store."""
+        try:
+            answer = self._call("POST", "/remember", body=_write_body(text, fields))
+        except ShapeViolation as violation:
+            if strict or violation.receipt_id is None:
+                raise
+            stored = self._receipt(violation.receipt_id)
+            # as the gate does: the receipt carries each failed constraint (not stored)
+            return replace(stored, failures=tuple(str(f) for f in violation.failures))
+        return revive(Receipt, answer)  # type: ignore[no-any-return]
+
+    def _receipt(self, receipt_id: str) -> Receipt:
+        """One receipt by id (a rejection's: the REST answer names it, ``GET /receipts`` has
+        it); read only when a write was rejected, so a plain write costs one request."""
+        for receipt in self.receipts():
+            if receipt.id == receipt_id:
+                return receipt
+        raise StoreError(f"The server named rejection receipt {receipt_id} but does not list it.")
+
+    def approve(self, item: str, *, as_relation: str | Relation | None = None) -> Receipt:
+        relation = as_relation.value if isinstance(as_relation, Relation) else as_relation
+        return self._receipt_of("/held/{}/approve", item, {"as_relation": relation})
+
+    def reject(self, item: str, *, reason: str = "") -> Receipt:
+        return self._receipt_of("/held/{}/reject", item, {"reason": reason})
+
+    def retract(self, fact: str, *, reason: str) -> Receipt:
+        return self._receipt_of("/facts/{}/retract", fact, {"reason": reason})
+
+    def confirm(self, fact: str, *, reason: str) -> Receipt:
+        return self._receipt_of("/facts/{}/confirm", fact, {"reason": reason})
+
+    def grant(self, kind: str, *, reason: str = "granted by the owner") -> Receipt:
+        return self._receipt_of("/kinds/{}/grant", kind, {"reason": reason})
+
+    def revoke(self, kind: str, *, reason: str = "revoked by the owner") -> Receipt:
+        return self._receipt_of("/kinds/{}/revoke", kind, {"reason": reason})
+
+    def clear_alarm(self, alarm: str, *, reason: str) -> Receipt:
+        return self._receipt_of("/alarms/{}/clear", alarm, {"reason": reason})
+
+    def release(self, fact: str, *, reason: str) -> Receipt:
+        return self._receipt_of("/quarantine/{}/release", fact, {"reason": reason})
+
+    def discard(self, fact: str, *, reason: str = "") -> Receipt:
+        return self._receipt_of("/quarantine/{}/discard", fact, {"reason": reason})
+
+    def rescreen(self, *, reason: str = "") -> list[Receipt]:
+        answer = self._call("POST", "/quarantine/rescreen", body={"reason": reason})
+        return revive(list[Receipt], answer)  # type: ignore[no-any-return]
+
+    def rejudge(self) -> list[Receipt]:
+        return revive(list[Receipt], self._call("POST", "/rejudge"))  # type: ignore[no-any-return]
+
+    def _receipt_of(self, route: str, name: str, body: Mapping[str, object]) -> Receipt:
+        answer = self._call("POST", route.format(_segment(name)), body=body)
+        return revive(Receipt, answer)  # type: ignore[no-any-return]
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def get(self, fact: str) -> Fact:
+        return revive(Fact, self._call("GET", f"/facts/{_segment(fact)}"))  # type: ignore[no-any-return]
+
+    def facts(self, **given: object) -> list[Fact]:
+        """``Memory.facts`` (``valid_at``, ``as_of``, ``topic``, ``subject``, ``predicate``,
+        ``include_ended``, ``include_unchecked``): the same names are ``GET /facts``'s."""
+        return revive(list[Fact], self._call("GET", "/facts", params=given))  # type: ignore[no-any-return]
+
+    def recall(self, text: str, **given: object) -> list[Fact]:
+        answer = self._call("GET", "/recall", params={"q": text, **given})
+        return revive(list[Fact], answer)  # type: ignore[no-any-return]
+
+    def history(self, fact: str, *, as_of: str | None = None) -> History:
+        answer = self._call("GET", f"/facts/{_segment(fact)}/history", params={"as_of": as_of})
+        return revive(History, answer)  # type: ignore[no-any-return]
+
+    def why(self, fact: str) -> Why:
+        return revive(Why, self._call("GET", f"/facts/{_segment(fact)}/why"))  # type: ignore[no-any-return]
+
+    def held(self) -> list[HeldWrite]:
+        return revive(list[HeldWrite], self._call("GET", "/held"))  # type: ignore[no-any-return]
+
+    def flagged(self, *, as_of: str | None = None) -> list[Fact]:
+        answer = self._call("GET", "/flagged", params={"as_of": as_of})
+        return revive(list[Fact], answer)  # type: ignore[no-any-return]
+
+    def receipts(self) -> list[Receipt]:
+        return revive(list[Receipt], self._call("GET", "/receipts"))  # type: ignore[no-any-return]
+
+    def quarantined(self) -> list[Fact]:
+        return revive(list[Fact], self._call("GET", "/quarantine"))  # type: ignore[no-any-return]
+
+    def ledger(self) -> list[Standing]:
+        return revive(list[Standing], self._call("GET", "/ledger"))  # type: ignore[no-any-return]
+
+    def stats(self) -> Stats:
+        return revive(Stats, self._call("GET", "/stats"))  # type: ignore[no-any-return]
+
+    def alarms(self, *, include_cleared: bool = False) -> list[Alarm]:
+        answer = self._call("GET", "/alarms", params={"include_cleared": include_cleared})
+        return revive(list[Alarm], answer)  # type: ignore[no-any-return]
+
+    def vocabulary(self, search: str | None = None, *, limit: int = 50) -> Vocabulary:
+        answer = self._call("GET", "/vocabulary", params={"search": search, "limit": limit})
+        return revive(Vocabulary, answer)  # type: ignore[no-any-return]
+
+    def verify(self) -> int:
+        """``GET /verify``: the receipts verified; the scope the key reaches is then known."""
+        answer = self._call("GET", "/verify")
+        self._scope = Scope.named(str(answer["scope"]))
+        return int(answer["receipts"])
+
+    @property
+    def scope(self) -> Scope:
+        """The scope the key reaches, once the server has named it (``verify``)."""
+        if self._scope is None:
+            return self.__getattr__("scope")  # type: ignore[no-any-return]
+        return self._scope
+
+    def require_scope(self) -> None:
+        """Nothing to check here: the server binds the key to a scope it serves."""
+
+
+def _segment(name: str) -> str:
+    """An id as one path segment: ``/`` and ``..`` cannot move the request elsewhere."""
+    return quote(name, safe="")
+
+
+def _param(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _write_body(text: str, fields: Mapping[str, object]) -> dict[str, object]:
+    """``Memory.remember``'s keyword arguments as the REST body's fields (the definition in
+    :mod:`doxa.writes` names both): closed lists by value, the object as ``object`` or as
+    ``literal`` with its datatype or language; defaults left out."""
+    from doxa.interfaces.presentation import plain
+
+    body: dict[str, object] = {"text": text}
+    for item in PYTHON_FIELDS:
+        value = fields.get(item.name)
+        if item.name in ("text", "object") or value is None or value == item.default:
+            continue
+        body[item.name] = plain(list(value) if isinstance(value, tuple) else value)
+    thing = fields.get("object")
+    if isinstance(thing, Literal):
+        body["literal"] = str(thing)
+        if thing.language:
+            body["language"] = thing.language
+        elif thing.datatype is not None:
+            body["datatype"] = str(thing.datatype)
+    elif thing is not None:
+        body["object"] = str(thing)
+    return body
+
+
+def _error(document: object, status: int) -> DoxaError:
+    """The doxa error an error answer stands for (a shape violation with its failures)."""
+    error = document.get("error") if isinstance(document, dict) else None
+    if not isinstance(error, dict):
+        return StoreError(f"The server answered {status} without doxa's error document.")
+    name, message = str(error.get("type", "")), str(error.get("message", ""))
+    if name == "ShapeViolation":
+        failures = tuple(
+            ConstraintFailure(
+                str(f.get("focus_node") or ""),
+                f.get("path"),
+                str(f.get("message", "")),
+                str(f.get("constraint", "")),
+            )
+            for f in error.get("failures", [])
+            if isinstance(f, dict)
+        )
+        receipt = error.get("receipt")
+        return ShapeViolation(failures, receipt if isinstance(receipt, str) else None)
+    return error_from(name, message, status)
