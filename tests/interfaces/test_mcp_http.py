@@ -15,8 +15,7 @@ import anyio
 import httpx
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 from mcp.types import CallToolResult, TextContent
 from tests.interfaces.conftest import (
     AGENT,

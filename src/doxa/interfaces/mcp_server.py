@@ -398,15 +398,20 @@ def _remember_signature() -> inspect.Signature:
     return inspect.Signature(parameters, return_annotation=RememberOut)
 
 
-def build_server(memory: Memory, *, files: bool = False, owner: bool = False) -> MCPServer:
+def build_server(
+    memory: Memory, *, files: bool = False, owner: bool = False, quiet: bool = False
+) -> MCPServer:
     """The MCP server over ``memory``: the agent's tools, bound to its scope; with
     ``files``, also the file-shaped tools of :data:`FILE_TOOLS` (:func:`add_file_tools`);
-    with ``owner``, also the owner's of :data:`OWNER_TOOLS` (:func:`add_owner_tools`)."""
+    with ``owner``, also the owner's of :data:`OWNER_TOOLS` (:func:`add_owner_tools`).
+    ``quiet`` keeps the SDK's logging at warnings (the SDK configures the root logger on
+    the first server it builds: at INFO, an HTTP server would log every request)."""
     server: MCPServer = MCPServer(
         "doxa",
         title=f"doxa memory (scope {memory.scope.name})",
         instructions=INSTRUCTIONS,
         version=__version__,
+        log_level="WARNING" if quiet else "INFO",
     )
 
     def remember(**given: Any) -> RememberOut:
@@ -875,7 +880,7 @@ class HttpTools:
     def __init__(self, memories: Mapping[str, Memory], *, limit: int = MAX_MESSAGE_BYTES) -> None:
         self._limit = limit
         self._servers = {
-            (scope, owner): build_server(memory, owner=owner)
+            (scope, owner): build_server(memory, owner=owner, quiet=True)
             for scope, memory in memories.items()
             for owner in (False, True)
         }
