@@ -8,6 +8,7 @@ decisions on held writes). Every refusal has a control beside it that passes.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -27,6 +28,7 @@ from tests.interfaces.conftest import (
     stop_server,
 )
 
+from doxa.interfaces.cli.serving import MCP_PATH, mcp_mounts
 from doxa.interfaces.mcp_server import AGENT_TOOLS, OWNER_TOOLS
 
 EX = "http://example.org/"
@@ -318,3 +320,11 @@ def test_two_threads_at_once_each_get_their_own_table(server: Server, key: str) 
     for name, names in results.items():
         expected = set(AGENT_TOOLS) | (set(OWNER_TOOLS) if name.startswith("owner") else set())
         assert names == expected
+
+
+def test_serve_runs_without_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the MCP SDK, ``doxa serve`` mounts nothing (REST still runs); with it, the
+    tools are at /mcp (control)."""
+    assert set(mcp_mounts()) == {MCP_PATH} == {"/mcp"}
+    monkeypatch.setitem(sys.modules, "doxa.interfaces.mcp_server", None)
+    assert mcp_mounts() == {}
