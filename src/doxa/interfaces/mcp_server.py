@@ -15,8 +15,10 @@ the owner's interfaces (CLI, review page). A doxa error comes back as a tool err
 from __future__ import annotations
 
 import inspect
+import json
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import datetime
 from typing import Annotated, Any, BinaryIO, Protocol, TypeVar, cast
 
@@ -25,6 +27,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.message import SessionMessage
 from mcp.types import (
     INVALID_PARAMS,
@@ -36,6 +39,7 @@ from mcp.types import (
     jsonrpc_message_adapter,
 )
 from pydantic import BaseModel, Field, ValidationError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from doxa import __version__
 from doxa.errors import DoxaError, InvalidInput
@@ -53,6 +57,8 @@ __all__ = [
     "AGENT_TOOLS",
     "FILE_TOOLS",
     "MAX_MESSAGE_BYTES",
+    "OWNER_TOOLS",
+    "HttpTools",
     "build_server",
     "check_message",
     "serve_memory",
@@ -67,6 +73,14 @@ AGENT_TOOLS: dict[str, bool] = {
     "history": True,
     "why": True,
     "vocabulary": True,
+}
+
+#: what the owner's key adds over HTTP (``doxa serve`` at /mcp): name -> read-only; an agent's
+#: key never sees them (its server has no such tool, so a call by name is an unknown tool)
+OWNER_TOOLS: dict[str, bool] = {
+    "held": True,
+    "approve": False,
+    "reject": False,
 }
 
 #: the file-shaped tools ``doxa mcp --files`` adds (docs/files.md): name -> read-only
@@ -384,14 +398,20 @@ def _remember_signature() -> inspect.Signature:
     return inspect.Signature(parameters, return_annotation=RememberOut)
 
 
-def build_server(memory: Memory, *, files: bool = False) -> MCPServer:
+def build_server(
+    memory: Memory, *, files: bool = False, owner: bool = False, quiet: bool = False
+) -> MCPServer:
     """The MCP server over ``memory``: the agent's tools, bound to its scope; with
-    ``files``, also the file-shaped tools of :data:`FILE_TOOLS` (:func:`add_file_tools`)."""
+    ``files``, also the file-shaped tools of :data:`FILE_TOOLS` (:func:`add_file_tools`);
+    with ``owner``, also the owner's of :data:`OWNER_TOOLS` (:func:`add_owner_tools`).
+    ``quiet`` keeps the SDK's logging at warnings (the SDK configures the root logger on
+    the first server it builds: at INFO, an HTTP server would log every request)."""
     server: MCPServer = MCPServer(
         "doxa",
         title=f"doxa memory (scope {memory.scope.name})",
         instructions=INSTRUCTIONS,
         version=__version__,
+        log_level="WARNING" if quiet else "INFO",
     )
 
     def remember(**given: Any) -> RememberOut:
@@ -494,7 +514,70 @@ def build_server(memory: Memory, *, files: bool = False) -> MCPServer:
 
     if files:
         add_file_tools(server, memory)
+    if owner:
+        add_owner_tools(server, memory)
     return server
+
+
+class HeldOut(BaseModel):
+    """A write waiting for the owner (or for the judge)."""
+
+    id: str
+    fact: str = Field(description="the fact id the write becomes once approved")
+    text: str
+    topic: str
+    status: str = Field(description="waiting for the owner, or unchecked (for the judge)")
+    relation: str | None = Field(description="the judge's relation, null while unchecked")
+    targets: list[str] = Field(description="the stored facts it would end or refine")
+    reason: str
+    held_at: str
+
+
+class HeldList(BaseModel):
+    """The held writes, oldest first."""
+
+    held: list[HeldOut]
+
+
+def add_owner_tools(server: MCPServer, memory: Memory) -> None:
+    """The owner's decisions on held writes, for a client holding the scope's owner key
+    (only ever added by :class:`HttpTools` for that key; stdio ``doxa mcp`` is the agent's)."""
+
+    @server.tool(annotations=_READ, structured_output=True)
+    def held() -> HeldList:
+        """The writes waiting for the owner's decision, oldest first."""
+        found = _guarded(memory.held)
+        return HeldList(
+            held=[
+                HeldOut(
+                    id=h.id,
+                    fact=h.fact,
+                    text=h.text,
+                    topic=h.topic,
+                    status=h.status.value,
+                    relation=None if h.relation is None else h.relation.value,
+                    targets=list(h.targets),
+                    reason=h.reason,
+                    held_at=h.held_at.isoformat(),
+                )
+                for h in found
+            ]
+        )
+
+    @server.tool(annotations=_WRITE, structured_output=True)
+    def approve(
+        held: Annotated[str, _doc("The held write's id, as `held` lists it.")],
+    ) -> ReceiptOut:
+        """Apply a held write's outcome (the owner's decision); leaves a receipt."""
+        return receipt_out(_guarded(lambda: memory.approve(held)))
+
+    @server.tool(annotations=_WRITE, structured_output=True)
+    def reject(
+        held: Annotated[str, _doc("The held write's id, as `held` lists it.")],
+        reason: Annotated[str, _doc("Why the write is discarded.")] = "",
+    ) -> ReceiptOut:
+        """Discard a held write (the owner's decision); leaves a receipt."""
+        return receipt_out(_guarded(lambda: memory.reject(held, reason=reason)))
 
 
 def add_file_tools(server: MCPServer, memory: Memory) -> None:
@@ -708,6 +791,124 @@ def serve_memory(memory: Memory, *, files: bool = False) -> None:
     error reply (``id`` null where it could not be read) and the session goes on.
     """
     anyio.run(serve_stdio, build_server(memory, files=files))
+
+
+# -- the transport: Streamable HTTP, mounted by ``doxa serve`` at /mcp ------------------
+
+
+def _tool_arguments(tools: list[Any]) -> dict[str, frozenset[str]]:
+    """Tool name -> the argument names its input schema takes (for :func:`check_message`)."""
+    return {tool.name: frozenset(tool.input_schema.get("properties", {})) for tool in tools}
+
+
+class _CheckedRequests:
+    """One server's Streamable HTTP endpoint, each POST body checked by
+    :func:`check_message` before the SDK reads it (as stdin is for stdio): a refused body
+    is answered 400 with the JSON-RPC error and never reaches a tool. A JSON array (a
+    batch, which the MCP revisions since 2025-06-18 no longer allow) is refused the same
+    way, since it is not one JSON-RPC message."""
+
+    def __init__(self, app: ASGIApp, limit: int, arguments: dict[str, frozenset[str]]) -> None:
+        self._app = app
+        self._limit = limit
+        self._arguments = arguments
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self._app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self._limit:
+                break  # refused below without reading the rest
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        # over the limit: check_message refuses on the length alone, never reading the rest
+        said = body if size <= self._limit else b" " * (self._limit + 1)
+        refusal = check_message(said, limit=self._limit, arguments=self._arguments)
+        if refusal is not None:
+            payload = json.dumps(refusal.message.model_dump(by_alias=True, mode="json"))
+            await _answer(send, 413 if size > self._limit else 400, payload.encode("utf-8"))
+            return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self._app(scope, replay, send)
+
+
+async def _answer(send: Send, status: int, payload: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
+
+
+class HttpTools:
+    """The MCP tools of every scope over Streamable HTTP, for ``doxa serve``'s /mcp route.
+
+    One server per scope and role, built up front: the agent's (:data:`AGENT_TOOLS`) and
+    the owner's (those plus :data:`OWNER_TOOLS`), each bound to its scope's memory, so the
+    caller's key picks the table and an agent's key has no owner tool to call. The
+    transport is stateless with JSON responses (the 2026 revisions' model: no session to
+    hijack or expire, every request carries its key, any worker can answer). Building a
+    server is cheap next to a request (docs/decisions.md), and doing it once keeps a
+    request from paying it; the SDK's session managers must be started before requests
+    come, which :meth:`lifespan` does. The caller (the HTTP server) authenticates first.
+    """
+
+    def __init__(self, memories: Mapping[str, Memory], *, limit: int = MAX_MESSAGE_BYTES) -> None:
+        self._limit = limit
+        self._servers = {
+            (scope, owner): build_server(memory, owner=owner, quiet=True)
+            for scope, memory in memories.items()
+            for owner in (False, True)
+        }
+        self._apps: dict[tuple[str, bool], ASGIApp] = {}
+
+    @asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        """Run every server's session manager while the HTTP server runs."""
+        async with AsyncExitStack() as stack:
+            for key, server in self._servers.items():
+                manager = StreamableHTTPSessionManager(
+                    # the SDK's documented way to mount several servers in one app
+                    app=server._lowlevel_server,
+                    json_response=True,
+                    stateless=True,
+                    max_request_body_size=self._limit,
+                )
+                await stack.enter_async_context(manager.run())
+                arguments = _tool_arguments(await server.list_tools())
+                self._apps[key] = _CheckedRequests(manager.handle_request, self._limit, arguments)
+            try:
+                yield
+            finally:
+                self._apps.clear()
+
+    def app_for(self, scope: str, owner: bool) -> ASGIApp:
+        """The endpoint serving ``scope``'s tools to its owner (``owner``) or an agent."""
+        return self._apps[(scope, owner)]
 
 
 # -- the vocabulary tool's result (issue 16) ------------------------------------------

@@ -54,7 +54,6 @@ from doxa.interfaces.cli import (
 )
 from doxa.interfaces.cli.running import Settings
 from doxa.interfaces.cli.usage import JsonUsageGroup
-from doxa.interfaces.http.command import serve
 from doxa.interfaces.logs import quiet_libraries
 from doxa.text import DEFAULT_LANGUAGE
 
@@ -186,8 +185,8 @@ for _command in (
     owner.restore,
     owner.recover,
     serving.mcp,
+    serving.serve,
     files.render,
     files.sync,
-    serve,
 ):
     main.add_command(_command)

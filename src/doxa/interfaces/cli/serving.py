@@ -1,14 +1,35 @@
-"""``doxa mcp``: serve the agent's tools over MCP (``doxa serve`` lives with the HTTP server)."""
+"""``doxa mcp`` (the agent's tools over MCP stdio) and ``doxa serve`` (the HTTP server, with
+the MCP tools at /mcp).
+
+``serve`` lives here, above both servers, because it composes them: import-linter keeps the
+HTTP server and the MCP server independent, so neither can mount the other.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import logging
+import signal
+import types
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import click
 
+from doxa.errors import DoxaError
 from doxa.interfaces.cli.running import Settings, run
+from doxa.interfaces.failures import EXIT_USAGE, exit_code
 
-__all__ = ["mcp"]
+if TYPE_CHECKING:
+    from doxa.interfaces.http.mounts import MountFactory
+
+__all__ = ["mcp", "mcp_mounts", "serve"]
+
+#: where ``doxa serve`` mounts the MCP tools (Streamable HTTP)
+MCP_PATH = "/mcp"
+
+_log = logging.getLogger("doxa.server")
 
 
 @click.command()
@@ -33,3 +54,114 @@ def mcp(settings: Settings, path: str | None, scope_name: str | None, files: boo
         scope_named=settings.scope_named or scope_name is not None,
     )
     run(bound, lambda memory: serve_memory(memory, files=files), local=True)
+
+
+class _Settings(Protocol):
+    store: str
+    scope: str
+    update_url: str | None
+    judge: str | None
+    server: str | None
+
+
+def mcp_mounts() -> Mapping[str, MountFactory]:
+    """The MCP tools at :data:`MCP_PATH`, or nothing where the MCP SDK is not installed
+    (the rest of the server runs without it; the log says how to add it)."""
+    try:
+        from doxa.interfaces.mcp_server import HttpTools
+    except ImportError as error:
+        _log.warning("no MCP at %s (%s); pip install 'doxa[mcp]' to add it", MCP_PATH, error)
+        return {}
+    return {MCP_PATH: lambda memories, limit: HttpTools(memories, limit=limit)}
+
+
+def _terminated(signum: int, frame: types.FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+@click.command()
+@click.option(
+    "--path",
+    "--store",
+    "path",
+    metavar="DIR|URL",
+    help="Store directory or SPARQL server URL (default: the global --store); ':memory:' for "
+    "an in-memory store. `doxa serve --store http://host/sparql` serves a SPARQL server.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="TOML file mapping API keys to scopes (default: the global --scope, fresh keys).",
+)
+@click.pass_obj
+def serve(
+    settings: _Settings, path: str | None, host: str, port: int, config_file: Path | None
+) -> None:
+    """Serve the store over HTTP: REST API, SPARQL endpoint, review page, MCP at /mcp (see
+    docs/http.md)."""
+    import uvicorn
+
+    from doxa.interfaces.discovery import announced
+    from doxa.interfaces.http.app import create_app
+    from doxa.interfaces.http.config import demo_config, load_config
+    from doxa.judges import configured_judge
+    from doxa.reads.embeddings import EmbedConfig, OpenAIEmbedder
+    from doxa.store import open_store
+    from doxa.store.location import MEMORY, is_server_url
+
+    where = path if path is not None else settings.store
+    if settings.server is not None:
+        click.echo(
+            f"error: doxa serve opens the store itself, not the server at {settings.server}; "
+            "leave out --server (and unset $DOXA_SERVER).",
+            err=True,
+        )
+        raise SystemExit(EXIT_USAGE)
+    try:
+        config = load_config(config_file) if config_file else demo_config(settings.scope)
+        # an embedded store is locked while this server runs: a local `doxa` command finds
+        # the server through the discovery file, with a fresh owner token per scope
+        directory = None if where == MEMORY or is_server_url(where) else Path(where)
+        config, tokens = config.with_local_owners() if directory else (config, {})
+        # the judge --judge names; by default the rule judge, with an LLM fallback if
+        # DOXA_LLM_* is set (as for every doxa command); chosen before the store opens, so
+        # a wrong name leaves no store to close
+        judge = configured_judge(name=settings.judge)
+        embedding = EmbedConfig.from_env()  # recall by meaning when DOXA_EMBED_* is set
+        embedder = None if embedding is None else OpenAIEmbedder(embedding)
+        # a directory, :memory: or a SPARQL 1.1 server, as for every doxa command
+        store = open_store(where, update_url=settings.update_url)
+        app = create_app(
+            store, config, judge=judge, owns_store=True, embedder=embedder, mounts=mcp_mounts()
+        )
+    except DoxaError as error:
+        click.echo(f"error: {error}", err=True)
+        raise SystemExit(exit_code(error)) from None
+    url = f"http://{host}:{port}"
+    click.echo(f"doxa serves {where} at {url}")
+    click.echo(f"  API docs {url}/docs   SPARQL {url}/sparql   review {url}/review")
+    click.echo(f"  query page {url}/sparql/editor")
+    click.echo(f"  MCP (Streamable HTTP) {url}{MCP_PATH}")
+    if config_file is None:
+        keys = config.scopes[0]
+        click.echo(f"  scope {keys.scope!r} with fresh keys (valid until the server stops):")
+        click.echo(f"    owner key  {keys.owner_key}")
+        click.echo(f"    agent key  {keys.agent_keys[0]}")
+    else:
+        scopes = ", ".join(k.scope for k in config.scopes)
+        click.echo(f"  scopes {scopes} with the keys in {config_file}")
+    if directory is None:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+        return
+    # a server listening on every address is reached locally on the loopback one
+    local = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
+    # uvicorn re-raises the SIGTERM it shut down on; as an exception, not the default action
+    # (an instant death), it lets the discovery file go
+    signal.signal(signal.SIGTERM, _terminated)
+    with announced(directory, f"http://{local}:{port}", tokens) as found:
+        click.echo(f"  `doxa --store {where} …` in another terminal goes through this server")
+        click.echo(f"  (found by {found}, readable by you only)")
+        uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -10,11 +10,12 @@ import asyncio
 import json
 import logging
 import secrets
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from doxa import __version__
@@ -25,6 +26,7 @@ from doxa.interfaces.http.auth import Memories, ReviewSessions
 from doxa.interfaces.http.checker import QueryChecker
 from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.errors import error_body, install_handlers
+from doxa.interfaces.http.mounts import KeyedMount, MountFactory
 from doxa.interfaces.http.runner import QueryRunner
 from doxa.judges import Judge
 from doxa.memory import Memory
@@ -109,6 +111,7 @@ def create_app(
     secret: bytes | None = None,
     rejudge_every: float | None = 30.0,
     embedder: Embedder | None = None,
+    mounts: Mapping[str, MountFactory] | None = None,
 ) -> FastAPI:
     """A FastAPI app serving ``store`` to the keys in ``config``.
 
@@ -117,7 +120,9 @@ def create_app(
     app by default); its sessions live in the app, so a restart signs everyone out. Every
     ``rejudge_every`` seconds the server judges again the writes a judge that was down left
     ``unchecked`` (recovery without the owner having to ask; None turns it off).
-    ``embedder`` gives every scope recall by meaning (None: words only).
+    ``embedder`` gives every scope recall by meaning (None: words only). ``mounts`` (path ->
+    factory) serves other protocols behind the same keys (``doxa serve`` mounts MCP at
+    ``/mcp``: :mod:`doxa.interfaces.http.mounts`).
     """
     memories = Memories(
         {
@@ -137,13 +142,19 @@ def create_app(
                         logger.exception("judging unchecked writes again failed; will retry")
 
     checker = QueryChecker()
+    by_scope = {keys.scope: memories[keys.scope] for keys in config.scopes}
+    limit = config.max_body_bytes
+    mounted = {path: build(by_scope, limit) for path, build in (mounts or {}).items()}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         task = asyncio.create_task(rejudge_loop(rejudge_every)) if rejudge_every else None
         checker.start()
         try:
-            yield
+            async with AsyncExitStack() as stack:
+                for keyed in mounted.values():
+                    await stack.enter_async_context(keyed.lifespan())
+                yield
         finally:
             checker.close()
             if task is not None:
@@ -183,5 +194,8 @@ def create_app(
     app.include_router(review.router)
     app.include_router(apidocs.router)
     app.include_router(editor.router)
+    for path, keyed in mounted.items():
+        # a route, not a Starlette mount: /mcp itself is the endpoint (no redirect to /mcp/)
+        app.router.routes.append(Route(path, KeyedMount(config, keyed), include_in_schema=False))
     app.add_middleware(_BodyLimit, limit=config.max_body_bytes)
     return app

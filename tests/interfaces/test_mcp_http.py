@@ -1,0 +1,330 @@
+"""MCP over HTTP: a real ``doxa serve`` answers the SDK's Streamable HTTP client at /mcp.
+
+The key decides everything, exactly as for REST: which scope the tools act on, and which
+table they come from (an agent's key: the agent's tools; the owner's: those and the owner's
+decisions on held writes). Every refusal has a control beside it that passes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+from mcp.types import CallToolResult, TextContent
+from tests.interfaces.conftest import (
+    AGENT,
+    BOB,
+    OWNER,
+    Server,
+    config_text,
+    start_server,
+    stop_server,
+)
+
+from doxa.interfaces.cli.serving import MCP_PATH, mcp_mounts
+from doxa.interfaces.mcp_server import AGENT_TOOLS, OWNER_TOOLS
+
+EX = "http://example.org/"
+#: a JSON-RPC request the endpoint accepts without a session (stateless)
+LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+#: what the Streamable HTTP transport asks a POST to accept
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = start_server(tmp_path_factory.mktemp("mcp-http"), config_text())
+    yield running
+    stop_server(running)
+
+
+def with_client(server: Server, key: str, body: Callable[[Client], Awaitable[Any]]) -> Any:
+    """Run ``body`` with the SDK's Streamable HTTP client, sending ``key`` as REST takes it."""
+
+    async def run() -> Any:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
+        async with http, Client(streamable_http_client(f"{server.url}/mcp", http_client=http)) as c:
+            return await body(c)
+
+    return anyio.run(run)
+
+
+def tool_names(server: Server, key: str) -> set[str]:
+    async def names(client: Client) -> set[str]:
+        return {tool.name for tool in (await client.list_tools()).tools}
+
+    result: set[str] = with_client(server, key, names)
+    return result
+
+
+def call(server: Server, key: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+    async def once(client: Client) -> CallToolResult:
+        return await client.call_tool(tool, arguments)
+
+    result: CallToolResult = with_client(server, key, once)
+    return result
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error
+    [content] = result.content
+    assert isinstance(content, TextContent)
+    return content.text
+
+
+def raw_post(server: Server, body: bytes, headers: dict[str, Any], path: str = "/mcp") -> Any:
+    return httpx.post(f"{server.url}{path}", content=body, headers={**ACCEPT, **headers})
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+# -- the tool tables ------------------------------------------------------------------
+
+
+def test_an_agent_key_lists_the_agents_tools_only(server: Server) -> None:
+    assert tool_names(server, AGENT) == set(AGENT_TOOLS)
+
+
+def test_the_owner_key_lists_the_owners_tools_too(server: Server) -> None:
+    """Control for the test above: the owner's table is the agent's plus the decisions."""
+    assert tool_names(server, OWNER) == set(AGENT_TOOLS) | set(OWNER_TOOLS)
+
+
+def supplier(day: str) -> dict[str, Any]:
+    return {
+        "text": f"The supplier call is on {day}",
+        "topic": "meetings",
+        "subject": f"{EX}supplierCall",
+        "predicate": f"{EX}dayOfWeek",
+        "object": f"{EX}{day}",
+    }
+
+
+def test_an_agent_key_cannot_call_an_owner_tool(server: Server) -> None:
+    """``approve`` by name with the agent's key is an unknown tool: the held write stays
+    held; the owner's key approves the same write (control)."""
+    structured(call(server, AGENT, "remember", supplier("Monday")))
+    second = structured(call(server, AGENT, "remember", supplier("Tuesday")))
+    assert second["outcome"] == "held", second
+    refused = call(server, AGENT, "approve", {"held": second["held"]})
+    assert refused.is_error
+    assert "approve" in error_text(refused)
+    assert second["held"] in {h["id"] for h in structured(call(server, OWNER, "held", {}))["held"]}
+    approved = structured(call(server, OWNER, "approve", {"held": second["held"]}))
+    assert approved["outcome"] == "approved"
+    assert structured(call(server, OWNER, "held", {}))["held"] == []
+
+
+# -- the same memory as REST ----------------------------------------------------------
+
+
+def test_remember_recall_and_facts_agree_with_rest(server: Server) -> None:
+    """A write through MCP is the fact REST reads for the same scope, and MCP's reads list
+    what REST's list (the control is REST itself)."""
+    written = structured(
+        call(server, AGENT, "remember", {"text": "Lunch is at noon", "topic": "food"})
+    )
+    assert written["outcome"] == "admitted"
+    with server.client(AGENT) as rest:
+        fact = rest.get(f"/facts/{written['fact']}").json()
+        assert fact["text"] == "Lunch is at noon"
+        recalled_rest = [f["id"] for f in rest.get("/recall", params={"q": "lunch"}).json()]
+        facts_rest = [f["id"] for f in rest.get("/facts", params={"topic": "food"}).json()]
+    recalled = structured(call(server, AGENT, "recall", {"text": "lunch"}))["facts"]
+    assert [f["id"] for f in recalled] == recalled_rest
+    listed = structured(call(server, AGENT, "facts", {"topic": "food"}))["facts"]
+    assert [f["id"] for f in listed] == facts_rest == [written["fact"]]
+
+
+def test_another_scopes_key_sees_another_scope(server: Server) -> None:
+    """Bob's key reaches bob's memory only: alice's fact is not there, by search or by id;
+    alice's key finds it (control)."""
+    written = structured(call(server, OWNER, "remember", {"text": "Tea at four", "topic": "tea"}))
+    assert structured(call(server, BOB, "recall", {"text": "tea"}))["facts"] == []
+    missing = call(server, BOB, "why", {"fact": written["fact"]})
+    assert "no fact" in error_text(missing).lower()
+    assert structured(call(server, OWNER, "why", {"fact": written["fact"]}))["fact"]["text"]
+
+
+def test_a_doxa_error_is_a_tool_error(server: Server) -> None:
+    """A write the gate refuses (no topic) comes back as a tool error with doxa's message;
+    the same write with a topic is admitted (control)."""
+    refused = call(server, AGENT, "remember", {"text": "No topic here", "topic": ""})
+    assert "topic" in error_text(refused).lower()
+    assert structured(call(server, AGENT, "remember", {"text": "A topic", "topic": "misc"}))["fact"]
+
+
+def test_an_agent_cannot_write_as_the_owner_over_http(server: Server) -> None:
+    refused = call(server, AGENT, "remember", {"text": "x", "topic": "t", "authority": "OWNER"})
+    assert refused.is_error
+    ok = call(server, AGENT, "remember", {"text": "x", "topic": "t", "authority": "tool"})
+    assert structured(ok)["outcome"] in {"admitted", "merged"}
+
+
+# -- the key, attacked ------------------------------------------------------------------
+
+
+def test_the_control_request_passes(server: Server) -> None:
+    """Control for the refusals below: a well-formed request with the key is answered."""
+    answer = raw_post(server, json.dumps(LIST).encode(), bearer(AGENT))
+    assert answer.status_code == 200, answer.text
+    assert {t["name"] for t in answer.json()["result"]["tools"]} == set(AGENT_TOOLS)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        pytest.param({}, id="no key"),
+        pytest.param(bearer("not-a-key-of-this-server-000"), id="unknown key"),
+        pytest.param(bearer(AGENT.upper()), id="another case"),
+        pytest.param(bearer(AGENT[:8] + " " + AGENT[8:]), id="a space inside"),
+        pytest.param({"Authorization": AGENT}, id="no scheme"),
+        pytest.param({"Authorization": f"Basic {AGENT}"}, id="another scheme"),
+        pytest.param(
+            {"Authorization": f"B\u0435arer {AGENT}".encode()},  # a Cyrillic e, sent as UTF-8
+            id="a look-alike scheme",
+        ),
+        pytest.param(bearer(f"{AGENT} {OWNER}"), id="two keys in one header"),
+    ],
+)
+def test_a_request_without_a_known_key_is_refused(server: Server, headers: dict[str, Any]) -> None:
+    answer = raw_post(server, json.dumps(LIST).encode(), headers)
+    assert answer.status_code == 401
+    assert answer.headers["www-authenticate"] == "Bearer"
+    error = answer.json()["error"]
+    assert error["type"] == "Unauthorized"
+    assert error["status"] == 401
+    assert "key" in error["message"]
+
+
+def test_spaces_around_the_key_are_read_as_rest_reads_them(server: Server) -> None:
+    """The one header parser REST uses: the scheme in any case, spaces before the key."""
+    spaced = {"Authorization": f"bEaReR   {AGENT}"}
+    answer = raw_post(server, json.dumps(LIST).encode(), spaced)
+    assert answer.status_code == 200, answer.text
+    with server.client(None) as rest:
+        assert rest.get("/held", headers=spaced).is_success
+
+
+def test_two_authorization_headers_are_refused(server: Server) -> None:
+    headers = [*ACCEPT.items(), ("Authorization", f"Bearer {AGENT}")]
+    one = httpx.post(f"{server.url}/mcp", content=json.dumps(LIST), headers=headers)
+    assert one.status_code == 200  # control
+    two = [*headers, ("Authorization", f"Bearer {OWNER}")]
+    answer = httpx.post(f"{server.url}/mcp", content=json.dumps(LIST), headers=two)
+    assert answer.status_code == 401
+    assert "one Authorization header" in answer.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("query", ["key=" + AGENT, "api_key=" + OWNER, "x=1"])
+def test_a_query_string_is_refused(server: Server, query: str) -> None:
+    """A key in the URL would land in logs: refused even beside a good header."""
+    answer = raw_post(server, json.dumps(LIST).encode(), bearer(AGENT), path=f"/mcp?{query}")
+    assert answer.status_code == 400
+    assert "Authorization: Bearer" in answer.json()["error"]["message"]
+
+
+def test_a_key_in_the_query_string_alone_is_not_a_key(server: Server) -> None:
+    answer = httpx.post(f"{server.url}/mcp?key={AGENT}", content=json.dumps(LIST), headers=ACCEPT)
+    assert answer.status_code in {400, 401}
+    assert "result" not in answer.json()
+
+
+# -- the body, attacked -----------------------------------------------------------------
+
+
+def test_an_oversized_body_gets_the_rest_limit(server: Server) -> None:
+    """The server's max_body_bytes (64 KiB here) applies to /mcp as to REST: 413 with
+    doxa's error document; a body under it is served (control above)."""
+    call_ = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "remember", "arguments": {"text": "x" * 70_000, "topic": "t"}},
+    }
+    answer = raw_post(server, json.dumps(call_).encode(), bearer(AGENT))
+    assert answer.status_code == 413
+    assert answer.json()["error"]["type"] == "PayloadTooLarge"
+
+
+def test_a_batch_is_refused(server: Server) -> None:
+    """The MCP revisions since 2025-06-18 have no JSON-RPC batches: an array is refused
+    with a JSON-RPC error, no tool runs."""
+    batch = [LIST, {**LIST, "id": 2}]
+    answer = raw_post(server, json.dumps(batch).encode(), bearer(AGENT))
+    assert answer.status_code == 400
+    assert answer.json()["error"]["message"].startswith("Invalid Request")
+
+
+def test_a_repeated_key_and_an_unknown_argument_are_refused(server: Server) -> None:
+    """Checked as stdio checks a line: a JSON object repeating a key, and an argument the
+    tool does not take (``rule`` on remember would be dropped by the SDK), never reach the
+    tool; the same call without them is answered (control)."""
+    twice = b'{"jsonrpc": "2.0", "id": 3, "id": 4, "method": "tools/list"}'
+    assert raw_post(server, twice, bearer(AGENT)).status_code == 400
+    arguments = {"text": "Rule?", "topic": "rules", "rule": "requires"}
+    smuggled = {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "method": "tools/call",
+        "params": {"name": "remember", "arguments": arguments},
+    }
+    answer = raw_post(server, json.dumps(smuggled).encode(), bearer(AGENT))
+    assert answer.status_code == 400
+    assert "'rule'" in answer.json()["error"]["message"]
+    del arguments["rule"]
+    assert raw_post(server, json.dumps(smuggled).encode(), bearer(AGENT)).status_code == 200
+
+
+def test_rest_still_answers_beside_mcp(server: Server) -> None:
+    with server.client(AGENT) as rest:
+        assert rest.get("/health").json()["status"] == "ok"
+        assert rest.post("/mcp/other", json=LIST).status_code == 404
+
+
+@pytest.mark.parametrize("key", [AGENT, OWNER])
+def test_two_threads_at_once_each_get_their_own_table(server: Server, key: str) -> None:
+    """Concurrent requests with different keys never cross: each sees its own table."""
+    results: dict[str, set[str]] = {}
+
+    async def both() -> None:
+        async def one(name: str, k: str) -> None:
+            async with httpx.AsyncClient() as client:
+                answer = await client.post(
+                    f"{server.url}/mcp", content=json.dumps(LIST), headers={**ACCEPT, **bearer(k)}
+                )
+            results[name] = {t["name"] for t in answer.json()["result"]["tools"]}
+
+        async with anyio.create_task_group() as group:
+            for i in range(4):
+                group.start_soon(one, f"agent{i}", AGENT)
+                group.start_soon(one, f"owner{i}", OWNER)
+
+    anyio.run(both)
+    assert key  # both parametrisations run the same mix
+    for name, names in results.items():
+        expected = set(AGENT_TOOLS) | (set(OWNER_TOOLS) if name.startswith("owner") else set())
+        assert names == expected
+
+
+def test_serve_runs_without_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the MCP SDK, ``doxa serve`` mounts nothing (REST still runs); with it, the
+    tools are at /mcp (control)."""
+    assert set(mcp_mounts()) == {MCP_PATH} == {"/mcp"}
+    monkeypatch.setitem(sys.modules, "doxa.interfaces.mcp_server", None)
+    assert mcp_mounts() == {}
