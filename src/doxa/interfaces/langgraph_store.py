@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
+from typing import Literal as Literal_
 from urllib.parse import quote, unquote
 
 from rdflib import Literal
@@ -42,11 +43,13 @@ from doxa.scope import check_name
 
 try:
     from langgraph.store.base import (
+        NOT_PROVIDED,
         BaseStore,
         GetOp,
         Item,
         ListNamespacesOp,
         MatchCondition,
+        NotProvided,
         Op,
         PutOp,
         Result,
@@ -132,8 +135,9 @@ class DoxaStore(BaseStore):
     """A LangGraph store whose items are the live facts of one doxa scope.
 
     Every ``put`` goes through the gate in ``authority``'s words; ``delete`` asks the owner.
-    Safe to share between threads: one put or delete at a time per store, so two threads
-    putting the same key revise one fact instead of making two.
+    Safe to share between threads: a put or delete finds the key's live fact and writes
+    under the store's (reentrant) lock, so two threads putting the same key, through one
+    ``DoxaStore`` or two over the same ``Memory``, revise one fact instead of making two.
 
     >>> from doxa import Memory
     >>> store = DoxaStore(Memory.open(None, scope="alice"))
@@ -144,10 +148,13 @@ class DoxaStore(BaseStore):
     {'text': 'Alice prefers tea'}
     """
 
-    def __init__(self, memory: Memory, *, authority: str = "agent") -> None:
+    def __init__(
+        self, memory: Memory, *, authority: str = "agent", sources: Iterable[str] = ()
+    ) -> None:
         self.memory = memory
         self.authority = authority
-        self._lock = threading.RLock()
+        #: the documents every put cites (``external`` writes must cite exactly one)
+        self.sources = tuple(sources)
         self._last = threading.local()
 
     @property
@@ -169,7 +176,7 @@ class DoxaStore(BaseStore):
         topic = topic_of_namespace(namespace)
         subject = _key_iri(topic, key)
         text = _value_text(value)
-        with self._lock:
+        with self.memory.store.lock:
             live = self._live(topic, subject)
             receipt = self.memory.remember(
                 text,
@@ -178,6 +185,7 @@ class DoxaStore(BaseStore):
                 predicate=VALUE,
                 object=Literal(text),
                 authority=self.authority,
+                sources=self.sources,
                 valid_from=self.memory.clock.now(),
                 revises=None if live is None else live.id,
             )
@@ -189,7 +197,7 @@ class DoxaStore(BaseStore):
         request for it already waits. The item stays readable until the owner approves."""
         topic = topic_of_namespace(namespace)
         subject = _key_iri(topic, key)
-        with self._lock:
+        with self.memory.store.lock:
             live = self._live(topic, subject)
             receipt = None
             if live is not None:
@@ -201,6 +209,28 @@ class DoxaStore(BaseStore):
         return receipt
 
     # -- BaseStore ---------------------------------------------------------------------
+
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal_[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """:meth:`put_item`, its receipt kept in :attr:`last_receipt`. ``index`` is accepted
+        and ignored (recall indexes every field's words); a ``ttl`` is refused."""
+        if ttl not in (NOT_PROVIDED, None):
+            raise NotImplementedError(
+                f"TTL is not supported by {type(self).__name__}: doxa keeps no TTL; put "
+                "without ttl, and end a value by putting a new one or deleting it."
+            )
+        self.put_item(namespace, key, value)
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """:meth:`request_delete`: the owner decides; the item stays until they approve."""
+        self.request_delete(namespace, key)
 
     def get(
         self,
