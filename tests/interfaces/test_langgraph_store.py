@@ -238,6 +238,7 @@ def test_clocks(store: DoxaStore, memory: doxa.Memory) -> None:
         (),
         ("us\u0435rs",),  # a Cyrillic e
         ("users\u200b",),  # a zero-width space
+        ("users\n",),
         ("a" * 65,),
         ("a" * 40, "b" * 40),  # labels fine, the topic over 64
         ["users"],
@@ -252,6 +253,7 @@ def test_clocks(store: DoxaStore, memory: doxa.Memory) -> None:
         "empty",
         "look-alike",
         "zero-width",
+        "newline",
         "long-label",
         "long-topic",
         "list",
