@@ -1573,6 +1573,60 @@ class Memory:
         found = self.facts(subject=focus, predicate=path, include_ended=True)
         return tuple(sorted({f.id for f in found}))
 
+    # -- requests and topics (issue 22: the LangGraph store) ----------------------------
+
+    def topics(self) -> list[str]:
+        """The names of this scope's topics that hold claims, sorted: what a caller lists
+        before it knows any fact (the LangGraph store's namespaces). Reads the scope's list
+        of graphs, never its facts."""
+        prefix = self.scope.topic_prefix
+        found = {
+            str(g)[len(prefix) :]
+            for g in self.gate.record.claim_graphs()
+            if g != self.scope.rules and str(g).startswith(prefix)
+        }
+        return sorted(found)
+
+    def request_retraction(
+        self, fact: str | Fact, *, reason: str, authority: object = "agent"
+    ) -> Receipt | None:
+        """Ask the owner to retract a live fact: a ``was_wrong`` request held for the owner,
+        exactly what :meth:`sync` holds for a deleted line; nothing ends until the owner
+        approves it (:meth:`approve` retracts the fact, :meth:`reject` keeps it).
+
+        Returns the ``held`` receipt, or None when a request for this fact already waits
+        (nothing new is held: asking twice is asking once). Raises :class:`~doxa.NotFound`
+        for a fact that is not live and :class:`~doxa.InvalidInput` for an empty reason.
+        """
+        fact_id = _fact_id(fact)
+        _required_reason(reason, "A retraction request needs a reason; say why it is wrong.")
+        who = Authority.parse(authority)
+        with self.store.lock:
+            if any(
+                h.kind == RETRACTION_KIND
+                and h.relation is Relation.WAS_WRONG
+                and fact_id in h.targets
+                for h in self.held()
+            ):
+                return None
+            target = self.get(fact_id)
+            if target.status is not FactStatus.LIVE:
+                raise NotFound(
+                    f"Fact {fact_id!r} is {target.status.value}, not live; only a live fact can "
+                    "be retracted."
+                )
+            proposal = build_proposal(
+                self.scope,
+                target.text,
+                topic=target.topic,
+                kind=RETRACTION_KIND,
+                authority=who,
+                revises=fact_id,
+            )
+            return self.gate.hold_for_owner(
+                proposal, reason=reason, relation=Relation.WAS_WRONG, targets=(fact_id,)
+            )
+
 
 def _live_line(memory: Memory, fact: str) -> str | None:
     """A fact's line as rendered, while it is live (None once ended or gone)."""
