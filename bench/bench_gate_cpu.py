@@ -7,13 +7,20 @@ checkouts can be compared on a busy machine by running them alternately:
 
     PYTHONPATH=src:bench python bench/bench_gate_cpu.py after
     PYTHONPATH=/path/to/other/src:/path/to/other/bench python bench/bench_gate_cpu.py before
+
+Instructions, which no neighbour changes, are counted under valgrind: the instructions of
+``--timed 500`` minus those of ``--timed 0`` (same fill) are the 500 writes' own, per
+checkout (docs/benchmarks.md):
+
+    PYTHONPATH=src:bench valgrind --tool=callgrind python bench/bench_gate_cpu.py x \
+        --fill 1000 --timed 500
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import statistics
-import sys
 import time
 
 import doxa
@@ -22,7 +29,7 @@ from workload import Stream, ontology_turtle
 FILL, TIMED = 2000, 1000
 
 
-def main(label: str) -> None:
+def main(label: str, fill: int = FILL, timed: int = TIMED) -> None:
     """Print the CPU p50, p95 and mean per gated write, and the mean of text-only writes."""
     clock = doxa.FixedClock("2026-03-01T09:00:00Z")
     with doxa.Memory.open(None, scope="bench", clock=clock) as mem:
@@ -30,12 +37,12 @@ def main(label: str) -> None:
         stream = Stream(7)
         for rule in stream.rules():
             mem.remember(rule.text, **rule.kwargs())
-        for _ in range(FILL):
+        for _ in range(fill):
             w = stream.next()
             stream.observe(w, mem.remember(w.text, **w.kwargs()).outcome.value)
         gc.collect()
         every, text = [], []
-        for _ in range(TIMED):
+        for _ in range(timed):
             w = stream.next()
             started = time.process_time()
             receipt = mem.remember(w.text, **w.kwargs())
@@ -44,13 +51,21 @@ def main(label: str) -> None:
             every.append(spent)
             if w.subject is None:
                 text.append(spent)
-    p95 = statistics.quantiles(every, n=20)[18]
+    if not every:  # --timed 0: the fill alone, for instruction counts
+        print(f"{label}: filled {fill} writes, timed none")
+        return
+    p95 = statistics.quantiles(every, n=20)[18] if len(every) > 1 else every[0]
     print(
         f"{label}: cpu p50 {statistics.median(every) * 1000:.3f} ms  p95 {p95 * 1000:.3f}  "
         f"mean {statistics.mean(every) * 1000:.3f}  text-only mean "
-        f"{statistics.mean(text) * 1000:.3f} (n={len(text)})"
+        f"{statistics.mean(text) * 1000 if text else 0:.3f} (n={len(text)})"
     )
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "doxa")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("label", nargs="?", default="doxa")
+    parser.add_argument("--fill", type=int, default=FILL, help="writes before timing")
+    parser.add_argument("--timed", type=int, default=TIMED, help="writes timed")
+    arguments = parser.parse_args()
+    main(arguments.label, arguments.fill, arguments.timed)

@@ -216,3 +216,71 @@ def test_unknown_xsd_datatype_is_refused_by_the_gate(memory: doxa.Memory) -> Non
         "twelve", topic="t", subject=EX + "a", predicate=EX + "p", object=good
     )
     assert receipt.outcome is doxa.Outcome.ADMITTED
+
+
+# (datatype, a lexical form it refuses, the control it reads): the forms rdflib does not check
+LEXICAL_PAIRS = [
+    ("gMonth", "13", "--12"),
+    ("gMonth", "--13", "--01Z"),
+    ("gDay", "--32", "---31"),
+    ("yearMonthDuration", "P1Y2D", "P1Y2M"),
+    ("dayTimeDuration", "P1Y", "PT5H"),
+    ("duration", "1Y", "P1Y2M3DT4H"),
+    ("gMonthDay", "--02-30", "--02-29"),
+    ("gMonthDay", "--04-31", "--12-31Z"),
+    ("language", "a b", "en-GB"),
+    ("language", "toolongsubtag-x", "x-private"),
+    ("Name", "a b", "foo:bar"),
+    ("NCName", "a:b", "ab"),
+    ("NMTOKEN", "a b", "1.5-a"),
+]
+
+
+@pytest.mark.parametrize(("datatype", "bad", "good"), LEXICAL_PAIRS)
+def test_a_lexical_form_outside_its_datatype_is_refused(datatype: str, bad: str, good: str) -> None:
+    """Found by reviewing doxa against its libraries: rdflib reports these forms as well
+    typed. gMonth, gDay and the durations are now read by Oxigraph's own XSD casts; a
+    gMonthDay must name a day its month has; language and names keep to XSD's patterns.
+    The control beside each refusal is a valid form of the same datatype."""
+    with pytest.raises(doxa.InvalidInput, match=f"is not a valid {XSD}{datatype}"):
+        literal(bad, datatype=f"xsd:{datatype}")
+    assert str(literal(good, datatype=f"xsd:{datatype}")) == good
+
+
+def test_a_refused_lexical_form_stores_nothing(memory: doxa.Memory) -> None:
+    """Through the gate: the write with gMonth 13 is refused and nothing is stored; the
+    write with --12 is admitted."""
+    with pytest.raises(doxa.InvalidInput):
+        memory.remember(
+            "Alice's birth month is 13",
+            topic="people",
+            subject=EX + "alice",
+            predicate=EX + "birthMonth",
+            object=Literal("13", datatype=XSD.gMonth),
+        )
+    assert memory.facts() == []
+    receipt = memory.remember(
+        "Alice's birth month is December",
+        topic="people",
+        subject=EX + "alice",
+        predicate=EX + "birthMonth",
+        object=Literal("--12", datatype=XSD.gMonth),
+    )
+    assert receipt.outcome is doxa.Outcome.ADMITTED
+
+
+def test_the_ontology_closure_leaves_literal_reading_alone(memory: doxa.Memory) -> None:
+    """owlrl's closure used to install its own literal conversions for the whole process
+    (and never take them back), after which "--12" read as an ill-typed gMonth and every
+    write of one was refused. Closing an ontology (and an inferring audit) must not change
+    what a literal is; "13" stays refused (the control)."""
+    memory.add_ontology(
+        b"@prefix ex: <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> ."
+        b" ex:birthMonth a owl:DatatypeProperty, owl:FunctionalProperty ."
+    )
+    memory.audit(infer=True)
+    for good in ("--12", "---31", "--02-29"):
+        datatype = {"--12": "gMonth", "---31": "gDay", "--02-29": "gMonthDay"}[good]
+        assert str(literal(good, datatype=f"xsd:{datatype}")) == good
+    with pytest.raises(doxa.InvalidInput):
+        literal("13", datatype="xsd:gMonth")

@@ -29,7 +29,13 @@ from rdflib.namespace import RDF, XSD
 
 from doxa.clock import parse_instant
 from doxa.errors import InvalidInput
-from doxa.store.convert import language_problem, unserialisable, valid_iri
+from doxa.store.convert import (
+    OXIGRAPH_PARSED,
+    language_problem,
+    oxigraph_parses,
+    unserialisable,
+    valid_iri,
+)
 
 __all__ = [
     "IRI",
@@ -57,6 +63,12 @@ _LEXICAL = {
     XSD.gYear: re.compile(rf"^-?\d{{4,}}{_TZ}$"),
     XSD.gYearMonth: re.compile(rf"^-?\d{{4,}}-(0[1-9]|1[0-2]){_TZ}$"),
     XSD.gMonthDay: re.compile(rf"^--(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]){_TZ}$"),
+    # XSD's own pattern for xsd:language, and names without white space (XML's NameChar is
+    # wider than \w, so only what a name can never hold is refused)
+    XSD.language: re.compile(r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$"),
+    XSD.Name: re.compile(r"^[^\s\d.\-][^\s]*$"),
+    XSD.NCName: re.compile(r"^[^\s\d.\-:][^\s:]*$"),
+    XSD.NMTOKEN: re.compile(r"^[^\s]+$"),
 }
 #: the XSD datatypes RDF 1.1 uses (https://www.w3.org/TR/rdf11-concepts/#xsd-datatypes); the
 #: rest of the XSD namespace names facets and helpers (xsd:pattern, xsd:length), not datatypes
@@ -150,7 +162,15 @@ def _checked_literal(value: Literal) -> Literal:
             )
         _check_xsd(value.datatype)
         pattern = _LEXICAL.get(value.datatype)
-        if value.ill_typed or (pattern is not None and not pattern.match(str(value))):
+        if (
+            value.ill_typed
+            or (pattern is not None and not pattern.match(str(value)))
+            or (
+                str(value.datatype) in OXIGRAPH_PARSED
+                and not oxigraph_parses(str(value), str(value.datatype))
+            )
+            or (value.datatype == XSD.gMonthDay and not _day_in_month(str(value)))
+        ):
             raise InvalidInput(
                 f"object {str(value)!r} is not a valid {value.datatype}; fix the value or the "
                 "datatype."
@@ -162,6 +182,16 @@ def _checked_literal(value: Literal) -> Literal:
             "change the value or its datatype."
         )
     return value
+
+
+_DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # a gMonthDay has no year
+
+
+def _day_in_month(lexical: str) -> bool:
+    """Whether a gMonthDay (already matching its pattern) names a day its month has:
+    "--02-29" yes, "--02-30" and "--04-31" no."""
+    month, day = int(lexical[2:4]), int(lexical[5:7])
+    return day <= _DAYS_IN_MONTH[month - 1]
 
 
 def _check_xsd(datatype: URIRef) -> None:

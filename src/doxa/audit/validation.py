@@ -108,7 +108,9 @@ def infer(store: Store, scope: Scope, data: Graph, ontology: Iterable[Triple]) -
     for triple in ontology:
         closed.add(triple)
         told.add(triple)
-    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(closed)
+    # improved_datatypes=False: owlrl's own literal conversions replace rdflib's for the
+    # whole process and are never taken back (valid gMonth "--12" then reads as ill typed)
+    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, improved_datatypes=False).expand(closed)
     added = Graph()
     graph = inferred_graph(scope)
     for s, p, o in closed:

@@ -57,7 +57,9 @@ def close_ontology(store: Store, digest: str) -> int:
         # closure holds every narrower-to-broader chain and no query needs a property path
         graph.add((SKOS.broader, RDFS.subPropertyOf, SKOS.broaderTransitive))
         graph.add((SKOS.broaderTransitive, RDF.type, OWL.TransitiveProperty))
-        owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
+        # improved_datatypes=False: owlrl's own literal conversions replace rdflib's for the
+        # whole process and are never taken back (valid gMonth "--12" then reads as ill typed)
+        owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, improved_datatypes=False).expand(graph)
         # generalised RDF (literal subjects) is legal in the closure, not in a store; blank
         # nodes become IRIs, since some servers (Virtuoso) refuse them in INSERT DATA
         closed = [(_skolem(s), p, _skolem(o)) for s, p, o in graph if _storable(s, p)]

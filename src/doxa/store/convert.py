@@ -92,6 +92,7 @@ def forget_terms() -> None:
     to_ox.cache_clear()
     ntriples.cache_clear()
     stored_literal.cache_clear()
+    oxigraph_parses.cache_clear()
     unserialisable.cache_clear()
     _CANONICAL.clear()
 
@@ -224,6 +225,36 @@ def canonical(terms: list[Node]) -> list[Node]:
         found[_key(t)] if isinstance(t, Literal) and t.datatype is not None else t for t in terms
     ]
 
+
+#: the XSD datatypes whose lexical form rdflib does not check and Oxigraph's cast parses
+#: exactly (its gYear, gYearMonth and gMonthDay casts are stricter than XSD: it refuses
+#: "--02-29", so those keep doxa's own patterns in doxa.terms)
+OXIGRAPH_PARSED = frozenset(
+    f"http://www.w3.org/2001/XMLSchema#{name}"
+    for name in ("gMonth", "gDay", "duration", "yearMonthDuration", "dayTimeDuration")
+)
+
+
+@lru_cache(maxsize=4096)
+def oxigraph_parses(value: str, datatype: str) -> bool:
+    """Whether Oxigraph's XSD cast reads ``value`` as a ``datatype`` (one of
+    :data:`OXIGRAPH_PARSED`): the library's parser decides, not a pattern of doxa's.
+
+    >>> oxigraph_parses("--12", "http://www.w3.org/2001/XMLSchema#gMonth")
+    True
+    >>> oxigraph_parses("13", "http://www.w3.org/2001/XMLSchema#gMonth")
+    False
+    """
+    if datatype not in OXIGRAPH_PARSED:
+        raise ValueError(f"{datatype} is not parsed by Oxigraph's casts here")
+    answer = _CASTS.query(
+        f"ASK {{ BIND(<{datatype}>({ox.Literal(value)}) AS ?v) FILTER(BOUND(?v)) }}"
+    )
+    assert isinstance(answer, ox.QueryBoolean)
+    return bool(answer)
+
+
+_CASTS = ox.Store()  # empty, in memory: only its SPARQL functions are used
 
 CANONICAL_CACHED = 65536  # typed literals whose stored form is remembered, then it starts over
 _CANONICAL: dict[tuple[str, str], Literal] = {}
