@@ -155,7 +155,8 @@ def test_a_slow_parse_is_killed_at_the_timeout(alice: httpx.Client, bob: httpx.C
         results = [answer.result() for answer in answers]
         elapsed = time.monotonic() - start
     assert [r.json()["error"]["type"] for r in results] == ["QueryTimeout", "QueryTimeout"]
-    assert elapsed < 1 + 2.0  # the timeout plus a margin, not the parse's tens of seconds
+    # the timeout plus a margin for a loaded machine, far below the parse's tens of seconds
+    assert elapsed < 1 + 5.0
     assert other.status_code == 200
     time.sleep(0.2)  # the killed checks hand back their slots
     assert query(alice, "ASK {}").status_code == 200

@@ -28,7 +28,9 @@ def held(store: Store, scope: Scope) -> list[HeldWrite]:
     claims = {f.iri: f for f in load_facts(store, scope, pending, proposed)}
     result = []
     for values in fields.values():
-        claim = claims[URIRef(str(values[DOXA.proposes][0]))]
+        claim = claims.get(URIRef(str(values[DOXA.proposes][0])))
+        if claim is None:  # decided between the two reads (by another thread): not held now
+            continue
         relation = values.get(DOXA.relation)
         result.append(
             HeldWrite(
