@@ -271,6 +271,32 @@ def test_the_view_is_live(view: Callable[[doxa.Memory], RdflibDataset]) -> None:
     store.close()
 
 
+def test_the_views_count_follows_every_write(
+    view: Callable[[doxa.Memory], RdflibDataset],
+) -> None:
+    """The count is kept between reads (pySHACL asks it again and again; recounting made an
+    audit grow with the square of the scope), and every write, even in a graph it had not
+    seen, makes it count again: after each remember the view holds more triples, and a
+    second view over the same memory agrees (the control)."""
+    store = EmbeddedStore(None)
+    mem = doxa.Memory(store, scope=A, clock=doxa.FixedClock("2026-03-01T09:00:00Z"))
+    ds = view(mem)
+    counts = [len(ds)]
+    for number, topic in enumerate(("new", "new", "other")):
+        mem.remember(
+            f"a likes {number}",
+            topic=topic,
+            subject=EX + A,
+            predicate=LIKES,
+            object=EX + str(number),
+        )
+        counts.append(len(ds))
+        assert counts[-1] == len(view(mem)) == len(ds)
+    assert counts == sorted(counts)
+    assert len(set(counts)) == len(counts)
+    store.close()
+
+
 def test_pyshacl_reads_the_view(scopes: tuple[doxa.Memory, doxa.Memory]) -> None:
     """pySHACL validates the view in place: a shape the facts break fails, one they meet passes."""
     from pyshacl import validate

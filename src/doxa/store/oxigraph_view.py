@@ -17,7 +17,9 @@ import pyoxigraph as ox
 from oxrdflib import OxigraphStore
 from rdflib import Graph, URIRef
 
-from doxa.store.base import Store
+from doxa.store.base import Change, Store
+from doxa.store.cache import CacheKey, Derived
+from doxa.store.capabilities import cache_of
 from doxa.store.convert import from_ox, to_ox
 from doxa.store.view import Pattern, ScopeGraphs, StoreView, Triple
 
@@ -87,9 +89,30 @@ class OxigraphView(StoreView, OxigraphStore):
         return self._graph(graph) if self.scope_graphs.visible(graph) else None
 
     def __len__(self, context: Graph | None = None) -> int:
+        """How many distinct triples the graphs hold, kept until the store next changes.
+
+        rdflib asks this for every ``if graph:`` (a ``Graph`` has no ``__bool__``), and
+        pySHACL asks it again and again; counting is a scan of the scope, so an audit that
+        recounted each time grew with the square of the scope.
+        """
         graphs = self.scope_graphs.graphs_for(context)
         if not graphs:
             return 0
+        cache = cache_of(self.store)
+        kept = cache.get_or_make(_COUNTS, _KeptCounts) if cache is not None else None
+        if kept is not None:
+            found = kept.counts.get(graphs)
+            if found is not None:
+                return found
+        generation = kept.generation if kept is not None else 0
+        count = self._count(graphs)
+        if kept is not None and kept.generation == generation:
+            if len(kept.counts) >= _COUNTS_KEPT:
+                kept.counts.clear()
+            kept.counts[graphs] = count
+        return count
+
+    def _count(self, graphs: tuple[URIRef, ...]) -> int:
         with self._reading() as store:
             solutions = store.query(
                 "SELECT (COUNT(*) AS ?n) WHERE { SELECT DISTINCT ?s ?p ?o "
@@ -115,6 +138,29 @@ class OxigraphView(StoreView, OxigraphStore):
                     )
                 if present:
                     yield Graph(store=self, identifier=graph)
+
+
+class _KeptCounts(Derived):
+    """Triple counts of scope views, forgotten at every change of the store (a count read
+    while a write lands is not kept: its generation moved on)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[URIRef, ...], int] = {}
+        self.generation = 0
+
+    def changed(self, change: Change) -> None:
+        self.forget()
+
+    def reset(self, graph: URIRef | None) -> None:
+        self.forget()
+
+    def forget(self) -> None:
+        self.generation += 1
+        self.counts = {}
+
+
+_COUNTS: CacheKey[_KeptCounts] = CacheKey("doxa.view_counts")
+_COUNTS_KEPT = 64  # sets of graphs counted; a scope's views ask about a handful
 
 
 OxPattern = tuple[
