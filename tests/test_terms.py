@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import owlrl
 import pytest
-from rdflib import Literal, URIRef
+from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 from tests.conftest import EX
 
@@ -284,3 +285,15 @@ def test_the_ontology_closure_leaves_literal_reading_alone(memory: doxa.Memory) 
         assert str(literal(good, datatype=f"xsd:{datatype}")) == good
     with pytest.raises(doxa.InvalidInput):
         literal("13", datatype="xsd:gMonth")
+
+
+def test_literals_are_read_alike_after_any_owlrl_run_in_the_process() -> None:
+    """Any code in the process (a user's own owlrl call over ``Memory.dataset()``, a test)
+    may run owlrl with its defaults, which replaces rdflib's literal conversions and never
+    restores gMonth, gDay and gMonthDay. doxa's reading of those datatypes must not change:
+    the same refusals and controls as before the run."""
+    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(Graph())
+    for datatype, bad, good in LEXICAL_PAIRS:
+        with pytest.raises(doxa.InvalidInput):
+            literal(bad, datatype=f"xsd:{datatype}")
+        assert str(literal(good, datatype=f"xsd:{datatype}")) == good
