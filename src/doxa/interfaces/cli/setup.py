@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -75,14 +77,11 @@ def ontology_list(settings: Settings) -> None:
     """List the ontology sources this store was given, with their triple counts."""
 
     def action(memory: Memory) -> None:
-        sources = memory.ontology_sources()
-        if settings.json:
-            emit([{"name": s.name, "triples": s.triples} for s in sources])
-        elif not sources:
-            click.echo("No ontology source was added; doxa's own ontology only.")
-        else:
-            for source in sources:
-                click.echo(f"{source.name}\t{source.triples} triple(s)")
+        _list_sources(
+            settings,
+            memory.ontology_sources(),
+            "No ontology source was added; doxa's own ontology only.",
+        )
 
     run(settings, action)
 
@@ -155,14 +154,11 @@ def shapes_list(settings: Settings) -> None:
     """List the shapes files added, with their triple counts."""
 
     def action(memory: Memory) -> None:
-        sources = memory.shapes_sources()
-        if settings.json:
-            emit([{"name": s.name, "triples": s.triples} for s in sources])
-        elif not sources:
-            click.echo("No shapes were added; audits apply doxa's own shapes only.")
-        else:
-            for source in sources:
-                click.echo(f"{source.name}\t{source.triples} triple(s)")
+        _list_sources(
+            settings,
+            memory.shapes_sources(),
+            "No shapes were added; audits apply doxa's own shapes only.",
+        )
 
     run(settings, action)
 
@@ -181,3 +177,14 @@ def shapes_remove(settings: Settings, name: str) -> None:
             click.echo(f"Removed shapes source {source_name(name)!r} ({gone} triple(s)).")
 
     run(settings, action)
+
+
+def _list_sources(settings: Settings, sources: Sequence[Any], empty: str) -> None:
+    """Print named sources (ontology or shapes files) with their triple counts, one way."""
+    if settings.json:
+        emit([{"name": s.name, "triples": s.triples} for s in sources])
+    elif not sources:
+        click.echo(empty)
+    else:
+        for source in sources:
+            click.echo(f"{source.name}\t{source.triples} triple(s)")
