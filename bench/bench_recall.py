@@ -355,6 +355,23 @@ class TimedEmbedder:
             self.calls_ms.append(spent * 1000)
 
 
+class WaitingEmbedder:
+    """The fake embedder after waiting ``seconds`` without using the CPU: a control for the
+    real endpoint's write cost (the same wait, no model competing for the machine's cores)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.inner = ConceptEmbedder()
+        self.wait = seconds
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        time.sleep(self.wait)
+        return self.inner.embed(texts)
+
+
 def write_cost(
     rows: list[dict[str, str]], work: Path, timed: TimedEmbedder | None = None
 ) -> dict[str, float]:
@@ -599,6 +616,12 @@ def main(
             writing = Path(work) / "real-writes"
             writing.mkdir()
             found["write"] = write_cost(written[:writes], writing, real)
+            call_s = float(found["write"]["embedding_call_p50_ms"]) / 1000  # type: ignore[index]
+            waiting = Path(work) / "waiting-writes"
+            waiting.mkdir()
+            found["write_waiting_control"] = write_cost(
+                written[:writes], waiting, TimedEmbedder(WaitingEmbedder(call_s))
+            )
             found["fake_in_meaning_depth"] = fake_depth
             found["fake_same_kind_in_nearest_mean"] = round(
                 statistics.mean(kin for _, kin in fake_alone.values()), 2
@@ -701,6 +724,13 @@ def echo_real(found: dict[str, object]) -> None:
         f"  write one at a time ({writes['writes']} each, interleaved): p50 "
         f"{writes['off_p50_ms']} ms off, {writes['on_store_p50_ms']} ms store's part on "
         f"(x{writes['on_over_off']}); the embedding call p50 {writes['embedding_call_p50_ms']} ms"
+    )
+    control = found["write_waiting_control"]
+    assert isinstance(control, dict)
+    click.echo(
+        f"  control, a fake that waits as long ({control['embedding_call_p50_ms']} ms) without "
+        f"using the CPU: p50 {control['off_p50_ms']} ms off, {control['on_store_p50_ms']} ms "
+        f"store's part on (x{control['on_over_off']})"
     )
     fake, depth = found["fake_in_meaning_depth"], found["in_meaning_depth"]
     assert isinstance(fake, dict)
