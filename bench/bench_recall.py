@@ -581,6 +581,11 @@ def main(
     if embed_url is not None and embed_model is not None:
         config = EmbedConfig(base_url=embed_url, model=embed_model, timeout=embed_timeout)
         real = TimedEmbedder(OpenAIEmbedder(config))
+        try:  # before the fill: an endpoint that is down is said at once
+            real.embed(["is the endpoint up"])
+        except doxa.EmbeddingUnavailable as error:
+            raise click.ClickException(str(error)) from None
+        real.calls_ms.clear()
     out.mkdir(parents=True, exist_ok=True)
     who = names(people, seed)
     rows, asked = memory_rows(who, seed)

@@ -111,7 +111,13 @@ class Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") != ROUTE:
             self._answer(HTTPStatus.NOT_FOUND, _error(f"no route {self.path}; POST {ROUTE}"))
             return
-        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            length = int(self.headers.get("Content-Length") or "")
+        except ValueError:
+            length = -1
+        if length < 0:
+            self._answer(HTTPStatus.LENGTH_REQUIRED, _error("send a Content-Length header"))
+            return
         if length > MAX_BODY:
             self._answer(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, _error("send smaller batches"))
             return
