@@ -38,8 +38,19 @@ time (``Memory.remember``) with embeddings off and on, interleaved in one run: t
 part with embeddings on (the embedding call timed apart and taken out) over the part with
 them off.
 
+**A real model beside the fake.** With ``--embed-url URL --embed-model NAME`` (any
+OpenAI-compatible ``/embeddings`` endpoint: Ollama, vLLM, ``bench/embed_server.py``), a
+fourth way, **real**, runs beside the three: hybrid as above, with that endpoint's vectors,
+over a copy of the same 1k store (a claim keeps one model's vector) and the same questions,
+reached through doxa's own client (``OpenAIEmbedder``). The embedding call is timed apart
+from the store's part: per query (one question, one call) and per write (one at a time, as
+above), and the reindex of the 1k facts (batches of 64). A few of its misses per family are
+printed and kept in the JSON, to see what the model gets wrong.
+
     python bench/bench_recall.py            # 1k, 10k and 100k
     python bench/bench_recall.py --sizes 1000,10000 --questions 200
+    python bench/bench_recall.py --sizes 1000 --embed-url http://127.0.0.1:8011/v1 \
+        --embed-model all-MiniLM-L6-v2
 
 Writes ``bench/results/recall.json`` and, with matplotlib, ``bench/results/recall.png``.
 """
@@ -71,7 +82,8 @@ from tests.fake_embeddings import ConceptEmbedder  # noqa: E402
 
 import doxa  # noqa: E402
 from doxa.gate.index import claim_stems  # noqa: E402
-from doxa.reads.facts import Matching, recall  # noqa: E402
+from doxa.reads.embeddings import EmbedConfig, Embedder, OpenAIEmbedder  # noqa: E402
+from doxa.reads.facts import FUSED_DEPTH, Matching, recall  # noqa: E402
 from doxa.reads.vectors import Meaning, VectorIndex  # noqa: E402
 from doxa.reads.word_index import WordIndex  # noqa: E402
 from doxa.text import stems  # noqa: E402
@@ -213,25 +225,44 @@ WAYS = {"exact": (Matching.EXACT, False), "stems": (Matching.STEMS, False),
 EMBEDDER = ConceptEmbedder()
 
 
-def meaning_of(text: str) -> Meaning:
-    return Meaning(EMBEDDER.embed([text])[0], EMBEDDER.model)
+#: the real endpoint's way: hybrid, its vectors from ``--embed-url``
+REAL = "real"
+
+
+def meaning_of(text: str, embedder: Embedder = EMBEDDER) -> Meaning:
+    return Meaning(embedder.embed([text])[0], embedder.model)
+
+
+def matching_of(way: str) -> tuple[Matching, bool]:
+    return (Matching.STEMS, True) if way == REAL else WAYS[way]
 
 
 def ranks(
-    mem: doxa.Memory, questions: list[Question], ids: list[str], way: str
+    mem: doxa.Memory,
+    questions: list[Question],
+    ids: list[str],
+    way: str,
+    embedder: Embedder = EMBEDDER,
+    misses: list[dict[str, object]] | None = None,
 ) -> list[int | None]:
-    """The rank (1-based) of each question's answer in the first ten, or None."""
+    """The rank (1-based) of each question's answer in the first ten, or None; a question
+    whose answer is not in the first five is added to ``misses`` (with what came first)."""
     now = mem.clock.now()
-    matching, hybrid = WAYS[way]
+    matching, hybrid = matching_of(way)
     found: list[int | None] = []
     for q in questions:
         text = q.text
         answer = ids[q.person * FACTS_PER_PERSON + q.template]
-        meaning = meaning_of(text) if hybrid else None
+        meaning = meaning_of(text, embedder) if hybrid else None
         got = recall(mem.store, mem.scope, None, text, valid_at=now, as_of=now, limit=10,
                      matching=matching, meaning=meaning)  # fmt: skip
         order = [f.id for f in got]
-        found.append(order.index(answer) + 1 if answer in order else None)
+        rank = order.index(answer) + 1 if answer in order else None
+        found.append(rank)
+        if misses is not None and (rank is None or rank > 5):
+            misses.append({"family": q.family, "question": text, "rank": rank,
+                           "answer": q.person * FACTS_PER_PERSON + q.template,
+                           "first": [f.text for f in got[:3]]})  # fmt: skip
     return found
 
 
@@ -250,12 +281,14 @@ def quality(found: list[int | None], questions: list[Question]) -> dict[str, dic
     }
 
 
-def latencies(mem: doxa.Memory, texts: list[str], way: str) -> dict[str, float]:
+def latencies(
+    mem: doxa.Memory, texts: list[str], way: str, embedder: Embedder = EMBEDDER
+) -> dict[str, float]:
     now = mem.clock.now()
-    matching, hybrid = WAYS[way]
+    matching, hybrid = matching_of(way)
     timings = []
     for text in texts:
-        meaning = meaning_of(text) if hybrid else None  # the embedding call: not timed
+        meaning = meaning_of(text, embedder) if hybrid else None  # the embedding call: not timed
         start = time.perf_counter()
         recall(mem.store, mem.scope, None, text, valid_at=now, as_of=now, limit=10,
                matching=matching, meaning=meaning)  # fmt: skip
@@ -285,9 +318,9 @@ def index_build(mem: doxa.Memory) -> dict[str, float]:
     return {"build_s": round(seconds, 3), "bytes_per_fact": round(size / facts), "facts": facts}
 
 
-def vector_index(mem: doxa.Memory) -> dict[str, float]:
+def vector_index(mem: doxa.Memory, model: str = EMBEDDER.model) -> dict[str, float]:
     """Build the vector index from the store, timed; its matrix's bytes per fact."""
-    index = VectorIndex(mem.scope, EMBEDDER.model)
+    index = VectorIndex(mem.scope, model)
     start = time.perf_counter()
     with index.reading(mem.store):
         pass
@@ -300,11 +333,13 @@ def vector_index(mem: doxa.Memory) -> dict[str, float]:
 
 
 class TimedEmbedder:
-    """The fake embedder, with the seconds spent in its calls added up."""
+    """An embedder (the fake by default), with the seconds spent in its calls added up and
+    each call's milliseconds kept, so the embedding call is reported apart from the store."""
 
-    def __init__(self) -> None:
-        self.inner = ConceptEmbedder()
+    def __init__(self, inner: Embedder | None = None) -> None:
+        self.inner: Embedder = ConceptEmbedder() if inner is None else inner
         self.seconds = 0.0
+        self.calls_ms: list[float] = []
 
     @property
     def model(self) -> str:
@@ -315,13 +350,34 @@ class TimedEmbedder:
         try:
             return self.inner.embed(texts)
         finally:
-            self.seconds += time.perf_counter() - start
+            spent = time.perf_counter() - start
+            self.seconds += spent
+            self.calls_ms.append(spent * 1000)
 
 
-def write_cost(rows: list[dict[str, str]], work: Path) -> dict[str, float]:
+class WaitingEmbedder:
+    """The fake embedder after waiting ``seconds`` without using the CPU: a control for the
+    real endpoint's write cost (the same wait, no model competing for the machine's cores)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.inner = ConceptEmbedder()
+        self.wait = seconds
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        time.sleep(self.wait)
+        return self.inner.embed(texts)
+
+
+def write_cost(
+    rows: list[dict[str, str]], work: Path, timed: TimedEmbedder | None = None
+) -> dict[str, float]:
     """One write at a time with embeddings off and on, interleaved: p50 of the store's part
     (the embedding call taken out) of each, and the embedding call's own p50."""
-    timed = TimedEmbedder()
+    timed = TimedEmbedder() if timed is None else timed
     off_ms: list[float] = []
     on_ms: list[float] = []
     call_ms: list[float] = []
@@ -351,6 +407,101 @@ def write_cost(rows: list[dict[str, str]], work: Path) -> dict[str, float]:
     }
 
 
+def meaning_alone(
+    mem: doxa.Memory, questions: list[Question], ids: list[str], embedder: Embedder
+) -> tuple[dict[str, float], dict[int, tuple[int | None, int]]]:
+    """What the vector side alone brings to the fusion: per family, the share of questions
+    whose answer is among the ``FUSED_DEPTH`` nearest vectors; and per question (by answer
+    row) that rank, or None, with how many of those nearest are the same kind of fact about
+    another person (the model found the topic, not the person)."""
+    index = VectorIndex.of(mem.store, mem.scope, embedder.model)
+    if index is None:
+        raise SystemExit("no vector index on this store (numpy missing?)")
+    iris = {str(mem.scope.fact(i)): n for n, i in enumerate(ids)}
+    by: dict[str, list[bool]] = defaultdict(list)
+    found: dict[int, tuple[int | None, int]] = {}
+    with index.reading(mem.store) as held:
+        for q in questions:
+            answer = q.person * FACTS_PER_PERSON + q.template
+            near = [
+                iris.get(claim)
+                for claim, _ in held.nearest(meaning_of(q.text, embedder).vector, FUSED_DEPTH)
+            ]
+            rank = near.index(answer) + 1 if answer in near else None
+            kin = sum(
+                1
+                for n in near
+                if n is not None and n != answer and n % FACTS_PER_PERSON == q.template
+            )
+            found[answer] = (rank, kin)
+            by[q.family].append(rank is not None)
+            by["all"].append(rank is not None)
+    return {f: round(sum(v) / len(v), 3) for f, v in sorted(by.items())}, found
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "p50_ms": round(statistics.median(ordered), 3),
+        "p95_ms": round(ordered[max(int(len(ordered) * 0.95) - 1, 0)], 3),
+    }
+
+
+def real_run(
+    path: Path,
+    asked: list[Question],
+    ids: list[str],
+    rows: list[dict[str, str]],
+    timed: TimedEmbedder,
+    texts: list[str],
+) -> dict[str, object]:
+    """Hybrid with the real endpoint's vectors over ``path`` (a copy of the 1k store without
+    vectors): the reindex, the quality of every question, a few misses per family, and the
+    embedding call per query beside the store's part of recall."""
+    with doxa.Memory.open(path, scope=SCOPE, durable=False, embedder=timed) as mem:
+        start = time.perf_counter()
+        done = mem.reindex()
+        reindex_s = time.perf_counter() - start
+        if done.missing:
+            raise SystemExit(f"{done.missing} facts got no vector from the endpoint: {done.reason}")
+        batches = list(timed.calls_ms)
+        timed.calls_ms.clear()
+        missed: list[dict[str, object]] = []
+        found = ranks(mem, asked, ids, REAL, timed, missed)
+        query_calls = list(timed.calls_ms)
+        latencies(mem, texts[:20], REAL, timed)  # warm: the index and the caches
+        store_part = latencies(mem, texts, REAL, timed)
+        vectors = vector_index(mem, timed.model)
+        depth, alone = meaning_alone(mem, asked, ids, timed)
+    shown: dict[str, list[dict[str, object]]] = defaultdict(list)
+    for miss in missed:
+        family = str(miss["family"])
+        if len(shown[family]) < 3:
+            index = miss.pop("answer")
+            assert isinstance(index, int)
+            rank, kin = alone[index]
+            shown[family].append({**miss, "answer": rows[index]["text"], "meaning_rank": rank,
+                                  "same_kind_in_nearest": kin})  # fmt: skip
+    return {
+        "model": timed.model,
+        "quality": quality(found, asked),
+        "in_meaning_depth": depth,
+        "same_kind_in_nearest_mean": round(statistics.mean(kin for _, kin in alone.values()), 2),
+        "reindex": {
+            "facts": done.filled,
+            "seconds": round(reindex_s, 3),
+            "ms_per_fact": round(reindex_s * 1000 / max(done.filled, 1), 3),
+            "embedding_share": round(sum(batches) / 1000 / reindex_s, 3) if reindex_s else 0.0,
+        },
+        "query_embedding_call": percentiles(query_calls),
+        "recall_store_part": store_part,
+        "questions_timed": len(texts),
+        **vectors,
+        "misses_top5": sum(1 for r in found if r is None or r > 5),
+        "misses": dict(shown),
+    }
+
+
 def plot(report: dict[str, object], out: Path) -> str:
     try:
         import matplotlib
@@ -363,10 +514,11 @@ def plot(report: dict[str, object], out: Path) -> str:
     qual = report["quality"]
     assert isinstance(qual, dict)
     families = [f for f in qual["stems"] if f != "all"] + ["all"]
-    width = 0.27
     labels = (("exact", "exact words"), ("stems", "stemmed BM25"), ("hybrid", "hybrid"))
-    for i, (way, label) in enumerate(labels):
-        xs = [j + (i - 1) * width for j in range(len(families))]
+    bars = (*labels, (REAL, "hybrid, real model")) if REAL in qual else labels
+    width = 0.8 / len(bars)
+    for i, (way, label) in enumerate(bars):
+        xs = [j + (i - (len(bars) - 1) / 2) * width for j in range(len(families))]
         left.bar(xs, [qual[way][f]["recall@5"] for f in families], width, label=label)
     left.set_xticks(range(len(families)), families)
     left.set_ylabel("recall@5")
@@ -399,8 +551,41 @@ def plot(report: dict[str, object], out: Path) -> str:
 @click.option("--writes", default=300, show_default=True,
               help="Writes timed with embeddings off and on.")  # fmt: skip
 @click.option("--out", type=click.Path(path_type=Path), default=Path("bench/results"))
-def main(people: int, sizes: str, questions: int, seed: int, writes: int, out: Path) -> None:
+@click.option(
+    "--embed-url",
+    default=None,
+    help="An OpenAI-compatible /embeddings base URL: adds hybrid with its vectors.",
+)
+@click.option("--embed-model", default=None, help="The model that --embed-url serves.")
+@click.option(
+    "--embed-timeout",
+    default=120.0,
+    show_default=True,
+    help="Seconds one embeddings request may take (a batch of 64 on a busy CPU).",
+)
+def main(
+    people: int,
+    sizes: str,
+    questions: int,
+    seed: int,
+    writes: int,
+    out: Path,
+    embed_url: str | None,
+    embed_model: str | None,
+    embed_timeout: float,
+) -> None:
     """Measure recall quality (exact, stemmed, hybrid) and speed at several store sizes."""
+    real: TimedEmbedder | None = None
+    if (embed_url is None) != (embed_model is None):
+        raise click.UsageError("give --embed-url and --embed-model together")
+    if embed_url is not None and embed_model is not None:
+        config = EmbedConfig(base_url=embed_url, model=embed_model, timeout=embed_timeout)
+        real = TimedEmbedder(OpenAIEmbedder(config))
+        try:  # before the fill: an endpoint that is down is said at once
+            real.embed(["is the endpoint up"])
+        except doxa.EmbeddingUnavailable as error:
+            raise click.ClickException(str(error)) from None
+        real.calls_ms.clear()
     out.mkdir(parents=True, exist_ok=True)
     who = names(people, seed)
     rows, asked = memory_rows(who, seed)
@@ -421,9 +606,32 @@ def main(people: int, sizes: str, questions: int, seed: int, writes: int, out: P
         for position, row in enumerate(order):
             ids[row] = admitted[position]
         report["write_embeddings"] = write_cost(written[:writes], Path(work))
+        if real is not None:  # before the fake's vectors: a claim keeps one model's vector
+            replicate(one, Path(work) / REAL, 1, who)
         with doxa.Memory.open(one, scope=SCOPE, durable=False, embedder=EMBEDDER) as mem:
             mem.reindex()  # the 1k facts' vectors; the larger stores copy them
             report["quality"] = {way: quality(ranks(mem, asked, ids, way), asked) for way in WAYS}
+            if real is not None:
+                fake_depth, fake_alone = meaning_alone(mem, asked, ids, EMBEDDER)
+        if real is not None:
+            sampled = random.Random(seed).sample(asked, min(questions, len(asked)))
+            timed_texts = [q.text for q in sampled]
+            found = real_run(Path(work) / REAL, asked, ids, rows, real, timed_texts)
+            report["quality"][REAL] = found.pop("quality")  # type: ignore[index]
+            writing = Path(work) / "real-writes"
+            writing.mkdir()
+            found["write"] = write_cost(written[:writes], writing, real)
+            call_s = float(found["write"]["embedding_call_p50_ms"]) / 1000  # type: ignore[index]
+            waiting = Path(work) / "waiting-writes"
+            waiting.mkdir()
+            found["write_waiting_control"] = write_cost(
+                written[:writes], waiting, TimedEmbedder(WaitingEmbedder(call_s))
+            )
+            found["fake_in_meaning_depth"] = fake_depth
+            found["fake_same_kind_in_nearest_mean"] = round(
+                statistics.mean(kin for _, kin in fake_alone.values()), 2
+            )
+            report[REAL] = {"url": embed_url, **found}
         for size in (int(s) for s in sizes.split(",")):
             copies = max(1, round(size / len(rows)))
             path = one if copies == 1 else Path(work) / f"x{copies}"
@@ -451,11 +659,11 @@ def main(people: int, sizes: str, questions: int, seed: int, writes: int, out: P
     qual = report["quality"]
     assert isinstance(qual, dict)
     click.echo(f"recall quality, {len(asked)} questions over {len(rows)} facts")
-    head = ("exact r@5", "stems r@5", "hybrid r@5", "exact MRR", "stems MRR", "hybrid MRR")
+    shown = ("exact", "stems", "hybrid", REAL) if REAL in qual else ("exact", "stems", "hybrid")
+    head = [f"{w} r@5" for w in shown] + [f"{w} MRR" for w in shown]
     click.echo(f"  {'family':<12} " + " ".join(f"{h:>10}" for h in head))
     for family in qual["stems"]:
-        e, s, h = qual["exact"][family], qual["stems"][family], qual["hybrid"][family]
-        cells = (e["recall@5"], s["recall@5"], h["recall@5"], e["mrr"], s["mrr"], h["mrr"])
+        cells = [qual[w][family][m] for m in ("recall@5", "mrr") for w in shown]
         click.echo(f"  {family:<12} " + " ".join(f"{c:>10}" for c in cells))
     click.echo("recall speed (ms; hybrid without the embedding call)")
     click.echo(f"  {'facts':>7} {'stems p50':>9} {'stems p95':>9} {'exact p50':>9} {'ratio':>6} "
@@ -485,6 +693,8 @@ def main(people: int, sizes: str, questions: int, seed: int, writes: int, out: P
         f"(x{embedded['on_over_off']}); the embedding call itself p50 "
         f"{embedded['embedding_call_p50_ms']} ms (in process, fake)"
     )
+    if real is not None:
+        echo_real(report[REAL])  # type: ignore[arg-type]
     largest = speed[-1]
     stems_p50 = largest["stems"]["p50_ms"]  # type: ignore[index]
     hybrid_p50 = largest["hybrid"]["p50_ms"]  # type: ignore[index]
@@ -495,6 +705,56 @@ def main(people: int, sizes: str, questions: int, seed: int, writes: int, out: P
         f"target hybrid p50 ≤ 10 ms at {largest['facts']} facts: {verdict} ({hybrid_p50} ms)"
     )
     click.echo(plot(report, out / "recall.png"))
+
+
+def echo_real(found: dict[str, object]) -> None:
+    """The real endpoint's timings, its call apart from the store's part, and its misses."""
+    call, part, again, writes = (found[k] for k in ("query_embedding_call", "recall_store_part",
+                                                    "reindex", "write"))  # fmt: skip
+    assert isinstance(call, dict)
+    assert isinstance(part, dict)
+    assert isinstance(again, dict)
+    assert isinstance(writes, dict)
+    click.echo(f"real: {found['model']} at {found['url']}, {found['vector_bytes_per_fact']} "
+               f"vector bytes/fact")  # fmt: skip
+    click.echo(
+        f"  per query: the embedding call p50 {call['p50_ms']} ms (p95 {call['p95_ms']}); "
+        f"the store's part of hybrid recall p50 {part['p50_ms']} ms (p95 {part['p95_ms']})"
+    )
+    click.echo(
+        f"  reindex of {again['facts']} facts: {again['seconds']} s ({again['ms_per_fact']} ms "
+        f"per fact, {again['embedding_share']:.0%} in the calls)"
+    )
+    click.echo(
+        f"  write one at a time ({writes['writes']} each, interleaved): p50 "
+        f"{writes['off_p50_ms']} ms off, {writes['on_store_p50_ms']} ms store's part on "
+        f"(x{writes['on_over_off']}); the embedding call p50 {writes['embedding_call_p50_ms']} ms"
+    )
+    control = found["write_waiting_control"]
+    assert isinstance(control, dict)
+    click.echo(
+        f"  control, a fake that waits as long ({control['embedding_call_p50_ms']} ms) without "
+        f"using the CPU: p50 {control['off_p50_ms']} ms off, {control['on_store_p50_ms']} ms "
+        f"store's part on (x{control['on_over_off']})"
+    )
+    fake, depth = found["fake_in_meaning_depth"], found["in_meaning_depth"]
+    assert isinstance(fake, dict)
+    assert isinstance(depth, dict)
+    kin = f"{found['fake_same_kind_in_nearest_mean']} / {found['same_kind_in_nearest_mean']}"
+    click.echo(f"  answer among the {FUSED_DEPTH} nearest vectors (what meaning brings to the "
+               f"fusion), fake / real; facts of the answer's kind about others among them, "
+               f"mean {kin}")  # fmt: skip
+    for family in depth:
+        click.echo(f"    {family:<12} {fake[family]:>6} {depth[family]:>6}")
+    misses = found["misses"]
+    assert isinstance(misses, dict)
+    click.echo(f"  {found['misses_top5']} questions not answered in the first five; a few:")
+    for family, shown in misses.items():
+        for miss in shown:
+            click.echo(f"    [{family}] {miss['question']!r} -> {miss['answer']!r}: rank "
+                       f"{miss['rank']} (by meaning alone {miss['meaning_rank']}, "
+                       f"{miss['same_kind_in_nearest']} of its kind about others among the "
+                       f"{FUSED_DEPTH} nearest), first {miss['first'][:2]}")  # fmt: skip
 
 
 if __name__ == "__main__":
