@@ -408,3 +408,22 @@ def test_recall_with_the_graph_answers_as_recall_without_it(
     assert answers["hnsw"] == answers["exact"]
     assert all("Alice is allergic to peanuts" not in found for found in answers["hnsw"])
     assert answers["hnsw"][0][0] == "Bob is allergic to nuts"  # control: the kept one is first
+
+
+def test_a_bulk_load_between_recalls_rebuilds_the_graph_in_the_background(
+    store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "GRAPH_CATCH_UP", 5)
+    index = followed(store, threshold=0)
+    add(store, *range(20))
+    graphed(index, store)
+    add(store, *range(100, 105))  # five: caught up at the next recall, graph kept
+    assert near(index, store, vector_of(104), 1) == [claim(104)]
+    assert index.kind == "hnsw"
+    add(store, *range(200, 206))  # six: past the catch-up, the graph is built again
+    assert near(index, store, vector_of(205), 1) == [claim(205)]  # answered exactly meanwhile
+    assert index.settle(30)
+    assert index.kind == "hnsw"
+    assert len(index) == 31
+    for n in (3, 104, 205):
+        assert near(index, store, vector_of(n), 1) == [claim(n)]
