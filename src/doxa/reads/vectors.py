@@ -406,13 +406,13 @@ class VectorIndex(Derived):
                 "vector index of %s: no HNSW graph (%s); searching exactly", self.model, error
             )
             with self._lock:
-                self._builder = None
                 self._graph_failed = generation == self._generation
+                self._builder = None
             return
         with self._lock:
-            self._builder = None
             if generation == self._generation:
                 self._adopt(graph, count)
+            self._builder = None  # last: settle() sees the graph adopted once this is None
 
     def _adopt(self, graph: GraphIndex, count: int) -> None:
         """Make ``graph`` (built from the first ``count`` rows) current, under the lock: the
