@@ -65,7 +65,8 @@ class GraphIndex:
 
     @property
     def nbytes(self) -> int:
-        """The graph's size in bytes, as hnswlib counts it (its capacity: vectors and links)."""
+        """The graph's size in bytes as hnswlib counts it: the vectors and links of the rows
+        in it (the capacity beyond them is allocated but mostly never touched)."""
         return int(self._index.index_file_size())
 
     def add(self, rows: numpy.ndarray[Any, Any], first: int) -> None:

@@ -62,9 +62,10 @@ EMBEDDING = DOXA.embedding
 MODEL = DOXA.embeddingModel
 MISSING = DOXA.embeddingMissing
 
-#: vectors × dimensions past which the index also keeps an HNSW graph: below it the exact
-#: product costs under ~1 ms on one core (bench/bench_vectors.py, docs/decisions.md)
-APPROXIMATE_ABOVE = 4_000_000
+#: vectors × dimensions past which the index also keeps an HNSW graph (10k at 768, 5k at
+#: 1536): below it the exact product measured ≤ 1.4 ms p50 on one core, past it 6.5 ms at
+#: 10k x 1536 against 0.7 ms from the graph (bench/bench_vectors.py, docs/decisions.md)
+APPROXIMATE_ABOVE = 8_000_000
 #: the deepest search asked of the graph; deeper (many near vectors filtered out) is exact,
 #: where one product costs less than a graph search with that many candidates
 DEEPEST_APPROXIMATE = 512
@@ -207,8 +208,8 @@ class VectorIndex(Derived):
 
     @property
     def nbytes(self) -> int:
-        """The matrix's and the graph's size in bytes (their capacity, not only the rows in
-        use)."""
+        """The matrix's size in bytes (its capacity, not only the rows in use) and the
+        graph's (hnswlib's count: the vectors and links of the rows in it)."""
         graph = self._graph
         matrix = 0 if self._matrix is None else int(self._matrix.nbytes)
         return matrix + (0 if graph is None else graph.nbytes)
@@ -399,7 +400,7 @@ class VectorIndex(Derived):
         is a copy), only zeroed when deleted, and every row deleted by then is marked in
         :meth:`_adopt`."""
         try:
-            graph = GraphIndex(dimensions, capacity=2 * count)
+            graph = GraphIndex(dimensions, capacity=count + count // 8)  # then doubling
             graph.add(matrix[:count], 0)
         except (MemoryError, RuntimeError, ImportError) as error:
             log.warning(
