@@ -7,19 +7,24 @@ The meaning graph is derived, like the search graph: an erasure deletes it with 
 it is never evidence of anything.
 
 :class:`VectorIndex` holds the scope's vectors of one model as one normalised matrix and
-finds the nearest by exact cosine (one matrix product: measured faster than an approximate
-graph index up to 100k facts, docs/decisions.md). It follows the store through its change
+finds the nearest by exact cosine (one matrix product) while the matrix is small; once its
+vectors × dimensions pass :data:`APPROXIMATE_ABOVE` it also builds an HNSW graph over the same
+rows (:class:`~doxa.reads.graph_index.GraphIndex`, in a background thread: recall stays exact
+until the graph is ready) and asks the graph first (measured in docs/decisions.md). It follows
+the store through its change
 notices, as the word index does, so it exists only where this process is the store's only
 writer; the vectors it finds are candidates only: recall keeps those the search graph still
 holds, live by the same clock and status rules as the words.
 
-numpy comes with the ``meaning`` extra (``pip install 'doxa[meaning]'``); nothing here
-imports it until a vector is decoded or searched.
+numpy and hnswlib come with the ``meaning`` extra (``pip install 'doxa[meaning]'``); nothing
+here imports them until a vector is decoded or searched (without hnswlib, search stays exact).
 """
 
 from __future__ import annotations
 
 import base64
+import logging
+import math
 import struct
 import threading
 from collections.abc import Iterator, Sequence
@@ -29,6 +34,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rdflib import Literal, URIRef
 
 from doxa.errors import InvalidInput
+from doxa.reads.graph_index import GraphIndex, hnswlib_or_none
 from doxa.scope import Scope
 from doxa.store import Change, Quad, Store
 from doxa.store.cache import CacheKey, Derived
@@ -39,6 +45,9 @@ if TYPE_CHECKING:
     import numpy
 
 __all__ = [
+    "APPROXIMATE_ABOVE",
+    "DEEPEST_APPROXIMATE",
+    "GRAPH_CATCH_UP",
     "Meaning",
     "VectorIndex",
     "decode",
@@ -52,6 +61,21 @@ __all__ = [
 EMBEDDING = DOXA.embedding
 MODEL = DOXA.embeddingModel
 MISSING = DOXA.embeddingMissing
+
+#: vectors × dimensions past which the index also keeps an HNSW graph (10k at 768, 5k at
+#: 1536): below it the exact product measured ≤ 1.4 ms p50 on one core, past it 6.5 ms at
+#: 10k x 1536 against 0.7 ms from the graph (bench/bench_vectors.py, docs/decisions.md)
+APPROXIMATE_ABOVE = 8_000_000
+#: the deepest search asked of the graph; deeper (many near vectors filtered out) is exact,
+#: where one product costs less than a graph search with that many candidates
+DEEPEST_APPROXIMATE = 512
+
+#: vectors added between two recalls past which the graph is rebuilt in the background
+#: (recall exact meanwhile) instead of caught up under the lock: ~0.4 ms each at 384
+#: dimensions, so the most one recall waits for the graph is about a second
+GRAPH_CATCH_UP = 2_000
+
+log = logging.getLogger(__name__)
 
 
 class Meaning(NamedTuple):
@@ -136,22 +160,37 @@ class VectorIndex(Derived):
     """One scope's vectors of one model, as a matrix in memory; see the module's docstring.
 
     Read it inside :meth:`reading`, which brings it up to date first. Appending a vector is
-    amortised O(1) (the matrix doubles when full), so a write's cost does not grow with the
-    store; a deleted vector's row is zeroed and reused at the next rebuild.
+    amortised O(1) (the matrix, and the graph once there is one, double when full), so a
+    write's cost does not grow with the store; a deleted vector's row is zeroed (and its
+    graph node marked deleted) and reused at the next rebuild.
+
+    ``approximate_above`` (vectors × dimensions; None: :data:`APPROXIMATE_ABOVE`) is where
+    the graph starts: the first :meth:`reading` past it starts a thread that builds the graph
+    from the matrix while recalls go on exactly; the changes read in the meantime are
+    replayed into it before it is used (see :meth:`_adopt`).
     """
 
-    def __init__(self, scope: Scope, model: str) -> None:
+    def __init__(self, scope: Scope, model: str, *, approximate_above: int | None = None) -> None:
         self.scope = scope
         self.model = model
+        self.approximate_above = (
+            APPROXIMATE_ABOVE if approximate_above is None else approximate_above
+        )
         self._lock = threading.RLock()
         self._stale = True
         self._pending: list[set[str]] = []
         self._matrix: numpy.ndarray[Any, Any] | None = None
         self._claims: list[str | None] = []  # row -> claim (None: a deleted row)
         self._rows: dict[str, int] = {}
+        self._graph: GraphIndex | None = None
+        self._builder: threading.Thread | None = None
+        self._generation = 0  # a rebuild from the store starts a new one: older graphs are dropped
+        self._graph_failed = False
         self.dimensions: int | None = None
         #: vectors left out because their dimension differs from the index's
         self.mismatched = 0
+        #: vectors left out because they hold a value that is not a finite number
+        self.unreadable = 0
 
     @classmethod
     def of(cls, store: Store, scope: Scope, model: str) -> VectorIndex | None:
@@ -169,8 +208,27 @@ class VectorIndex(Derived):
 
     @property
     def nbytes(self) -> int:
-        """The matrix's size in bytes (its capacity, not only the rows in use)."""
-        return 0 if self._matrix is None else int(self._matrix.nbytes)
+        """The matrix's size in bytes (its capacity, not only the rows in use) and the
+        graph's (hnswlib's count: the vectors and links of the rows in it)."""
+        graph = self._graph
+        matrix = 0 if self._matrix is None else int(self._matrix.nbytes)
+        return matrix + (0 if graph is None else graph.nbytes)
+
+    @property
+    def kind(self) -> str:
+        """``"hnsw"`` once the graph answers searches, else ``"exact"``."""
+        return "exact" if self._graph is None else "hnsw"
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait for a graph being built to be ready (or given up); whether none is building.
+
+        Recall never needs to wait (it searches exactly meanwhile); tests and benchmarks do.
+        """
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+            return not builder.is_alive()
+        return True
 
     # -- told by the store ---------------------------------------------------------------
 
@@ -189,6 +247,8 @@ class VectorIndex(Derived):
             with self._lock:
                 self._stale = True
                 self._pending = []
+                self._graph = None  # it knew the old content; a graph building now is dropped
+                self._generation += 1
 
     # -- reading -----------------------------------------------------------------------
 
@@ -200,22 +260,42 @@ class VectorIndex(Derived):
                 self._build(store)
             elif self._pending:
                 self._catch_up(store)
+            self._start_graph()
             yield self
 
     def nearest(self, vector: Sequence[float], count: int) -> list[tuple[str, float]]:
         """Up to ``count`` claims by cosine to ``vector``, closest first, each above 0 (an
-        unrelated vector never comes back as a match). Call it inside :meth:`reading`."""
+        unrelated vector never comes back as a match). Call it inside :meth:`reading`.
+
+        Fewer than ``count`` come back only when the index holds no more such claims. With
+        the graph, the nearest are approximate (recall@20 measured in docs/decisions.md); a
+        deleted row never comes back either way."""
         np = _numpy()
         if self._matrix is None or not self._rows or len(vector) != self.dimensions:
             return []
         query = np.asarray(vector, dtype=np.float32)
         norm = float(np.linalg.norm(query))
-        if not norm:
+        if not norm or not math.isfinite(norm):
             return []
+        query = query / norm
+        graph, live = self._graph, len(self._rows)
+        if graph is not None and min(count, live) <= DEEPEST_APPROXIMATE:
+            found = graph.search(query, min(count, live))
+            if found is not None:
+                return [
+                    (claim, score)
+                    for row, score in found
+                    if (claim := self._claims[row]) is not None and score > 0
+                ]
+        return self._exact(query, count)
+
+    def _exact(self, query: numpy.ndarray[Any, Any], count: int) -> list[tuple[str, float]]:
+        np = _numpy()
+        assert self._matrix is not None
         used = len(self._claims)
         # einsum, not ``@``: a matrix-vector product through BLAS starts its thread pool,
         # which measured 16x slower at 100k on a busy machine (docs/decisions.md)
-        scores = np.einsum("ij,j->i", self._matrix[:used], query / norm)
+        scores = np.einsum("ij,j->i", self._matrix[:used], query)
         count = min(count, used)
         top = np.argpartition(-scores, count - 1)[:count]
         top = top[np.argsort(-scores[top], kind="stable")]
@@ -230,7 +310,9 @@ class VectorIndex(Derived):
         self._stale = False  # notices from now on are caught up
         self._pending = []
         self._matrix, self._claims, self._rows = None, [], {}
-        self.dimensions, self.mismatched = None, 0
+        self.dimensions, self.mismatched, self.unreadable = None, 0, 0
+        self._graph, self._graph_failed = None, False
+        self._generation += 1
         grouped: dict[str, dict[str, str]] = {}
         for s, p, o, _ in store.quads(self.scope.meaning):
             if p in (EMBEDDING, MODEL):
@@ -249,38 +331,127 @@ class VectorIndex(Derived):
             pairs = described.get(claim)
             if pairs:
                 self._enter(claim, {str(p): str(o) for p, o in pairs})
+        graph = self._graph
+        if graph is not None:
+            if len(self._claims) - graph.count > GRAPH_CATCH_UP:
+                self._graph = None  # a bulk load: rebuilt in the background, exact meanwhile
+                self._generation += 1
+            else:
+                self._catch_graph_up(graph)
 
     def _enter(self, claim: str, fields: dict[str, str]) -> None:
         if fields.get(str(MODEL)) != self.model:
             return
-        vector = decode(fields.get(str(EMBEDDING), ""))
-        if vector is None:
+        row = _unit_row(fields.get(str(EMBEDDING), ""))
+        if row is None:
+            self.unreadable += 1
             return
         if self.dimensions is None:
-            self.dimensions = len(vector)
-        if len(vector) != self.dimensions:
+            self.dimensions = len(row)
+        if len(row) != self.dimensions:
             self.mismatched += 1
             return
         np = _numpy()
-        row = np.asarray(vector, dtype=np.float32)
-        norm = float(np.linalg.norm(row))
-        if not norm:
-            return
         used = len(self._claims)
         if self._matrix is None or used == self._matrix.shape[0]:
             grown = np.zeros((max(64, used * 2), self.dimensions), dtype=np.float32)
             if self._matrix is not None:
                 grown[:used] = self._matrix[:used]
             self._matrix = grown
-        self._matrix[used] = row / norm
+        self._matrix[used] = row
         self._claims.append(claim)
-        self._rows[claim] = used
+        self._rows[claim] = used  # the graph, if any, gets the row at the end of the catch-up
 
     def _leave(self, claim: str) -> None:
         row = self._rows.pop(claim, None)
         if row is not None and self._matrix is not None:
             self._matrix[row] = 0.0
             self._claims[row] = None
+            if self._graph is not None and row < self._graph.count:
+                self._graph.delete(row)
+
+    # -- the graph, built beside the matrix --------------------------------------------
+
+    def _start_graph(self) -> None:
+        """Start building the graph in a thread once the matrix is past the threshold."""
+        if self._graph is not None or self._builder is not None or self._graph_failed:
+            return
+        if self.dimensions is None or len(self._rows) * self.dimensions < self.approximate_above:
+            return
+        if hnswlib_or_none() is None:
+            return  # no hnswlib: exact search, as it always was
+        assert self._matrix is not None
+        builder = threading.Thread(
+            target=self._make_graph,
+            args=(self._generation, self._matrix, len(self._claims), self.dimensions),
+            name=f"doxa-vectors-{self.scope.name}",
+            daemon=True,
+        )
+        self._builder = builder
+        builder.start()
+
+    def _make_graph(
+        self, generation: int, matrix: numpy.ndarray[Any, Any], count: int, dimensions: int
+    ) -> None:
+        """Build the graph of the matrix's first ``count`` rows outside the lock, then adopt it.
+
+        The rows are read from the matrix as it was when the build started: its rows below
+        ``count`` are never rewritten (a new vector always takes a new row; a grown matrix
+        is a copy), only zeroed when deleted, and every row deleted by then is marked in
+        :meth:`_adopt`."""
+        try:
+            graph = GraphIndex(dimensions, capacity=count + count // 8)  # then doubling
+            graph.add(matrix[:count], 0)
+        except (MemoryError, RuntimeError, ImportError) as error:
+            log.warning(
+                "vector index of %s: no HNSW graph (%s); searching exactly", self.model, error
+            )
+            with self._lock:
+                self._graph_failed = generation == self._generation
+                self._builder = None
+            return
+        with self._lock:
+            if generation == self._generation:
+                self._adopt(graph, count)
+            self._builder = None  # last: settle() sees the graph adopted once this is None
+
+    def _adopt(self, graph: GraphIndex, count: int) -> None:
+        """Make ``graph`` (built from the first ``count`` rows) current, under the lock: the
+        rows added since are added to it and the rows deleted since marked, so it answers
+        as the matrix does."""
+        for row, claim in enumerate(self._claims[:count]):
+            if claim is None:
+                graph.delete(row)
+        self._catch_graph_up(graph)
+        self._graph = graph
+
+    def _catch_graph_up(self, graph: GraphIndex) -> None:
+        """Add the matrix's rows past the graph's to it in one batch (a row deleted since it
+        was appended is added and marked: labels stay row numbers)."""
+        assert self._matrix is not None
+        first, used = graph.count, len(self._claims)
+        graph.add(self._matrix[first:used], first)
+        for row in range(first, used):
+            if self._claims[row] is None:
+                graph.delete(row)
+
+
+def _unit_row(text: str) -> numpy.ndarray[Any, Any] | None:
+    """The unit float32 row of an :func:`encode` literal's text; None for anything else (not
+    base64 of float32s, not finite, all zero)."""
+    np = _numpy()
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except ValueError:
+        return None
+    if not raw or len(raw) % 4:
+        return None
+    row = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+    norm = float(np.linalg.norm(row))
+    if not norm or not math.isfinite(norm):
+        return None
+    unit: numpy.ndarray[Any, Any] = row / np.float32(norm)
+    return unit
 
 
 #: the store cache's key of a scope's vector index (one per model)
