@@ -37,6 +37,7 @@ class Family(Enum):
     STEERING = "answer steering"
     CODE = "code insertion"
     CONCEALMENT = "concealment"
+    TASK = "task request"
 
     @property
     def meaning(self) -> str:
@@ -59,6 +60,8 @@ _MEANING = {
     Family.CODE: "it asks for code to be put into the answer or the owner's code, or carries a"
     " destructive or remote-shell command",
     Family.CONCEALMENT: "it asks the assistant to hide something from the user",
+    Family.TASK: "it asks the reader's assistant for a piece of work (a poem, an analysis, a"
+    " recommendation, a translation) that the owner did not ask for",
 }
 
 
@@ -254,15 +257,102 @@ _STEERING: tuple[Pattern, ...] = (
     ),
     _p(
         Family.STEERING,
-        r"\b(?:reply|respond|answer)\s+(?:only\s+)?(?:in|using|with)\s+(?:an?\s+)?(?:\w+\s+){0,2}"
-        + _FORM
-        + r"\b|\b(?:use|apply|using)\b[^.!?\n]{0,30}?"
+        # a choice of forms ("reply in Spanish or English") is offered to a person, not imposed
+        r"\b(?:reply|respond|answer)\s+(?:only\s+)?(?:in|using|with)\s+(?:an?\s+)?"
+        r"(?:(?!or\b|and\b)\w+\s+){0,2}" + _FORM + r"\b(?!\s*(?:or|and|/)\s*(?:in\s+)?\w)"
+        r"|\b(?:use|apply|using|substitute|replace|swap|represent)\b[^.!?\n]{0,30}?"
         + _FORM
         + r"\b[^.!?\n]{0,40}?\byour\s+(?:"
         + _ANSWER[3:-1]
         + r"|message)",
         _C_FORM,
-        "reply respond answer use apply using your",
+        "reply respond answer use apply using substitute replace swap represent your",
+    ),
+)
+
+# BIPIA's task injections: a request for an assistant's piece of work standing as a sentence
+# of its own (at the start of a line or sentence, or after "please" / "can you"). A human
+# reader's imperatives name an object of the world ("write the date on the jar", "describe
+# the fault in the ticket", "suggest a few dates"); these name an assistant's product: a
+# poem or a script, the sentiment of a review, the trend of a market, a book to read.
+_ASK = (
+    r"(?:^[^\S\n]*|[.!?:;|][^\S\n]*|\bplease\s+|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
+)
+_ARTEFACT = (
+    r"(?:poems?|stor(?:y|ies)|essays?|haikus?|limericks?|jokes?|songs?|lyrics|tweets?|slogans?|"
+    r"blog posts?|speech(?:es)?|riddles?|sonnets?|raps?|scripts?|programs?|functions?|"
+    r"commands?|one-liners?|cover letters?|product descriptions?|short stor(?:y|ies))"
+)
+_FINDING = (
+    r"(?:trends?|sentiment|mood|tone|(?:main|key) (?:findings|points|ideas|takeaways)|"
+    r"advancements|developments|benefits|drawbacks|pros and cons|advantages|disadvantages|"
+    r"impacts?|implications|insights?|significance|evolution|causes and effects)"
+)
+_SUGGESTED = (
+    r"(?:books?|novels?|movies?|films?|tv shows?|series|songs?|podcasts?|restaurants?|"
+    r"getaways?|destinations?|hotels?|recipes?|video games?|apps?|gifts?)"
+)
+_TASK: tuple[Pattern, ...] = (
+    _p(
+        Family.TASK,
+        _ASK + r"(?:write|compose|generate|draft|create|craft|produce|give me|tell me|provide)"
+        r"\s+(?:me\s+)?(?:a|an|some|one|two|three|four|five|\d+|the following)\s+"
+        r"(?:[\w-]+\s+){0,3}?" + _ARTEFACT + r"\b"
+        r"|"
+        + _ASK
+        + r"(?:give|compile|make|provide)\s+me\s+(?:with\s+)?a\s+(?:\w+\s+)?list\s+of\b",
+        "write compose generate draft create craft produce give tell provide",
+        "poem poems story stories essay essays haiku haikus limerick limericks joke jokes song"
+        " songs lyrics tweet tweets slogan slogans blog speech speeches riddle riddles sonnet"
+        " sonnets rap raps script scripts program programs function functions command commands"
+        " liner liners letter letters description descriptions list",
+    ),
+    _p(
+        Family.TASK,
+        _ASK + r"(?:analy[sz]e|summari[sz]e|describe|explain|determine|classify|assess|evaluate|"
+        r"outline|discuss|provide|give me)\s+(?:me\s+)?(?:the\s+|a\s+|an\s+|some\s+)?"
+        r"(?:[\w-]+\s+){0,2}?" + _FINDING + r"\s+(?:of|in|on|into|behind|from|for|associated)\b"
+        r"|"
+        + _ASK
+        + r"what\s+(?:are|were|is)\s+the\s+(?:[\w-]+\s+){0,2}?(?:"
+        + _FINDING[3:-1]
+        + r"|risks)\s+(?:of|in|on|behind|associated)\b",
+        "analyze analyse summarize summarise describe explain determine classify assess evaluate"
+        " outline discuss provide give what",
+        "trend trends sentiment mood tone findings points ideas takeaways advancements"
+        " developments benefits drawbacks cons advantages disadvantages impact impacts"
+        " implications insight insights significance evolution effects risks",
+    ),
+    _p(
+        Family.TASK,
+        _ASK + r"(?:recommend|suggest)\s+(?:me\s+)?(?:a|an|some|the best|a few|\d+)?\s*"
+        r"(?:[\w-]+\s+){0,3}?" + _SUGGESTED + r"\b",
+        "recommend suggest",
+        "book books novel novels movie movies film films shows series song songs podcast"
+        " podcasts restaurant restaurants getaway getaways destination destinations hotel"
+        " hotels recipe recipes games app apps gift gifts",
+    ),
+    _p(
+        Family.TASK,
+        _ASK + r"(?:help me (?:write|draft|compose|plan|brainstorm|come up with)|"
+        r"help me with (?:a|an) (?:[\w-]+ ){0,2}?(?:recipe|poem|essay|story|speech|cover letter)"
+        r"|show me how to)\b",
+        "help show",
+        "write draft compose plan brainstorm come recipe poem essay story speech letter how",
+    ),
+    _p(
+        Family.TASK,
+        _ASK + r"translate\s+(?:the\s+)?(?:above|this|following|previous|entire|whole)\b"
+        r"[^.!?\n]{0,40}?\b(?:into|to)\s+[a-z]+",
+        "translate",
+        "above this following previous entire whole",
+    ),
+    _p(
+        Family.TASK,
+        r"\bis\s+(?:this|the following)\s+(?:[\w-]+\s+)?(?:review|feedback|comment|tweet|"
+        r"sentence|text|statement|message|post)\s+positive\s+or\s+negative\b",
+        "positive",
+        "negative",
     ),
 )
 
@@ -292,8 +382,10 @@ _CODE: tuple[Pattern, ...] = (
         r"(?=[\s*`'\"]|$)|~/\.(?:ssh|gnupg|aws)\b|\$home/?(?=[\s*`'\"]|$))"
         r"|\bnc\s+(?:-\w+\s+)*-e\s+/bin/\w*sh\b|/dev/tcp/"
         r"|\bshutil\.rmtree\(\s*[\"'](?:/|~|c:\\\\?)[\"']"
-        r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
-        "rm nc tcp rmtree :(){",
+        r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"
+        r"|\bopen\(\s*[\"'](?:/boot/|/etc/(?:passwd|shadow|sudoers|rc\.local|crontab|ld\.so\.preload)"
+        r"|/dev/sd[a-z])[^\"']*[\"']\s*,\s*[\"'][wa]",
+        "rm nc tcp rmtree :(){ /boot/ /etc/ /dev/sd",
     ),
 )
 
@@ -479,7 +571,10 @@ FAMILIES: tuple[Pattern, ...] = (
         r"\b(?:grant|give)\s+(?:me|us|them|this \w+)\s+(?:full\s+|admin\s+|root\s+)?(?:access|"
         r"permissions?|control)\b"
         r"|\b(?:grant|give|share)\s+[^.!?\n]{0,30}?\b(?:access|permissions?|ownership|control)"
-        r"\s+to\s+\S+@",
+        r"\s+to\s+\S+@"
+        # access no runbook hands out in passing: for good or without limits
+        r"|\b(?:grant|give)\s+(?:\w+\s+){0,3}?(?:permanent|unrestricted|indefinite|lifetime|"
+        r"unlimited)\s+(?:\w+\s+)?(?:access|permissions?|control)\b",
         "grant give share",
         "access permission permissions ownership control",
     ),
@@ -643,6 +738,13 @@ FAMILIES: tuple[Pattern, ...] = (
         ),
         _p(
             Family.HIJACK,
+            r"\b(?:to|in|into|on)\s+(?:your\s+)?(?:every|all|each)\s+(?:future|subsequent|"
+            r"following|later|next)\s+(?:outputs?|responses?|answers?|repl(?:y|ies)|messages?)\b",
+            "every all each",
+            "future subsequent following later next",
+        ),
+        _p(
+            Family.HIJACK,
             r"\bremember\s+(?:what|that|how)\s+you\s+(?:promised|agreed|said you would|committed|"
             r"swore)",
             "remember",
@@ -697,5 +799,6 @@ FAMILIES: tuple[Pattern, ...] = (
         ),
         *_STEERING,
         *_CODE,
+        *_TASK,
     ),
 )
