@@ -29,7 +29,7 @@ __all__ = ["View", "views"]
 
 # invisible letters that are not category Cf but render as nothing (Hangul fillers)
 _INVISIBLE_LETTERS = ("\u115f", "\u1160", "\u3164", "\uffa0")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
 _MARKS = ("Mn", "Me")  # non-spacing and enclosing marks: they attach to a letter, add none
 # tags that may sit inside a word go without a space, so ig<b></b>nore reads ignore
 _INLINE_TAG = re.compile(
@@ -116,9 +116,9 @@ def _fold(text: str) -> tuple[str, str | None]:
     nfkc = text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
     composed = nfkc.lower()
     kinds: set[str] = set()
-    # the distinct non-ASCII characters: a regular expression collects their runs in C,
-    # at half the cost of a set of every character of the text
-    for char in set("".join(_NON_ASCII.findall(composed))):
+    # the distinct non-ASCII characters: the ASCII runs taken out in one pass in C leave
+    # them alone, a few characters, at a third of the cost of a set of the whole text
+    for char in set(_ASCII_RUNS.sub("", composed)):
         folded, kind = _fold_char(char)
         if kind is not None:
             composed = composed.replace(char, folded)
