@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doxa.judges.screen.families import FAMILIES, Family
+from doxa.judges.screen.families import FAMILIES, CueIndex, Family
 from doxa.judges.screen.normalise import views
 from doxa.model import Authority
 
@@ -24,7 +24,9 @@ __all__ = ["SCREENED", "Family", "Sign", "instruction_sign", "screen"]
 SCREENED = frozenset({Authority.EXTERNAL, Authority.TOOL})
 
 #: the patterns a marked-up view is read for: a forged tag is itself the sign
-_FORGED = tuple(p for p in FAMILIES if p.family is Family.FORGED_TURN)
+_FORGED = CueIndex(tuple(p for p in FAMILIES if p.family is Family.FORGED_TURN))
+#: every pattern, indexed by the words that can set it off
+_ALL = CueIndex(FAMILIES)
 
 #: the longest span a sign quotes (the rest is elided)
 _SPAN = 80
@@ -69,7 +71,7 @@ def screen(text: str) -> Sign | None:
         # markup-free view that follows it (the same words, less the tag names)
         words = found[at + 1].words if view.marked_up else view.words
         # the markup-free view that follows a marked-up one is read for the other families
-        for pattern in _FORGED if view.marked_up else FAMILIES:
+        for pattern in (_FORGED if view.marked_up else _ALL).candidates(words):
             match = pattern.search(view.text, words)
             if match is not None:
                 return Sign(pattern.family, match.group(0).strip(), view.undone)

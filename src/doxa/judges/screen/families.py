@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["FAMILIES", "Family", "Pattern"]
+__all__ = ["FAMILIES", "CueIndex", "Family", "Pattern"]
 
 
 class Family(Enum):
@@ -37,6 +37,7 @@ class Family(Enum):
     STEERING = "answer steering"
     CODE = "code insertion"
     CONCEALMENT = "concealment"
+    TASK = "task request"
 
     @property
     def meaning(self) -> str:
@@ -59,6 +60,8 @@ _MEANING = {
     Family.CODE: "it asks for code to be put into the answer or the owner's code, or carries a"
     " destructive or remote-shell command",
     Family.CONCEALMENT: "it asks the assistant to hide something from the user",
+    Family.TASK: "it asks the reader's assistant for a piece of work (a poem, an analysis, a"
+    " recommendation, a translation) that the owner did not ask for",
 }
 
 
@@ -71,13 +74,26 @@ class Pattern:
     family: Family
     cues: tuple[tuple[frozenset[str], tuple[str, ...]], ...]
     regex: re.Pattern[str]
+    #: the cue group every match starts with a word of (see :func:`_leads_with_cue`), or
+    #: None: the expression is tried only where such a word starts, not across a window
+    anchor: int | None = None
+
+    @property
+    def anchored(self) -> bool:
+        """Whether the expression is tried at its leading cues alone."""
+        return self.anchor is not None
 
     def cued(self, text: str, words: frozenset[str]) -> bool:
         """Whether ``text`` (whose words are ``words``) holds a cue of every group."""
         # plain loops: about seventy patterns are asked per view, and generator expressions
         # here cost more than the checks themselves
+        # the groups of words first (set operations); a group that needs its marks looked
+        # for in the text (a scan of it each) only once every group of words has passed
         for names, marks in self.cues:
-            if names.isdisjoint(words):
+            if not marks and names.isdisjoint(words):
+                return False
+        for names, marks in self.cues:
+            if marks and names.isdisjoint(words):
                 for mark in marks:
                     if mark in text:
                         break
@@ -91,6 +107,8 @@ class Pattern:
         shorter than the window), so a long text is not scanned once per pattern."""
         if not self.cued(text, words):
             return None
+        if self.anchor is not None:
+            return self._anchored(text, tuple(self.cues[self.anchor][0] & words))
         names, marks = self.cues[0]
         cues = (*(names & words), *marks)
         if sum(map(text.count, cues)) * (_BEFORE + _AFTER) >= len(text):
@@ -114,9 +132,74 @@ class Pattern:
             scanned = high
         return None
 
+    def _anchored(self, text: str, cues: tuple[str, ...]) -> re.Match[str] | None:
+        """The first match starting where a cue starts: one attempt per occurrence of a cue,
+        each failing at once where no sign begins, instead of a scan of every position of a
+        window; the earliest occurrence that matches is the match a search would find."""
+        starts: list[int] = []
+        for cue in cues:
+            at = text.find(cue)
+            while at >= 0:
+                starts.append(at)
+                at = text.find(cue, at + 1)
+        for at in sorted(starts):
+            match = self.regex.match(text, at)
+            if match is not None:
+                return match
+        return None
+
 
 #: how far before its first cue a sign may start, and after it end (characters)
 _BEFORE, _AFTER = 80, 320
+#: the alternatives of a leading group, once its inner ``(?:`` and ``)`` are taken out
+_WORDS = re.compile(r"[a-z' ]+(?:\|[a-z' ]+)*")
+
+
+def _top_level_branches(regex: str) -> bool:
+    """Whether ``regex`` has a ``|`` outside every group and character class."""
+    depth, escaped, in_class = 0, False, False
+    for char in regex:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+    return False
+
+
+def _leads_with_cue(regex: str, names: frozenset[str]) -> bool:
+    """Whether every match of ``regex`` starts with a whole word of ``names``: it opens with
+    ``\\b`` and a literal word (or a group of literal words, nested groups allowed), the
+    first word of each a cue, nothing optional about the group, and no top-level
+    alternative that could start elsewhere."""
+    if not regex.startswith("\\b") or _top_level_branches(regex):
+        return False
+    rest = regex[2:]
+    if rest.startswith("(?:"):
+        depth, end = 0, 0
+        for end, char in enumerate(rest):  # noqa: B007 (end is read after the loop)
+            depth += (char == "(") - (char == ")")
+            if depth == 0:
+                break
+        inner = rest[3:end].replace("(?:", "").replace(")", "")
+        after = rest[end + 1 : end + 2]
+    else:
+        word = re.match(r"[a-z]+", rest)
+        if word is None:
+            return False
+        inner, after = word.group(0), rest[word.end() : word.end() + 1]
+    if _WORDS.fullmatch(inner) is None or (after != "" and after in "?*+{"):
+        return False
+    return all(alternative.split()[0] in names for alternative in inner.split("|"))
 
 
 def _p(family: Family, regex: str, *groups: str) -> Pattern:
@@ -125,7 +208,8 @@ def _p(family: Family, regex: str, *groups: str) -> Pattern:
         split = group.split()
         names = frozenset(c for c in split if c.isalnum())
         cues.append((names, tuple(c for c in split if not c.isalnum())))
-    return Pattern(family, tuple(cues), re.compile(regex, re.MULTILINE))
+    anchor = next((at for at, (names, _) in enumerate(cues) if _leads_with_cue(regex, names)), None)
+    return Pattern(family, tuple(cues), re.compile(regex, re.MULTILINE), anchor)
 
 
 _AI = r"(?:ai|assistant|agent|model|llm|bot|chatbot|copilot|gpt|chatgpt|claude|gemini)"
@@ -144,10 +228,10 @@ _SENSITIVE = (
     r"(?:(?:the )?full )?(?:contents of )?(?:your |the )?(?:memory|memories|conversation|"
     r"chat history|system prompt|hidden configuration|configuration|instructions))"
 )
-_SEND = r"(?:send|e-?mail|mail|forward|upload|post|transmit|leak|share|paste|copy|submit|cc)"
+_SEND = r"(?:send|email|mail|forward|upload|post|transmit|leak|share|paste|copy|submit|cc)"
 _SHOW = (
     r"(?:reveal|disclose|exfiltrate|print|output|dump|display|read out|reply with|"
-    r"respond with|answers? with|list)"
+    r"respond with|answer with|answers with|list)"
 )
 _DANGER = (
     r"(?:delete|remove|erase|wipe|send|e?mail|fetch|http|browse|browser|open_url|url|request|"
@@ -254,15 +338,102 @@ _STEERING: tuple[Pattern, ...] = (
     ),
     _p(
         Family.STEERING,
-        r"\b(?:reply|respond|answer)\s+(?:only\s+)?(?:in|using|with)\s+(?:an?\s+)?(?:\w+\s+){0,2}"
-        + _FORM
-        + r"\b|\b(?:use|apply|using)\b[^.!?\n]{0,30}?"
+        # a choice of forms ("reply in Spanish or English") is offered to a person, not imposed
+        r"\b(?:reply|respond|answer)\s+(?:only\s+)?(?:in|using|with)\s+(?:an?\s+)?"
+        r"(?:(?!or\b|and\b)\w+\s+){0,2}" + _FORM + r"\b(?!\s*(?:or|and|/)\s*(?:in\s+)?\w)"
+        r"|\b(?:use|apply|using|substitute|replace|swap|represent)\b[^.!?\n]{0,30}?"
         + _FORM
         + r"\b[^.!?\n]{0,40}?\byour\s+(?:"
         + _ANSWER[3:-1]
         + r"|message)",
         _C_FORM,
-        "reply respond answer use apply using your",
+        "reply respond answer use apply using substitute replace swap represent your",
+    ),
+)
+
+# BIPIA's task injections: a request for an assistant's piece of work standing as a sentence
+# of its own (at the start of a line or sentence, or after "please" / "can you"). A human
+# reader's imperatives name an object of the world ("write the date on the jar", "describe
+# the fault in the ticket", "suggest a few dates"); these name an assistant's product: a
+# poem or a script, the sentiment of a review, the trend of a market, a book to read.
+_ASK = (
+    r"(?:^[^\S\n]*|[.!?:;|][^\S\n]*|\bplease\s+|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
+)
+_ARTEFACT = (
+    r"(?:poems?|stor(?:y|ies)|essays?|haikus?|limericks?|jokes?|songs?|lyrics|tweets?|slogans?|"
+    r"blog posts?|speech(?:es)?|riddles?|sonnets?|raps?|scripts?|programs?|functions?|"
+    r"commands?|one-liners?|cover letters?|product descriptions?|short stor(?:y|ies))"
+)
+_FINDING = (
+    r"(?:trends?|sentiment|mood|tone|(?:main|key) (?:findings|points|ideas|takeaways)|"
+    r"advancements|developments|benefits|drawbacks|pros and cons|advantages|disadvantages|"
+    r"impacts?|implications|insights?|significance|evolution|causes and effects)"
+)
+_SUGGESTED = (
+    r"(?:books?|novels?|movies?|films?|tv shows?|series|songs?|podcasts?|restaurants?|"
+    r"getaways?|destinations?|hotels?|recipes?|video games?|apps?|gifts?)"
+)
+_TASK: tuple[Pattern, ...] = (
+    _p(
+        Family.TASK,
+        _ASK + r"(?:write|compose|generate|draft|create|craft|produce|give me|tell me|provide)"
+        r"\s+(?:me\s+)?(?:a|an|some|one|two|three|four|five|\d+|the following)\s+"
+        r"(?:[\w-]+\s+){0,3}?" + _ARTEFACT + r"\b"
+        r"|"
+        + _ASK
+        + r"(?:give|compile|make|provide)\s+me\s+(?:with\s+)?a\s+(?:\w+\s+)?list\s+of\b",
+        "write compose generate draft create craft produce give tell provide",
+        "poem poems story stories essay essays haiku haikus limerick limericks joke jokes song"
+        " songs lyrics tweet tweets slogan slogans blog speech speeches riddle riddles sonnet"
+        " sonnets rap raps script scripts program programs function functions command commands"
+        " liner liners letter letters description descriptions list",
+    ),
+    _p(
+        Family.TASK,
+        _ASK + r"(?:analy[sz]e|summari[sz]e|describe|explain|determine|classify|assess|evaluate|"
+        r"outline|discuss|provide|give me)\s+(?:me\s+)?(?:the\s+|a\s+|an\s+|some\s+)?"
+        r"(?:[\w-]+\s+){0,2}?" + _FINDING + r"\s+(?:of|in|on|into|behind|from|for|associated)\b"
+        r"|"
+        + _ASK
+        + r"what\s+(?:are|were|is)\s+the\s+(?:[\w-]+\s+){0,2}?(?:"
+        + _FINDING[3:-1]
+        + r"|risks)\s+(?:of|in|on|behind|associated)\b",
+        "analyze analyse summarize summarise describe explain determine classify assess evaluate"
+        " outline discuss provide give what",
+        "trend trends sentiment mood tone findings points ideas takeaways advancements"
+        " developments benefits drawbacks cons advantages disadvantages impact impacts"
+        " implications insight insights significance evolution effects risks",
+    ),
+    _p(
+        Family.TASK,
+        _ASK + r"(?:recommend|suggest)\s+(?:me\s+)?(?:a|an|some|the best|a few|\d+)?\s*"
+        r"(?:[\w-]+\s+){0,3}?" + _SUGGESTED + r"\b",
+        "recommend suggest",
+        "book books novel novels movie movies film films shows series song songs podcast"
+        " podcasts restaurant restaurants getaway getaways destination destinations hotel"
+        " hotels recipe recipes games app apps gift gifts",
+    ),
+    _p(
+        Family.TASK,
+        _ASK + r"(?:help me (?:write|draft|compose|plan|brainstorm|come up with)|"
+        r"help me with (?:a|an) (?:[\w-]+ ){0,2}?(?:recipe|poem|essay|story|speech|cover letter)"
+        r"|show me how to)\b",
+        "help show",
+        "write draft compose plan brainstorm come recipe poem essay story speech letter how",
+    ),
+    _p(
+        Family.TASK,
+        _ASK + r"translate\s+(?:the\s+)?(?:above|this|following|previous|entire|whole)\b"
+        r"[^.!?\n]{0,40}?\b(?:into|to)\s+[a-z]+",
+        "translate",
+        "above this following previous entire whole",
+    ),
+    _p(
+        Family.TASK,
+        r"\bis\s+(?:this|the following)\s+(?:[\w-]+\s+)?(?:review|feedback|comment|tweet|"
+        r"sentence|text|statement|message|post)\s+positive\s+or\s+negative\b",
+        "positive",
+        "negative",
     ),
 )
 
@@ -292,19 +463,44 @@ _CODE: tuple[Pattern, ...] = (
         r"(?=[\s*`'\"]|$)|~/\.(?:ssh|gnupg|aws)\b|\$home/?(?=[\s*`'\"]|$))"
         r"|\bnc\s+(?:-\w+\s+)*-e\s+/bin/\w*sh\b|/dev/tcp/"
         r"|\bshutil\.rmtree\(\s*[\"'](?:/|~|c:\\\\?)[\"']"
-        r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
-        "rm nc tcp rmtree :(){",
+        r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"
+        r"|\bopen\(\s*[\"'](?:/boot/|/etc/(?:passwd|shadow|sudoers|rc\.local|crontab|ld\.so\.preload)"
+        r"|/dev/sd[a-z])[^\"']*[\"']\s*,\s*[\"'][wa]",
+        "rm nc tcp rmtree :(){ /boot/ /etc/ /dev/sd",
     ),
 )
 
+# what a hijack of every future answer is preceded by, as fixed-width looks back
+_TO_EVERY = (
+    "(?:"
+    + "|".join(
+        rf"(?<=\b{to} {your}{every})"
+        for to in ("to", "in", "into", "on")
+        for your in ("", "your ")
+        for every in ("every", "all", "each")
+    )
+    + ")"
+)
+
 FAMILIES: tuple[Pattern, ...] = (
+    # one pattern per literal start: a regular expression that opens with a literal is
+    # searched for that literal first (a page has a "</" in every line, but no "</document>")
     _p(
         Family.FORGED_TURN,
         r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|"
-        r"end_header_id|begin_of_text)\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>"
-        r"|</(?:document|context|data|tool_output|tool_result|search_results|email|input|"
+        r"end_header_id|begin_of_text)\|>",
+        "<|",
+    ),
+    _p(
+        Family.FORGED_TURN,
+        r"\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>",
+        "[inst] [/inst] <<sys>> _of_turn>",
+    ),
+    _p(
+        Family.FORGED_TURN,
+        r"</(?:document|context|data|tool_output|tool_result|search_results|email|input|"
         r"untrusted|user_input|quote|instructions)>",
-        "<| [inst] [/inst] <<sys>> _of_turn> </",
+        "</",
     ),
     _p(
         Family.FORGED_TURN,
@@ -443,7 +639,7 @@ FAMILIES: tuple[Pattern, ...] = (
     _p(
         Family.EXFILTRATION,
         r"\b" + _SEND + r"\s+(?:all|every|each|any)\b[^.!?\n]{0,60}?\bto\s+(?:https?://|\S+@)",
-        "send mail email forward upload post transmit share copy submit cc",
+        "send mail email forward upload post transmit leak share paste copy submit cc",
         "all every each any",
         ": @",
     ),
@@ -479,7 +675,10 @@ FAMILIES: tuple[Pattern, ...] = (
         r"\b(?:grant|give)\s+(?:me|us|them|this \w+)\s+(?:full\s+|admin\s+|root\s+)?(?:access|"
         r"permissions?|control)\b"
         r"|\b(?:grant|give|share)\s+[^.!?\n]{0,30}?\b(?:access|permissions?|ownership|control)"
-        r"\s+to\s+\S+@",
+        r"\s+to\s+\S+@"
+        # access no runbook hands out in passing: for good or without limits
+        r"|\b(?:grant|give)\s+(?:\w+\s+){0,3}?(?:permanent|unrestricted|indefinite|lifetime|"
+        r"unlimited)\s+(?:\w+\s+)?(?:access|permissions?|control)\b",
         "grant give share",
         "access permission permissions ownership control",
     ),
@@ -544,6 +743,7 @@ FAMILIES: tuple[Pattern, ...] = (
         r"\s+(?:you|always|never|answer|respond|reply|only|treat|act|remember)",
         "rest",
         "conversation chat session dialogue",
+        "for",  # the word the sign starts with: tried where it starts, not in windows
     ),
     _p(
         Family.HIJACK,
@@ -643,6 +843,14 @@ FAMILIES: tuple[Pattern, ...] = (
         ),
         _p(
             Family.HIJACK,
+            # started at "every" (a rarer word than "to"), "to (your)" looked back at
+            r"\b(?:every|all|each)" + _TO_EVERY + r"\s+(?:future|subsequent|following|"
+            r"later|next)\s+(?:outputs?|responses?|answers?|repl(?:y|ies)|messages?)\b",
+            "every all each",
+            "future subsequent following later next",
+        ),
+        _p(
+            Family.HIJACK,
             r"\bremember\s+(?:what|that|how)\s+you\s+(?:promised|agreed|said you would|committed|"
             r"swore)",
             "remember",
@@ -697,5 +905,47 @@ FAMILIES: tuple[Pattern, ...] = (
         ),
         *_STEERING,
         *_CODE,
+        *_TASK,
     ),
 )
+
+
+class CueIndex:
+    """The patterns a text can set off, found from its words in one set intersection.
+
+    Asking each of about eighty patterns whether its cues occur costs a Python call per
+    pattern per view, the larger part of screening a long benign text; the index maps each
+    word of a pattern's first cue group to the pattern, so only the patterns one of the
+    text's words starts are asked (those with a non-word cue, such as ``<|``, always are).
+    Candidates come back in the order of ``patterns``: the first sign is the same one a
+    loop over every pattern finds.
+    """
+
+    def __init__(self, patterns: tuple[Pattern, ...]) -> None:
+        self.patterns = patterns
+        # a bit per pattern, in their order: a word's mask has the bits of the patterns its
+        # first cue group names, and ``_always`` those with a non-word cue
+        masks: dict[str, int] = {}
+        always = 0
+        for at, pattern in enumerate(patterns):
+            names, marks = pattern.cues[0]
+            for name in names:
+                masks[name] = masks.get(name, 0) | 1 << at
+            if marks:
+                always |= 1 << at
+        self._masks = masks
+        self._first = frozenset(masks)
+        self._always = always
+
+    def candidates(self, words: frozenset[str]) -> list[Pattern]:
+        """The patterns whose first cue group ``words`` may satisfy, in their order."""
+        found = self._always
+        masks = self._masks
+        for word in words & self._first:
+            found |= masks[word]
+        chosen = []
+        while found:
+            low = found & -found
+            chosen.append(self.patterns[low.bit_length() - 1])
+            found ^= low
+        return chosen
