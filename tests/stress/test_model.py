@@ -113,7 +113,8 @@ class MemoryMachine(RuleBasedStateMachine):
                 self._statement(text, who, city, month, authority)
             return
         receipt = self._statement(text, who, city, month, authority)
-        if receipt.fact is not None:
+        if receipt.fact is not None and receipt.outcome is not doxa.Outcome.MERGED:
+            # a merged write corroborates an older fact: that fact keeps its own start
             self.statements[receipt.fact] = (who, city)
             self.months[receipt.fact] = month
         live_same = [
@@ -160,7 +161,9 @@ class MemoryMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.model.held)
     @rule(data=st.data())
     def approve(self, data: st.DataObject) -> None:
-        item = data.draw(st.sampled_from(sorted(self.model.held)))
+        self.approve_item(data.draw(st.sampled_from(sorted(self.model.held))))
+
+    def approve_item(self, item: str) -> None:
         self.clock.advance(SECOND)
         receipt = self.mem.approve(item)
         assert receipt.fact == item
@@ -179,7 +182,12 @@ class MemoryMachine(RuleBasedStateMachine):
     def retract(self, data: st.DataObject) -> None:
         """A live fact, or a superseded one (it may still turn out never true)."""
         model = self.model
-        item = data.draw(st.sampled_from(sorted(model.live | (model.ended - model.retracted))))
+        self.retract_item(
+            data.draw(st.sampled_from(sorted(model.live | (model.ended - model.retracted))))
+        )
+
+    def retract_item(self, item: str) -> None:
+        model = self.model
         self.clock.advance(SECOND)
         self.mem.retract(item, reason="never true")
         model.receipts += 1
@@ -191,7 +199,9 @@ class MemoryMachine(RuleBasedStateMachine):
     def retract_unknown(self, data: st.DataObject) -> None:
         """Retracting what is retracted or erased is a clear NotFound and changes nothing."""
         candidates = sorted(self.model.retracted | self.model.erased) or ["0" * 20]
-        item = data.draw(st.sampled_from(candidates))
+        self.retract_unknown_item(data.draw(st.sampled_from(candidates)))
+
+    def retract_unknown_item(self, item: str) -> None:
         with pytest.raises(doxa.NotFound):
             self.mem.retract(item, reason="never true")
 
@@ -208,6 +218,18 @@ class MemoryMachine(RuleBasedStateMachine):
         model.gone_texts.add(self.texts[item])
         if item in self.statements:
             model.gone_statements.add(self.statements[item])
+
+    @rule(granted=st.booleans())
+    def closing(self, granted: bool) -> None:
+        """The owner grants or revokes automatic closing: revoked, every closing the judge
+        decides is held, so approvals meet held ``replaces`` and ``was_wrong`` verdicts
+        whose targets changed meanwhile (otherwise only an alarm holds them)."""
+        self.clock.advance(SECOND)
+        if granted:
+            self.mem.grant("general")
+        else:
+            self.mem.revoke("general")
+        self.model.receipts += 1
 
     @rule()
     def backup(self) -> None:
@@ -257,6 +279,72 @@ class MemoryMachine(RuleBasedStateMachine):
                 assert len({f.object for f in found}) <= 1, [
                     (f.object, f.valid_from) for f in found
                 ]
+
+
+class Replay:
+    """A found sequence, step by step on the state machine, checked after every step as a
+    hypothesis run checks it (a stateful test takes no ``@example``, so these stand in)."""
+
+    def __init__(self) -> None:
+        self.machine = MemoryMachine()
+
+    def __enter__(self) -> Replay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.machine.teardown()
+
+    def step(self, name: str, *args: object, **kwargs: object) -> None:
+        getattr(self.machine, name)(*args, **kwargs)
+        self.machine.matches_the_model()
+        self.machine.one_value_at_a_time()
+
+    def said(self, city: str, month: int) -> str:
+        """The fact id of ann's statement of ``city`` from ``month``."""
+        text = f"ann lives in {city} since month {month}"
+        return next(f for f, t in self.machine.texts.items() if t == text)
+
+
+def test_found_an_approval_retracting_an_earlier_value_it_never_judged() -> None:
+    """Found by a random run (2 Dec 2026): Paris from March is held as proving Lyon from
+    March wrong; Lyon is retracted and Rome from January admitted; approving Paris must
+    supersede Rome (it came before), not retract it, so Rome is still retractable, while
+    Lyon, retracted, is refused (control)."""
+    with Replay() as run:
+        run.step("closing", granted=False)
+        run.step("remember_statement", who="ann", city="Lyon", month=3, authority="agent")
+        run.step("remember_statement", who="ann", city="Paris", month=3, authority="agent")
+        assert run.machine.model.held == {run.said("Paris", 3)}
+        run.step("retract_item", run.said("Lyon", 3))
+        run.step("remember_statement", who="ann", city="Rome", month=1, authority="agent")
+        run.step("approve_item", run.said("Paris", 3))
+        rome = run.said("Rome", 1)
+        assert run.machine.mem.get(rome).status is doxa.FactStatus.SUPERSEDED
+        run.step("retract_unknown_item", run.said("Lyon", 3))  # control: refused
+        run.step("retract_item", rome)
+
+
+def test_found_a_merged_write_keeps_the_start_of_the_fact_it_corroborates() -> None:
+    """Found by a random run (2 Dec 2026), a fault of the model: Rome from June merged into
+    Rome from March (the same statement), and the model took June as that fact's start, so
+    when Lyon from May was approved it expected Rome retracted; the memory superseded it in
+    May, as the fact starts in March. Rome stays retractable; Paris, approved before, stays
+    superseded (control)."""
+    with Replay() as run:
+        run.step("remember_statement", who="ann", city="Paris", month=1, authority="owner")
+        run.step("closing", granted=False)
+        run.step("remember_statement", who="ann", city="Rome", month=3, authority="owner")
+        run.step("approve_item", run.said("Rome", 3))
+        run.step("remember_statement", who="ann", city="Lyon", month=5, authority="agent")
+        run.step("closing", granted=True)
+        run.step("remember_statement", who="ann", city="Rome", month=6, authority="agent")
+        rome = run.said("Rome", 3)
+        assert run.machine.months[rome] == 3
+        run.step("approve_item", run.said("Lyon", 5))
+        assert run.machine.mem.get(rome).status is doxa.FactStatus.SUPERSEDED
+        assert run.machine.mem.get(run.said("Paris", 1)).status is doxa.FactStatus.SUPERSEDED
+        run.step("retract_item", rome)
+        run.step("retract_unknown_item", rome)
 
 
 def _settings(examples: int, steps: int) -> settings:

@@ -36,7 +36,7 @@ from doxa.reads.held import held
 from doxa.reads.ledger import alarms
 from doxa.reads.receipts import receipts_deciding
 from doxa.resources import query
-from doxa.scope import new_id
+from doxa.scope import Scope, new_id
 from doxa.store import Dataset
 from doxa.terms import dt_literal, instant
 from doxa.vocabulary import DOXA, RDF
@@ -91,7 +91,8 @@ class OwnerDecisions:
         (live, or superseded but believed before its end) is ended there (superseded when
         the approved value starts later, else retracted), so approving never leaves two
         values believed at one time. ``as_relation`` (``replaces`` or ``was_wrong``) says how
-        to end them.
+        to end them; without it the held verdict's relation ends only the facts the judge
+        named, and the receipt's reason names each other fact ended and how.
         """
 
         def step(decision: Decision) -> Receipt:
@@ -118,7 +119,10 @@ class OwnerDecisions:
                     "one value at a time" if cardinality is Cardinality.ONE else "many values"
                 )
             one = lesson[0] if lesson is not None and lesson[1] is Cardinality.ONE else None
-            closings = [] if is_rule else self._conflicts(values, starts, relation, one)
+            closings = []
+            if not is_rule:
+                closings = self._conflicts(values, starts, relation, one, saved, as_relation)
+            reason += _unjudged_endings(self.scope, closings, saved, chosen=as_relation)
             if (
                 relation.closes
                 and not is_rule
@@ -492,10 +496,22 @@ class OwnerDecisions:
         starts: datetime | None,
         relation: Relation,
         functional: URIRef | None = None,
+        judged: tuple[URIRef, ...] = (),
+        chosen: Relation | None = None,
     ) -> list[tuple[Relation, tuple[URIRef, ...]]]:
         """The values an approved write must end, grouped by how to end them: the live
-        values and the superseded ones believed in the time it claims. ``functional``: a
-        predicate the owner just taught holds one value at a time."""
+        values and the superseded ones believed in the time it claims, each once.
+        ``functional``: a predicate the owner just taught holds one value at a time.
+
+        How each ends: as the owner ``chosen`` (``as_relation``) if it closes; else, for a
+        fact the judge read and ``judged`` (the held write's targets), as its verdict
+        ``relation`` if that closes, since that is what the owner approved; any other fact
+        (one written, or left believed, after the write was held) by when it starts:
+        superseded when the approved value starts later, else retracted. The judge never
+        saw it, so its verdict says nothing about it: a held ``was_wrong`` must not retract
+        a value that simply came before, nor a held ``replaces`` supersede one that starts
+        after it (at an end before its own start).
+        """
         subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
         if subject is None or not isinstance(predicate, URIRef) or obj is None:
             return []
@@ -520,9 +536,13 @@ class OwnerDecisions:
             self.store, [new_object, *(f.object for f in found if f.object is not None)]
         )
         others = []
+        seen: set[URIRef] = set()
         for fact in found:
             if fact.subject is None or fact.predicate is None or fact.object is None:
                 continue
+            if fact.iri in seen:  # found under two keys (an inverse, a broader value)
+                continue
+            seen.add(fact.iri)
             old_subject, old_predicate, old_object = table.normalise(
                 fact.subject, fact.predicate, fact.object
             )
@@ -536,7 +556,9 @@ class OwnerDecisions:
                 others.append(fact)
         grouped: dict[Relation, list[URIRef]] = {}
         for fact in others:
-            if relation.closes:
+            if chosen is not None and chosen.closes:
+                how = chosen
+            elif relation.closes and fact.iri in judged:
                 how = relation
             elif starts is not None and (fact.valid_from is None or starts > fact.valid_from):
                 how = Relation.REPLACES
@@ -544,6 +566,29 @@ class OwnerDecisions:
                 how = Relation.WAS_WRONG
             grouped.setdefault(how, []).append(fact.iri)
         return [(how, tuple(targets)) for how, targets in grouped.items()]
+
+
+def _unjudged_endings(
+    scope: Scope,
+    closings: list[tuple[Relation, tuple[URIRef, ...]]],
+    judged: tuple[URIRef, ...],
+    *,
+    chosen: Relation | None,
+) -> str:
+    """The receipt's word on the facts an approval ends that are not among the held
+    verdict's targets (the judge gave no verdict on them, so when they start decides how
+    they end); empty if none, or if the owner chose how to end them."""
+    if chosen is not None and chosen.closes:
+        return ""
+    found = [
+        f"{scope.local_id(t)} {'superseded' if how is Relation.REPLACES else 'retracted'}"
+        for how, targets in closings
+        for t in targets
+        if t not in judged
+    ]
+    if not found:
+        return ""
+    return "; ended by when they start (not among the judged targets): " + ", ".join(found)
 
 
 def _held_relation(held: list[Pair]) -> Relation:
