@@ -4,7 +4,7 @@ and what is stored with the admitted claim, in the decision's own change."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -201,6 +201,32 @@ def test_exactly_one_embedding_call_per_remember(fake: FakeOpenAI, clock: doxa.F
             mem.remember(text, topic="health", authority="owner")
             assert len(fake.requests) == n
     assert [r["input"] for r in fake.requests] == [[t] for t in texts]
+
+
+class Miscounting(ConceptEmbedder):
+    """An in-process embedder that answers two vectors for one text."""
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return super().embed([*texts, *texts])
+
+
+def test_an_embedder_miscounting_its_vectors_leaves_the_missing_note(
+    clock: doxa.FixedClock,
+) -> None:
+    bad = memory_with(clock, Miscounting())
+    receipt = bad.remember(ALLERGY, topic="health")
+    assert receipt.admitted
+    assert meaning_of(bad, receipt.fact) == [
+        (
+            str(DOXA.embeddingMissing),
+            "the embedder gave 2 vectors for one text; it must give one per text "
+            "(then run doxa reindex).",
+        )
+    ]
+    good = memory_with(clock, ConceptEmbedder())  # control
+    assert [p for p, _ in meaning_of(good, good.remember(ALLERGY, topic="h").fact)] != [
+        str(DOXA.embeddingMissing)
+    ]
 
 
 def test_a_shape_rejected_write_asks_for_no_vector(clock: doxa.FixedClock) -> None:

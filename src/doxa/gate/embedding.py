@@ -74,11 +74,16 @@ def embed_write(embedder: Embedder, text: str) -> WriteVector:
     answering garbage gives a :class:`WriteVector` without one, and a logged warning: the
     write goes on, gathered by words only."""
     try:
-        vector = embedder.embed([text])[0]
+        vectors = embedder.embed([text])
+        if len(vectors) != 1:
+            raise EmbeddingUnavailable(
+                f"the embedder gave {len(vectors)} vectors for one text; it must give one "
+                "per text (then run doxa reindex)."
+            )
     except EmbeddingUnavailable as error:
         log.warning("no vector for the write (gathered by words only): %s", error)
         return WriteVector(None, str(error))
-    return WriteVector(Meaning(vector, embedder.model))
+    return WriteVector(Meaning(vectors[0], embedder.model))
 
 
 def embed_facts(
