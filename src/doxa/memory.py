@@ -68,6 +68,7 @@ from doxa.gate.erasure import erasure_record, salt, subject_hash
 from doxa.gate.gate import Gate
 from doxa.gate.names import Role, is_name
 from doxa.gate.proposal import build_proposal
+from doxa.gate.restemming import fill_words
 from doxa.gate.shapes import ShapeCheck, default_shape_check
 from doxa.gate.sync import SyncReport
 from doxa.gate.sync import apply as apply_sync
@@ -100,7 +101,7 @@ from doxa.ontology.sources import (
 )
 from doxa.reads import facts as fact_reads
 from doxa.reads.claims import load_facts
-from doxa.reads.embeddings import Embedder
+from doxa.reads.embeddings import Embedder, OpenAIEmbedder
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
@@ -337,7 +338,10 @@ class Memory:
         )
 
     def close(self) -> None:
-        """Flush and close the store if this memory opened it."""
+        """Flush and close the store if this memory opened it, and the embeddings client's
+        connections (it reconnects if used again)."""
+        if isinstance(self.embedder, OpenAIEmbedder):
+            self.embedder.close()
         if self._owns_store:
             self.store.close()
 
@@ -473,24 +477,25 @@ class Memory:
             derived_from=derived_from,
         )
         with self._acknowledged():
-            receipt = self.gate.remember(proposal, strict=strict, minted=names.minted)
-        self._embed([receipt], proposal.text)
+            # the embedder is asked once, inside, before the gate locks: its vector gathers
+            # the close facts and is stored with the admitted claim, in the same change
+            receipt = self.gate.remember(
+                proposal, strict=strict, minted=names.minted, embedder=self.embedder
+            )
         return receipt
 
-    def _embed(self, receipts: Iterable[Receipt], text: str | None = None) -> None:
-        """The vectors of the facts ``receipts`` admitted, asked after the gate published
-        (outside its lock); a fact the endpoint gives none is recorded as missing one."""
+    def _embed(self, receipts: Iterable[Receipt]) -> None:
+        """The vectors of the facts ``receipts`` admitted (in bulk, or by the owner), asked
+        after the gate published (outside its lock), in one call; a fact the endpoint gives
+        none is recorded as missing one."""
         if self.embedder is None:
             return
         claims = [self.scope.fact(r.fact) for r in receipts if r.admitted and r.fact]
         if not claims:
             return
-        if text is not None and len(claims) == 1:
-            facts = [(claims[0], text)]
-        else:
-            graphs = [*self._topic_graphs(), self.scope.rules]
-            texts = self.store.describe(claims, graphs, (DOXA.text,))
-            facts = [(c, str(pairs[0][1])) for c in claims if (pairs := texts.get(str(c)))]
+        graphs = [*self._topic_graphs(), self.scope.rules]
+        texts = self.store.describe(claims, graphs, (DOXA.text,))
+        facts = [(c, str(pairs[0][1])) for c in claims if (pairs := texts.get(str(c)))]
         embed_facts(self.store, self.scope, self.embedder, facts)
 
     def _acknowledged(self) -> AbstractContextManager[None]:
@@ -544,15 +549,19 @@ class Memory:
                 predicate=names.predicate,
                 object=names.object,
                 **fields,
-            )
+            ),
+            embedder=self.embedder,
         )
 
     def rejudge(self) -> list[Receipt]:
         """Judge again every write held because the judge could not answer.
 
-        Returns the new receipts; writes the judge still cannot answer for stay held.
+        Returns the new receipts; writes the judge still cannot answer for stay held. The
+        facts it admits get their vectors afterwards, in one call (with an ``embedder``).
         """
-        return self.gate.rejudge()
+        receipts = self.gate.rejudge()
+        self._embed(receipts)
+        return receipts
 
     def unchecked(self) -> list[str]:
         """Ids of the writes held because the judge could not answer, oldest first: what
@@ -1477,19 +1486,26 @@ class Memory:
             return None
         return Meaning(vector, self.embedder.model)
 
-    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> Reindexed:
-        """Fill in the vector of every admitted fact that has none (the endpoint was down or
-        slow when it was written, or it predates the embedder), in batches; ``progress``
-        hears (done, total) after each. Idempotent; what was filled stays when the endpoint
-        fails midway, and the result says how many are still missing and why. Raises
-        :class:`~doxa.InvalidInput` when no embedder is configured.
+    def reindex(
+        self,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        words_progress: Callable[[int, int], None] | None = None,
+    ) -> Reindexed:
+        """Bring the derived indexes up to date with the facts: first the word and stem
+        entries of facts written before stems existed (so stemmed recall finds them; no
+        embedder needed), then, with an ``embedder``, the vector of every admitted fact that
+        has none (the endpoint was down or slow when it was written, or it predates the
+        embedder), in batches. ``words_progress`` and ``progress`` hear (done, total) of each
+        pass. Idempotent and safe to run again; what was filled stays when the endpoint fails
+        midway, and the result says how many are still missing and why. With no embedder
+        the result has ``vectors=False``: only the words were filled.
         """
+        stemmed = fill_words(self.store, self.scope, progress=words_progress)
         if self.embedder is None:
-            raise InvalidInput(
-                "reindex needs an embeddings endpoint; set DOXA_EMBED_BASE_URL and "
-                "DOXA_EMBED_MODEL (or pass embedder= to Memory)."
-            )
-        return reindex_vectors(self.store, self.scope, self.embedder, progress=progress)
+            return Reindexed(0, 0, 0, stemmed=stemmed, vectors=False)
+        found = reindex_vectors(self.store, self.scope, self.embedder, progress=progress)
+        return dataclass_replace(found, stemmed=stemmed)
 
     # -- whole-scope audits ------------------------------------------------------------
 

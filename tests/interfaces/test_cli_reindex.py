@@ -9,7 +9,7 @@ from tests.fake_embeddings import running_embeddings
 from tests.interfaces.test_cli import run
 from tests.judges.fake_openai import status
 
-from doxa.interfaces.failures import EXIT_GATE, EXIT_USAGE
+from doxa.interfaces.failures import EXIT_GATE
 
 
 def test_reindex_fills_what_a_down_endpoint_left_missing(tmp_path: Path) -> None:
@@ -35,12 +35,32 @@ def test_reindex_fills_what_a_down_endpoint_left_missing(tmp_path: Path) -> None
         found = run(store, "--json", "recall", "nut allergy", env=env)
         assert [f["text"] for f in json.loads(found.stdout)] == ["Alice is allergic to peanuts"]
         again = run(store, "--json", "reindex", env=env)
-        assert json.loads(again.stdout) == {"lacking": 0, "filled": 0, "missing": 0}
+        assert json.loads(again.stdout) == {
+            "stemmed": 0,
+            "vectors": True,
+            "lacking": 0,
+            "filled": 0,
+            "missing": 0,
+        }
 
 
-def test_reindex_without_an_endpoint_says_what_to_set(tmp_path: Path) -> None:
+def test_reindex_without_an_endpoint_fills_words_and_says_so(tmp_path: Path) -> None:
+    """No embedder: reindex still runs (the word entries need none) and says that no vector
+    was filled and what to set; the JSON says ``vectors: false``."""
     store = tmp_path / "store"
     assert run(store, "init").exit_code == 0
+    assert run(store, "remember", "Alice lives in Lyon", "--topic", "a").exit_code == 0
     result = run(store, "reindex")
-    assert result.exit_code == EXIT_USAGE
-    assert "reindex needs an embeddings endpoint; set DOXA_EMBED_BASE_URL" in result.stderr
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (
+        "No embeddings endpoint is configured, so no vectors were filled; set "
+        "DOXA_EMBED_BASE_URL and DOXA_EMBED_MODEL to fill them.\n"
+    )
+    found = run(store, "--json", "reindex")
+    assert json.loads(found.stdout) == {
+        "stemmed": 0,
+        "vectors": False,
+        "lacking": 0,
+        "filled": 0,
+        "missing": 0,
+    }

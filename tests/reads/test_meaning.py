@@ -409,9 +409,10 @@ def test_reindex_with_the_endpoint_still_down_says_so(
     assert hybrid.reindex() == doxa.Reindexed(lacking=2, filled=0, missing=2, reason="down")
 
 
-def test_reindex_needs_an_embedder(memory: Memory) -> None:
-    with pytest.raises(InvalidInput, match="reindex needs an embeddings endpoint; set"):
-        memory.reindex()
+def test_reindex_without_an_embedder_fills_words_only(memory: Memory) -> None:
+    """No embedder: reindex does not raise; it says no vectors were looked at."""
+    memory.remember(ALLERGY, topic="alice", authority="owner")
+    assert memory.reindex() == doxa.Reindexed(0, 0, 0, stemmed=0, vectors=False)
 
 
 def test_reindex_fills_facts_written_before_an_embedder(clock: doxa.FixedClock) -> None:

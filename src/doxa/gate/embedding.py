@@ -1,11 +1,16 @@
-"""Vectors for admitted facts: computed after the gate publishes, outside the store's lock.
+"""Vectors for admitted facts: computed outside the store's lock, never a reason to refuse.
 
-A write is never refused or slowed by its vector beyond the embedding call itself: the gate
-has already committed the fact when :func:`embed_facts` asks the endpoint. When the endpoint
-gives no usable vector the fact is recorded as missing one (``doxa:embeddingMissing`` with the
-reason) and is found by its words until :func:`reindex` fills it in. The vector's triples are
-written only while the search graph still holds the claim, checked under the store's lock, so
-a fact erased while its vector was being computed gets none.
+One write (:meth:`doxa.Memory.remember`): :func:`embed_write` asks for the text's vector once,
+after the shapes pass and before the gate decides; the gate gathers the write's close facts
+with it (hybrid, as recall ranks) and publishes it in the decision's own change beside the
+claim, so there is no second embedding call and no second transaction. Bulk and owner paths
+(import, approve, release): :func:`embed_facts` asks after the gate published, in batches,
+and writes the vectors only while the search graph still holds the claim, checked under the
+store's lock, so a fact erased while its vector was being computed gets none.
+
+When the endpoint gives no usable vector the fact is recorded as missing one
+(``doxa:embeddingMissing`` with the reason) and is found by its words until :func:`reindex`
+fills it in.
 """
 
 from __future__ import annotations
@@ -18,12 +23,12 @@ from rdflib import URIRef
 
 from doxa.errors import EmbeddingUnavailable
 from doxa.reads.embeddings import Embedder
-from doxa.reads.vectors import missing_quads, unembedded, vector_quads
+from doxa.reads.vectors import Meaning, missing_quads, unembedded, vector_quads
 from doxa.scope import Scope
 from doxa.store import Change, Quad, Store
 from doxa.vocabulary import DOXA
 
-__all__ = ["BATCH", "Reindexed", "embed_facts", "reindex"]
+__all__ = ["BATCH", "Reindexed", "WriteVector", "embed_facts", "embed_write", "reindex"]
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +39,51 @@ BATCH = 64
 @dataclass(frozen=True)
 class Reindexed:
     """What :func:`reindex` did: how many facts lacked a vector, how many it filled, how many
-    still lack one, and why (None when none is left)."""
+    still lack one, and why (None when none is left); ``stemmed``: how many facts written
+    before stems existed got their word and stem entries (:mod:`doxa.gate.restemming`);
+    ``vectors``: False when no embedder is configured, so only the words were looked at."""
 
     lacking: int
     filled: int
     missing: int
     reason: str | None = None
+    stemmed: int = 0
+    vectors: bool = True
+
+
+@dataclass(frozen=True)
+class WriteVector:
+    """One write's vector, asked once before the gate decides, or why there is none.
+
+    ``meaning`` (None when the endpoint gave nothing usable) lets the gate gather the write's
+    close facts by meaning as well as words; :meth:`quads` is what the admitted claim gets
+    in the meaning graph, in the decision's own change."""
+
+    meaning: Meaning | None
+    missing: str | None = None
+
+    def quads(self, scope: Scope, claim: URIRef) -> list[Quad]:
+        """The meaning graph's triples for ``claim``: its vector, or the missing note."""
+        if self.meaning is not None:
+            return vector_quads(scope, claim, self.meaning.vector, self.meaning.model)
+        return missing_quads(scope, claim, self.missing or "no vector was asked")
+
+
+def embed_write(embedder: Embedder, text: str) -> WriteVector:
+    """Ask ``embedder`` for one write's vector (one call); the endpoint down, slow or
+    answering garbage gives a :class:`WriteVector` without one, and a logged warning: the
+    write goes on, gathered by words only."""
+    try:
+        vectors = embedder.embed([text])
+        if len(vectors) != 1:
+            raise EmbeddingUnavailable(
+                f"the embedder gave {len(vectors)} vectors for one text; it must give one "
+                "per text (then run doxa reindex)."
+            )
+    except EmbeddingUnavailable as error:
+        log.warning("no vector for the write (gathered by words only): %s", error)
+        return WriteVector(None, str(error))
+    return WriteVector(Meaning(vectors[0], embedder.model))
 
 
 def embed_facts(

@@ -30,6 +30,7 @@ from doxa.errors import (
 )
 from doxa.gate.closing import Closing
 from doxa.gate.deciding import MAX_ATTEMPTS, UNLOCKED_ATTEMPTS, Decider, pause
+from doxa.gate.embedding import WriteVector, embed_write
 from doxa.gate.erasing import Erasing
 from doxa.gate.gather import gather
 from doxa.gate.names import Minted, Names
@@ -48,6 +49,7 @@ from doxa.model import (
     Relation,
     Verdict,
 )
+from doxa.reads.embeddings import Embedder
 from doxa.reads.ledger import judge_key, origins
 from doxa.scope import Scope, new_id
 from doxa.store import Store
@@ -105,10 +107,16 @@ class Gate(WritePath):
         failures: tuple[ConstraintFailure, ...] | None = None,
         pairs: list[Pair] | None = None,
         minted: tuple[Minted, ...] = (),
+        embedder: Embedder | None = None,
     ) -> Receipt:
         """Decide one write; ``failures`` are its shape check's and ``pairs`` its claim's
         pairs, when already worked out (in bulk). ``minted`` are the names resolving the
-        write minted (:meth:`Names.resolve`): written with the decision, unless refused."""
+        write minted (:meth:`Names.resolve`): written with the decision, unless refused.
+
+        With ``embedder``, the text's vector is asked once, after the shapes pass and before
+        any lock is taken (a slow endpoint holds no other writer): the gather finds close
+        facts with it, and an admitted claim gets it (or the missing note) in the decision's
+        own change. The endpoint failing never fails the write (:func:`embed_write`)."""
         pairs = claim_pairs(proposal) if pairs is None else pairs
         digest = input_digest(pairs)
         if failures is None:
@@ -133,6 +141,7 @@ class Gate(WritePath):
                 raise ShapeViolation(failures, receipt.id)
             return receipt
         self.erasing.refuse_erased(proposal)
+        vector = None if embedder is None else embed_write(embedder, proposal.text)
         for attempt in range(MAX_ATTEMPTS):
             last = attempt == MAX_ATTEMPTS - 1
             # later attempts judge under the lock: no other thread can win, so only another
@@ -144,7 +153,7 @@ class Gate(WritePath):
                 # read the counter first: a change published during the reads looks stale
                 version = self.record.version()
                 after = self.record.mark()  # other processes: the publish is guarded by it
-                evidence = self._gather(proposal)
+                evidence = self._gather(proposal, vector)
                 verdict: Verdict | None
                 try:
                     verdict = self.judge.judge(proposal, evidence)
@@ -164,6 +173,7 @@ class Gate(WritePath):
                             reason,
                             Decision(after=after),
                             minted,
+                            vector,
                         )
                     except WriteConflict:
                         if last:
@@ -174,7 +184,7 @@ class Gate(WritePath):
                     self.lock.release()
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _gather(self, proposal: Proposal) -> Evidence:
+    def _gather(self, proposal: Proposal, vector: WriteVector | None = None) -> Evidence:
         evidence = gather(
             self.store,
             self.scope,
@@ -182,6 +192,7 @@ class Gate(WritePath):
             self.record.claim_graphs(),
             similar=SIMILAR_TEXTS if self.judge.needs.similar_texts else 0,
             now=self.clock.now(),
+            meaning=None if vector is None else vector.meaning,
         )
         if proposal.predicate is None:
             return evidence
@@ -192,13 +203,19 @@ class Gate(WritePath):
             table = replace(table, functional=table.functional | {predicate})
         return replace(evidence, cardinality=cardinality, properties=table)
 
-    def preview(self, proposal: Proposal) -> Verdict:
-        """The judge's verdict on a write, without writing anything (not even a receipt)."""
+    def preview(self, proposal: Proposal, *, embedder: Embedder | None = None) -> Verdict:
+        """The judge's verdict on a write, without writing anything (not even a receipt).
+
+        With ``embedder`` and a judge that reads similar texts, the text is embedded once so
+        the close facts are gathered as :meth:`remember` gathers them."""
         pairs = claim_pairs(proposal)
         failures = self.shapes.check(write_triples(proposal.iri, pairs, self.clock.now()))
         if failures:
             raise ShapeViolation(failures)
-        evidence = self._gather(proposal)
+        vector = None
+        if embedder is not None and self.judge.needs.similar_texts and not proposal.structured:
+            vector = embed_write(embedder, proposal.text)
+        evidence = self._gather(proposal, vector)
         return self.judge.judge(proposal, evidence)
 
     def judge_as_quotation(
@@ -243,6 +260,7 @@ class Gate(WritePath):
         reason: str,
         decision: Decision | None = None,
         minted: tuple[Minted, ...] = (),
+        vector: WriteVector | None = None,
     ) -> Receipt:
         now = self.clock.now()
         decision = decision or Decision()
@@ -321,6 +339,8 @@ class Gate(WritePath):
         if relation is Relation.ADDS_DETAIL:
             pairs = [*pairs, *((DOXA.refines, t) for t in targets)]
         self.record.admit(decision, proposal.iri, pairs, graph, now)
+        if vector is not None:  # derived, beside the claim: one transaction, erased with it
+            decision.change.insert += vector.quads(self.scope, proposal.iri)
         if relation.closes:
             self.record.close(
                 decision, relation, targets, proposal.iri, proposal.valid_from, reason, now

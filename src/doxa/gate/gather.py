@@ -22,6 +22,7 @@ from doxa.model import Fact, Proposal
 from doxa.ontology.closure import broader_objects, property_table
 from doxa.reads.claims import load_facts
 from doxa.reads.facts import recall
+from doxa.reads.vectors import Meaning
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Change, Dataset, Row, Store
@@ -138,12 +139,16 @@ def gather(
     *,
     similar: int = 0,
     now: datetime | None = None,
+    meaning: Meaning | None = None,
 ) -> Evidence:
     """Collect the live facts on the same statement (scope-wide) or with the same text (in the
     topic), the rules and the turn's tool observations for a write.
 
-    ``similar`` adds up to that many textually close live facts of the topic for a text-only
-    write (for a judge that reads text, such as the LLM judge); the rule judge needs none.
+    ``similar`` adds up to that many close live facts of the topic for a text-only write (for
+    a judge that reads text, such as the LLM judge); the rule judge needs none. They are
+    found by :func:`~doxa.reads.facts.recall` itself: by words, and with ``meaning`` (the
+    write's own vector, asked once before the gate) fused with the nearest vectors, under
+    the same live, quarantine and scope rules as :meth:`doxa.Memory.recall`.
     """
     target = None
     if proposal.revises is not None:  # first: a bad target is refused before any other read
@@ -178,6 +183,7 @@ def gather(
                 as_of=now,
                 include_ended=False,
                 limit=similar,
+                meaning=meaning,
             )
             known = {f.id for f in same}
             same += [f for f in close if f.id not in known]

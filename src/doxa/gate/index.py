@@ -54,6 +54,7 @@ __all__ = [
     "live_keys",
     "past_key",
     "statement_key",
+    "word_terms",
 ]
 
 TERM = DOXA["term"]
@@ -112,9 +113,14 @@ def index_terms(
 ) -> list[Literal]:
     """Every index literal of a newly admitted claim: its keys, words and stems (the text
     normalised once for both)."""
+    return [*live_keys(pairs, table), *word_terms(pairs, language)]
+
+
+def word_terms(pairs: list[tuple[URIRef, Node]], language: str = DEFAULT_LANGUAGE) -> list[Literal]:
+    """A claim's word and stem index literals (no keys: those depend on whether it is live),
+    from its text and its subject's, predicate's and object's labels."""
     text_words, text_stems = _words_and_stems(pairs, language)
     return [
-        *live_keys(pairs, table),
         *map(_index_literal, text_words),
         *map(_index_literal, [STEM + s for s in text_stems]),
     ]

@@ -174,6 +174,13 @@ class OpenAIEmbedder:
             self._dimensions = len(vectors[0])
         return vectors
 
+    def close(self) -> None:
+        """Close the HTTP connections now (not when the garbage collector finds them); a
+        later :meth:`embed` opens new ones."""
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
     def _openai(self) -> openai.OpenAI:
         if self._client is None:
             import openai

@@ -1,5 +1,5 @@
 """``doxa import-claims FILE``: a gated bulk import of JSON Lines claims, with a progress bar;
-``doxa reindex``: the vectors of facts that have none, with a progress bar.
+``doxa reindex``: the word entries and vectors facts lack, with progress bars.
 
 Registered on the main ``doxa`` group. Each line is one object of ``remember``'s arguments;
 the decisions are the same as writing the lines one by one (see :mod:`doxa.gate.bulk`).
@@ -63,19 +63,39 @@ def import_claims(settings: Settings, file: Path, fmt: str, batch_size: int) -> 
 @click.command()
 @click.pass_obj
 def reindex(settings: Settings) -> None:
-    """Fill in the vectors of facts that have none (the embeddings endpoint, DOXA_EMBED_*, was
-    down or slow when they were written, or they predate it)."""
+    """Fill in what the derived indexes lack: the word and stem entries of facts written
+    before stems existed, then the vectors of facts that have none (the embeddings endpoint,
+    DOXA_EMBED_*, was down or slow when they were written, or they predate it)."""
 
     def action(memory: Memory) -> None:
-        report = memory.reindex(progress=ProgressBar("Embedding", unit="facts"))
+        report = memory.reindex(
+            words_progress=ProgressBar("Indexing words", unit="facts"),
+            progress=ProgressBar("Embedding", unit="facts"),
+        )
         if report.reason is not None:  # what was filled stays; the rest waits for a rerun
             raise EmbeddingUnavailable(
                 f"{report.reason} (filled {report.filled} of {report.lacking}; "
                 f"{report.missing} still missing)"
             )
         if settings.json:
-            emit({"lacking": report.lacking, "filled": report.filled, "missing": 0})
+            emit(
+                {
+                    "stemmed": report.stemmed,
+                    "vectors": report.vectors,
+                    "lacking": report.lacking,
+                    "filled": report.filled,
+                    "missing": 0,
+                }
+            )
             return
-        click.echo(f"Filled {report.filled} of {report.lacking} missing vector(s).")
+        if report.stemmed:
+            click.echo(f"Indexed the words of {report.stemmed} fact(s) written before stems.")
+        if report.vectors:
+            click.echo(f"Filled {report.filled} of {report.lacking} missing vector(s).")
+        else:
+            click.echo(
+                "No embeddings endpoint is configured, so no vectors were filled; set "
+                "DOXA_EMBED_BASE_URL and DOXA_EMBED_MODEL to fill them."
+            )
 
     run(settings, action)
