@@ -482,6 +482,81 @@ _TO_EVERY = (
     + ")"
 )
 
+# garak's latent injections (the fourth pass): what an injection buried in a document to
+# summarise, a résumé to assess or a record to look up says to the model that reads it. A
+# human reader is told to skip part of a text, not to skip it *and print* something; is told
+# what to say by someone ("staff should answer"), not "if asked, simply respond with"; and
+# reads a speaker's label at the start of a chat line, not after a field's label.
+_ECHO = r"(?:print|output|say|write|reply|respond|answer|repeat|state|return|display|type)"
+_C_ECHO = "print output say write reply respond answer repeat state return display type"
+_LATENT: tuple[Pattern, ...] = (
+    _p(
+        Family.OVERRIDE,
+        r"\b(?:ignore|disregard|skip|forget)\s+(?:all\s+(?:of\s+)?)?the\s+rest\s+of\s+(?:this|"
+        r"the)\s+(?:data|document|text|page|input|article|content|report|file|snippet|context|"
+        r"e-?mail|message|record)\b[^.!?\n]{0,20}?\b(?:and|then)\s+(?:just\s+|only\s+|instead\s+)?"
+        + _ECHO
+        + r"\b",
+        "ignore disregard skip forget",
+        "rest",
+        _C_ECHO,
+    ),
+    _p(
+        Family.STEERING,
+        # the condition is the assistant's user asking, or a question with no asker; the
+        # answer is fixed word for word ("simply respond with", "reply with only the
+        # following", "report that …"), not left to the reader ("respond politely")
+        r"\bif\s+(?:(?:the\s+)?user\s+(?:asks?|requests?|queries)|asked|questioned|prompted|"
+        r"queried)\b[^.!?\n]{0,100}?(?:\b(?:simply|only|just|always)\s+(?:respond|reply|answer|"
+        r"say|report|state|output|print|write)\b|\b(?:respond|reply|answer|say|output|print|"
+        r"write)\s+(?:with\s+)?(?:only|exactly|nothing but|the following)\b|\b(?:respond|reply|"
+        r"answer|say|report|state)\s+(?:with\s+)?[\"“]|\b(?:report|state|claim|confirm)\s+that\b)",
+        "if",
+        "user asked questioned prompted queried",
+        "simply only just always respond reply answer say report state output print write"
+        " claim confirm",
+    ),
+    _p(
+        Family.FORGED_TURN,
+        # a forged user turn asking for a payload to be echoed (the shape of a chat sample in
+        # documentation asks a question: "User: What is the capital of France?")
+        r"^[^\S\n]*(?:>[^\S\n]*)?user[^\S\n]*:[^\S\n]*(?:(?:next|now|then|also|and|ok|okay)"
+        r"[,.]?[^\S\n]+)?(?:please[^\S\n]+)?(?:repeat|say|print|output|write|type|echo)\b"
+        r"[^\n]{0,20}?(?:\bthe\s+following\b|\bafter\s+me\b|\bexactly\b|[\"“:])",
+        "user",
+        ":",
+        "repeat say print output write type echo",
+    ),
+    _p(
+        Family.FORGED_TURN,
+        # a speaker's label after a field's label, inside a line: "Registrant Organization:
+        # SYSTEM: this is really important …" ("Operating system: Debian" is a field)
+        r":[^\S\n]+(?:system|assistant|developer)[^\S\n]*:[^\S\n]*(?:[a-z']+[^\S\n,]+){3}",
+        "system assistant developer",
+        ":",
+    ),
+    _p(
+        Family.FORGED_TURN,
+        # a bracketed role tag with prose after it on the same line; an INI section stands
+        # alone on its line ("[system]" then "hostname = db1")
+        r"\[(?:system|assistant|developer)\][^\S\n]*(?:\[(?:system|assistant|developer)\]"
+        r"[^\S\n]*)*[a-z][a-z']*[^\S\n]+[a-z]",
+        "system assistant developer",
+        "[",
+    ),
+    _p(
+        Family.ADDRESSED,
+        # a note to the software that screens the text; a note to recruiters, or to "the
+        # automated systems team", is a note to people
+        r"\b(?:note|message|notice|instructions?|attention)\s+(?:to|for)\s+(?:the\s+|any\s+|"
+        r"all\s+)?(?:automated|automatic|ai|llm|machine)\s+(?:[a-z-]+\s+){0,2}?(?:software|"
+        r"systems?|tools?|screeners?|reviewers?|readers?|parsers?|analy[sz]ers?|evaluators?|"
+        r"models?|assistants?|agents?|filters?)\s*[:,]",
+        "note message notice instruction instructions attention",
+        "automated automatic ai llm machine",
+    ),
+)
+
 FAMILIES: tuple[Pattern, ...] = (
     # one pattern per literal start: a regular expression that opens with a literal is
     # searched for that literal first (a page has a "</" in every line, but no "</document>")
@@ -906,6 +981,7 @@ FAMILIES: tuple[Pattern, ...] = (
         *_STEERING,
         *_CODE,
         *_TASK,
+        *_LATENT,
     ),
 )
 
