@@ -64,7 +64,12 @@ def unit_vectors(count: int, dims: int, data: str, rng: np.random.Generator) -> 
     """``count`` unit float32 vectors: random, or clustered (100 centres in a 32-dimension
     space, projected into ``dims`` with noise: the low intrinsic dimension of text
     embeddings). The same ``rng`` state gives the same projection and centres."""
-    if data == "clustered":
+    if data.endswith(".npy"):  # a model's own vectors (bench/real_vectors.py)
+        stored = np.load(data).astype(np.float32)
+        if count > len(stored) or stored.shape[1] != dims:
+            raise click.UsageError(f"{data} holds {stored.shape}: asked {count} x {dims}")
+        vectors = stored[rng.permutation(len(stored))[:count]]  # the queries: unseen rows
+    elif data == "clustered":
         projection = rng.standard_normal((32, dims)).astype(np.float32)
         centres = rng.standard_normal((100, 32)).astype(np.float32)
         latent = centres[rng.integers(0, 100, count)]
@@ -234,8 +239,9 @@ def plot(rows: list[dict[str, Any]], out: Path) -> str:
 @click.option("--dims", default="384,768,1536", show_default=True, help="Dimensions.")
 @click.option("--sizes", default="1000,10000,100000", show_default=True, help="Vectors.")
 @click.option("--queries", default=200, show_default=True, help="Queries timed per size.")
-@click.option("--data", type=click.Choice(["random", "clustered"]), default="random",
-              show_default=True)  # fmt: skip
+@click.option("--data", default="random", show_default=True,
+              help="random, clustered, or a .npy of a model's vectors (bench/real_vectors.py; "
+              "--dims must be its width)")  # fmt: skip
 @click.option("--kinds", default=",".join(KINDS), show_default=True,
               help="Index kinds (exact is always measured: recall counts against it).")  # fmt: skip
 @click.option("--out", type=click.Path(path_type=Path), default=Path("bench/results"))
@@ -243,6 +249,8 @@ def main(dims: str, sizes: str, queries: int, data: str, kinds: str, out: Path) 
     """Time exact, HNSW and usearch top-20 search at several dimensions and sizes."""
     import hnswlib  # noqa: F401  (both libraries must be here: the comparison is the point)
 
+    if data not in ("random", "clustered") and not data.endswith(".npy"):
+        raise click.UsageError(f"--data {data!r}: random, clustered or a .npy file")
     out.mkdir(parents=True, exist_ok=True)
     chosen = [k.strip() for k in kinds.split(",") if k.strip()]
     rows: list[dict[str, Any]] = []
