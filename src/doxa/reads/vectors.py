@@ -181,7 +181,9 @@ class VectorIndex(Derived):
     Read it inside :meth:`reading`, which brings it up to date first. Appending a vector is
     amortised O(1) (the matrix, and the graph once there is one, double when full), so a
     write's cost does not grow with the store; a deleted vector's row is zeroed (and its
-    graph node marked deleted) and reused at the next rebuild.
+    graph node marked deleted), and reclaimed only when the index is rebuilt from the store
+    (a reset): nothing is compacted in place, so memory follows every vector added since
+    (docs/decisions.md).
 
     ``approximate_above`` (vectors × dimensions; None: :data:`APPROXIMATE_ABOVE`) is where
     the graph starts: the first :meth:`reading` past it starts a thread that builds the graph
@@ -230,7 +232,7 @@ class VectorIndex(Derived):
     def nbytes(self) -> int:
         """The matrix's size in bytes (its capacity, not only the rows in use) and the
         graph's (hnswlib's count: the vectors and links of the rows in it)."""
-        graph = self._graph
+        graph = None if _BUILDERS.stopping else self._graph  # no hnswlib call after exit
         matrix = 0 if self._matrix is None else int(self._matrix.nbytes)
         return matrix + (0 if graph is None else graph.nbytes)
 
