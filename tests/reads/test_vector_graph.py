@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import base64
 import logging
+import os
+import subprocess
+import sys
 import threading
 from typing import Any
 
@@ -210,7 +213,7 @@ def test_a_graph_that_cannot_be_built_leaves_exact_search(
     with caplog.at_level(logging.WARNING, logger="doxa.reads.vectors"):
         index = graphed(VectorIndex(SCOPE, NAME, approximate_above=0), store)
     assert index.kind == "exact"
-    assert "no HNSW graph (no room); searching exactly" in caplog.text
+    assert "no HNSW graph (MemoryError: no room); searching exactly" in caplog.text
     assert near(index, store, vector_of(9), 1) == [claim(9)]
     assert index.settle(0)  # not tried again at every recall
     with index.reading(store):
@@ -413,7 +416,7 @@ def test_recall_with_the_graph_answers_as_recall_without_it(
 def test_a_bulk_load_between_recalls_rebuilds_the_graph_in_the_background(
     store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(vectors, "GRAPH_CATCH_UP", 5)
+    monkeypatch.setattr(vectors, "GRAPH_CATCH_UP", 5 * DIMS)  # five vectors at 16 dimensions
     index = followed(store, threshold=0)
     add(store, *range(20))
     graphed(index, store)
@@ -427,3 +430,254 @@ def test_a_bulk_load_between_recalls_rebuilds_the_graph_in_the_background(
     assert len(index) == 31
     for n in (3, 104, 205):
         assert near(index, store, vector_of(n), 1) == [claim(n)]
+
+
+# -- the build's lifecycle: the process's exit, failures -----------------------------------
+
+#: a child process that starts a build of 5,000 vectors in chunks of 500, waits until the
+#: builder is inside hnswlib, and exits at once; an exit hook registered before the build's
+#: (so run after it) prints what the build had done by then
+EXITING = """
+import atexit, base64, sys, threading
+import numpy as np
+from rdflib import Literal, URIRef
+from doxa.reads import graph_index, vectors
+from doxa.scope import Scope
+from doxa.store import Change, EmbeddedStore
+from doxa.vocabulary import XSD
+
+scope = Scope.named("v")
+rows = np.random.default_rng(0).standard_normal((5000, 16)).astype("<f4")
+store = EmbeddedStore()
+store.apply(Change(insert=[
+    q
+    for n, row in enumerate(rows)
+    for q in (
+        (URIRef(f"{scope.iri}/fact/{n}"), vectors.EMBEDDING,
+         Literal(base64.b64encode(row.tobytes()).decode(), datatype=XSD.base64Binary),
+         scope.meaning),
+        (URIRef(f"{scope.iri}/fact/{n}"), vectors.MODEL, Literal("m"), scope.meaning),
+    )
+]))
+vectors.BUILD_CHUNK = 500 * 16
+calls = []
+entered = threading.Event()
+original = graph_index.GraphIndex.add
+
+def add(self, rows, first):
+    calls.append(first)
+    entered.set()
+    original(self, rows, first)
+
+graph_index.GraphIndex.add = add
+index = vectors.VectorIndex(scope, "m", approximate_above=0)
+
+def report():
+    print("after the exit hook: calls", len(calls), "builder alive", builder.is_alive(), flush=True)
+
+atexit.register(report)
+with index.reading(store):
+    pass
+builder = index._builder
+assert entered.wait(30)
+print("building:", builder is not None and builder.is_alive(), "graph", index.kind, flush=True)
+"""
+
+
+def test_a_process_exiting_during_the_build_exits_cleanly(tmp_path: Any) -> None:
+    script = tmp_path / "exiting.py"
+    script.write_text(EXITING)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for _ in range(5):
+        done = subprocess.run(
+            [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr  # was -6 (SIGABRT) about half the time
+        assert "terminate called" not in done.stderr
+        # control: the build had started and was inside hnswlib when the process exited
+        assert "building: True graph exact" in done.stdout
+        calls = int(done.stdout.split("calls ")[1].split()[0])
+        assert 1 <= calls < 10  # stopped between two chunks, not run to the end
+        assert "builder alive False" in done.stdout  # joined by the exit hook
+
+
+def test_the_build_adds_its_rows_in_chunks(
+    store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "BUILD_CHUNK", 30 * DIMS)
+    sizes: list[tuple[int, int]] = []
+    original = graph_index.GraphIndex.add
+
+    def counted(self: graph_index.GraphIndex, rows: Any, first: int) -> None:
+        sizes.append((first, len(rows)))
+        original(self, rows, first)
+
+    monkeypatch.setattr(graph_index.GraphIndex, "add", counted)
+    store.apply(Change(insert=[q for n in range(100) for q in inserted(n)]))
+    index = graphed(VectorIndex(SCOPE, NAME, approximate_above=0), store)
+    assert [s for s in sizes if s[1]] == [(0, 30), (30, 30), (60, 30), (90, 10)]
+    assert index.kind == "hnsw"
+    for n in (0, 29, 30, 99):  # control: every chunk's rows are in the graph
+        assert near(index, store, vector_of(n), 1) == [claim(n)]
+
+
+class FailingAdd:
+    """``GraphIndex.add`` failing with MemoryError (hnswlib's resize) when ``failing`` is set
+    and the rows start at ``first`` > 0 (a catch-up), counting every call."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.failing = True
+        self.calls = 0
+        original = graph_index.GraphIndex.add
+        held = self
+
+        def add(self: graph_index.GraphIndex, rows: Any, first: int) -> None:
+            held.calls += 1
+            if held.failing and first > 0:
+                raise MemoryError("resize")
+            original(self, rows, first)
+
+        monkeypatch.setattr(graph_index.GraphIndex, "add", add)
+
+
+def test_a_graph_that_fails_while_adopted_leaves_exact_search_and_is_tried_again(
+    store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    held = HeldBuild(monkeypatch)
+    failing = FailingAdd(monkeypatch)
+    index = followed(store, threshold=0)
+    add(store, *range(100))
+    with index.reading(store):
+        pass
+    assert held.started.wait(10)
+    add(store, 1000)
+    with index.reading(store):  # read during the build: adopting it must add the vector
+        pass
+    with caplog.at_level(logging.WARNING, logger="doxa.reads.vectors"):
+        held.release.set()
+        assert index.settle(30)
+    assert index.kind == "exact"
+    assert caplog.text.count("no HNSW graph (MemoryError: resize)") == 1
+    assert "trying again at 152 vectors" in caplog.text  # 101 and a half more
+    assert near(index, store, vector_of(1000), 1) == [claim(1000)]
+    failing.failing = False
+    calls = failing.calls
+    for _ in range(3):  # not tried again at every recall
+        with index.reading(store):
+            assert index.settle(0)
+    assert (index.kind, failing.calls) == ("exact", calls)
+    add(store, *range(2000, 2050))  # 151 vectors: still short of the retry
+    assert graphed(index, store).kind == "exact"
+    add(store, 2050)  # the 152nd: tried again, and now it works
+    assert graphed(index, store).kind == "hnsw"
+    for n in (5, 1000, 2050):
+        assert near(index, store, vector_of(n), 1) == [claim(n)]
+
+
+def test_a_graph_adopted_without_a_fault_answers_at_once(
+    store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldBuild(monkeypatch)  # control of the test above: the same steps, no fault
+    index = followed(store, threshold=0)
+    add(store, *range(100))
+    with index.reading(store):
+        pass
+    assert held.started.wait(10)
+    add(store, 1000)
+    with index.reading(store):
+        pass
+    held.release.set()
+    assert index.settle(30)
+    assert index.kind == "hnsw"
+    assert near(index, store, vector_of(1000), 1) == [claim(1000)]
+
+
+def test_a_graph_that_fails_to_catch_up_leaves_exact_search(
+    store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    index = followed(store, threshold=0)
+    add(store, *range(40))
+    assert graphed(index, store).kind == "hnsw"
+    add(store, 100)
+    assert near(index, store, vector_of(100), 1) == [claim(100)]  # control: caught up
+    assert index.kind == "hnsw"
+    failing = FailingAdd(monkeypatch)
+    add(store, 101)
+    with caplog.at_level(logging.WARNING, logger="doxa.reads.vectors"):
+        assert near(index, store, vector_of(101), 1) == [claim(101)]  # answered, exactly
+    assert index.kind == "exact"
+    assert "no HNSW graph (MemoryError: resize)" in caplog.text
+    assert "trying again at 63 vectors" in caplog.text
+    failing.failing = False
+    add(store, *range(200, 221))  # 63 vectors
+    assert graphed(index, store).kind == "hnsw"
+    assert near(index, store, vector_of(220), 1) == [claim(220)]
+
+
+def test_a_build_that_fails_is_tried_again_once_the_index_has_grown(
+    store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(store, *range(30))
+    original = graph_index.GraphIndex.add
+
+    def failing(self: graph_index.GraphIndex, rows: Any, first: int) -> None:
+        raise RuntimeError("no room")
+
+    monkeypatch.setattr(graph_index.GraphIndex, "add", failing)
+    index = graphed(followed(store, threshold=0), store)
+    assert index.kind == "exact"
+    monkeypatch.setattr(graph_index.GraphIndex, "add", original)
+    assert graphed(index, store).kind == "exact"  # 30 vectors: not yet
+    add(store, *range(100, 115))  # 45: a half more
+    assert graphed(index, store).kind == "hnsw"
+
+
+def test_vectors_added_during_the_build_are_caught_up_outside_the_lock(
+    store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "GRAPH_CATCH_UP", 5 * DIMS)
+    held = HeldBuild(monkeypatch)
+    gaps: list[int] = []
+    original = VectorIndex._catch_graph_up
+
+    def catch_up(self: VectorIndex, graph: graph_index.GraphIndex) -> None:
+        gaps.append(len(self._claims) - graph.count)  # what is added under the lock
+        original(self, graph)
+
+    monkeypatch.setattr(VectorIndex, "_catch_graph_up", catch_up)
+    index = followed(store, threshold=0)
+    add(store, *range(50))
+    with index.reading(store):
+        pass
+    assert held.started.wait(10)
+    for n in range(100, 140):  # 40 vectors read during the build, eight times the catch-up
+        add(store, n)
+        with index.reading(store):
+            pass
+    delete(store, 120)
+    held.release.set()
+    assert index.settle(30)
+    assert index.kind == "hnsw"
+    assert gaps  # the adoption ran
+    assert max(gaps) <= 5  # and added at most the catch-up under the lock: the rest outside
+    for n in (3, 100, 139):  # control: all of them in the graph
+        assert near(index, store, vector_of(n), 1) == [claim(n)]
+    assert claim(120) not in near(index, store, vector_of(120), 10)  # deleted after the build
+    assert (len(index), index.kind) == (89, "hnsw")
+
+
+@pytest.mark.parametrize(("dims", "kept"), [(16, True), (32, False)])
+def test_the_catch_up_under_the_lock_is_bounded_by_vectors_times_dimensions(
+    store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch, dims: int, kept: bool
+) -> None:
+    monkeypatch.setattr(vectors, "GRAPH_CATCH_UP", 5 * 16)
+    index = followed(store, threshold=0)
+    store.apply(Change(insert=[q for n in range(20) for q in inserted(n, vector_of(n, dims))]))
+    assert graphed(index, store).kind == "hnsw"
+    store.apply(
+        Change(insert=[q for n in range(100, 104) for q in inserted(n, vector_of(n, dims))])
+    )
+    with index.reading(store) as held:  # four vectors: 64 elements at 16, 128 at 32
+        assert held.kind == ("hnsw" if kept else "exact")
+    assert index.settle(30)
+    assert index.kind == "hnsw"

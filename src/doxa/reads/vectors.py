@@ -22,11 +22,14 @@ here imports them until a vector is decoded or searched (without hnswlib, search
 
 from __future__ import annotations
 
+import atexit
 import base64
 import logging
 import math
 import struct
 import threading
+import time
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -46,8 +49,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APPROXIMATE_ABOVE",
+    "BUILD_CHUNK",
     "DEEPEST_APPROXIMATE",
+    "EXIT_WAIT",
     "GRAPH_CATCH_UP",
+    "GRAPH_RETRY_GROWTH",
     "Meaning",
     "VectorIndex",
     "decode",
@@ -70,10 +76,23 @@ APPROXIMATE_ABOVE = 8_000_000
 #: where one product costs less than a graph search with that many candidates
 DEEPEST_APPROXIMATE = 512
 
-#: vectors added between two recalls past which the graph is rebuilt in the background
-#: (recall exact meanwhile) instead of caught up under the lock: ~0.4 ms each at 384
-#: dimensions, so the most one recall waits for the graph is about a second
-GRAPH_CATCH_UP = 2_000
+#: vectors × dimensions added between two recalls past which the graph is rebuilt in the
+#: background (recall exact meanwhile) instead of caught up under the lock: 2,000 vectors at
+#: 384 dimensions, 1,000 at 768, 500 at 1536. Adding one measured 0.26 / 0.87 / 2.2 ms at
+#: 384 / 768 / 1536 on the loaded two-core machine, so a recall (and the gate's locked
+#: attempts, which gather through the same lock) waits at most ~0.5 / 0.9 / 1.1 s for it
+GRAPH_CATCH_UP = 768_000
+#: vectors × dimensions the background build adds per hnswlib call (1,000 vectors at 384,
+#: 250 at 1536: about half a second each); between two it looks whether the process is
+#: exiting, so an exit waits for one such call at most
+BUILD_CHUNK = 384_000
+#: the most seconds the process's exit waits for its graph builders (each stops after the
+#: hnswlib call it is in; one takes about half a second)
+EXIT_WAIT = 10.0
+#: after a graph could not be built or adopted, the index tries again once it holds this
+#: much more (a half more vectors than at the failure): not at every recall, and a bounded
+#: number of times however large the store grows
+GRAPH_RETRY_GROWTH = 0.5
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +181,9 @@ class VectorIndex(Derived):
     Read it inside :meth:`reading`, which brings it up to date first. Appending a vector is
     amortised O(1) (the matrix, and the graph once there is one, double when full), so a
     write's cost does not grow with the store; a deleted vector's row is zeroed (and its
-    graph node marked deleted) and reused at the next rebuild.
+    graph node marked deleted), and reclaimed only when the index is rebuilt from the store
+    (a reset): nothing is compacted in place, so memory follows every vector added since
+    (docs/decisions.md).
 
     ``approximate_above`` (vectors × dimensions; None: :data:`APPROXIMATE_ABOVE`) is where
     the graph starts: the first :meth:`reading` past it starts a thread that builds the graph
@@ -185,7 +206,8 @@ class VectorIndex(Derived):
         self._graph: GraphIndex | None = None
         self._builder: threading.Thread | None = None
         self._generation = 0  # a rebuild from the store starts a new one: older graphs are dropped
-        self._graph_failed = False
+        #: after a failed graph, the live vectors to reach before the next try (None: no failure)
+        self._retry_at: int | None = None
         self.dimensions: int | None = None
         #: vectors left out because their dimension differs from the index's
         self.mismatched = 0
@@ -210,7 +232,7 @@ class VectorIndex(Derived):
     def nbytes(self) -> int:
         """The matrix's size in bytes (its capacity, not only the rows in use) and the
         graph's (hnswlib's count: the vectors and links of the rows in it)."""
-        graph = self._graph
+        graph = None if _BUILDERS.stopping else self._graph  # no hnswlib call after exit
         matrix = 0 if self._matrix is None else int(self._matrix.nbytes)
         return matrix + (0 if graph is None else graph.nbytes)
 
@@ -279,6 +301,8 @@ class VectorIndex(Derived):
             return []
         query = query / norm
         graph, live = self._graph, len(self._rows)
+        if _BUILDERS.stopping:
+            graph = None  # the process is exiting: no hnswlib call after the exit hook
         if graph is not None and min(count, live) <= DEEPEST_APPROXIMATE:
             found = graph.search(query, min(count, live))
             if found is not None:
@@ -311,7 +335,7 @@ class VectorIndex(Derived):
         self._pending = []
         self._matrix, self._claims, self._rows = None, [], {}
         self.dimensions, self.mismatched, self.unreadable = None, 0, 0
-        self._graph, self._graph_failed = None, False
+        self._graph, self._retry_at = None, None
         self._generation += 1
         grouped: dict[str, dict[str, str]] = {}
         for s, p, o, _ in store.quads(self.scope.meaning):
@@ -332,12 +356,21 @@ class VectorIndex(Derived):
             if pairs:
                 self._enter(claim, {str(p): str(o) for p, o in pairs})
         graph = self._graph
-        if graph is not None:
-            if len(self._claims) - graph.count > GRAPH_CATCH_UP:
-                self._graph = None  # a bulk load: rebuilt in the background, exact meanwhile
-                self._generation += 1
-            else:
-                self._catch_graph_up(graph)
+        if graph is None:
+            return
+        assert self.dimensions is not None
+        if _BUILDERS.stopping or (len(self._claims) - graph.count) * self.dimensions > (
+            GRAPH_CATCH_UP
+        ):
+            self._graph = None  # a bulk load: rebuilt in the background, exact meanwhile
+            self._generation += 1
+            return
+        try:
+            self._catch_graph_up(graph)
+        except Exception as error:  # hnswlib's resize: MemoryError, RuntimeError
+            self._graph = None
+            self._generation += 1
+            self._give_up(error)
 
     def _enter(self, claim: str, fields: dict[str, str]) -> None:
         if fields.get(str(MODEL)) != self.model:
@@ -367,16 +400,20 @@ class VectorIndex(Derived):
         if row is not None and self._matrix is not None:
             self._matrix[row] = 0.0
             self._claims[row] = None
-            if self._graph is not None and row < self._graph.count:
-                self._graph.delete(row)
+            graph = self._graph
+            if graph is not None and row < graph.count and not _BUILDERS.stopping:
+                graph.delete(row)  # (exiting: the catch-up drops the graph after this)
 
     # -- the graph, built beside the matrix --------------------------------------------
 
     def _start_graph(self) -> None:
-        """Start building the graph in a thread once the matrix is past the threshold."""
-        if self._graph is not None or self._builder is not None or self._graph_failed:
+        """Start building the graph in a thread once the matrix is past the threshold (and,
+        after a failure, once it holds :data:`GRAPH_RETRY_GROWTH` more vectors)."""
+        if self._graph is not None or self._builder is not None or _BUILDERS.stopping:
             return
         if self.dimensions is None or len(self._rows) * self.dimensions < self.approximate_above:
+            return
+        if self._retry_at is not None and len(self._rows) < self._retry_at:
             return
         if hnswlib_or_none() is None:
             return  # no hnswlib: exact search, as it always was
@@ -388,6 +425,7 @@ class VectorIndex(Derived):
             daemon=True,
         )
         self._builder = builder
+        _BUILDERS.started(self, builder)
         builder.start()
 
     def _make_graph(
@@ -398,32 +436,58 @@ class VectorIndex(Derived):
         The rows are read from the matrix as it was when the build started: its rows below
         ``count`` are never rewritten (a new vector always takes a new row; a grown matrix
         is a copy), only zeroed when deleted, and every row deleted by then is marked in
-        :meth:`_adopt`."""
+        :meth:`_adopt`. Any failure (hnswlib's MemoryError or RuntimeError, a bug) is logged
+        and leaves exact search, to be tried again later: it never escapes the thread with
+        the builder still set, which would keep recall exact for good."""
         try:
             graph = GraphIndex(dimensions, capacity=count + count // 8)  # then doubling
-            graph.add(matrix[:count], 0)
-        except (MemoryError, RuntimeError, ImportError) as error:
-            log.warning(
-                "vector index of %s: no HNSW graph (%s); searching exactly", self.model, error
-            )
+            if not _added(graph, matrix, 0, count):
+                return  # the process is exiting
+            while True:
+                with self._lock:
+                    if generation != self._generation or _BUILDERS.stopping:
+                        return  # dropped by a reset, or the process is exiting
+                    assert self._matrix is not None
+                    matrix, used = self._matrix, len(self._claims)
+                    if (used - graph.count) * dimensions <= GRAPH_CATCH_UP:
+                        self._adopt(graph)
+                        return
+                # many vectors came during the build: add them outside the lock first
+                if not _added(graph, matrix, graph.count, used):
+                    return
+        except Exception as error:
             with self._lock:
-                self._graph_failed = generation == self._generation
-                self._builder = None
-            return
-        with self._lock:
-            if generation == self._generation:
-                self._adopt(graph, count)
-            self._builder = None  # last: settle() sees the graph adopted once this is None
+                if generation == self._generation:
+                    self._give_up(error)
+        finally:
+            with self._lock:
+                if self._builder is threading.current_thread():
+                    self._builder = None  # last: settle() sees the graph adopted once it is None
+            _BUILDERS.finished(threading.current_thread())
 
-    def _adopt(self, graph: GraphIndex, count: int) -> None:
-        """Make ``graph`` (built from the first ``count`` rows) current, under the lock: the
-        rows added since are added to it and the rows deleted since marked, so it answers
-        as the matrix does."""
-        for row, claim in enumerate(self._claims[:count]):
+    def _give_up(self, error: BaseException) -> None:
+        """Search exactly after a graph failed (under the lock), logged once per failure; the
+        graph is tried again once the index holds :data:`GRAPH_RETRY_GROWTH` more vectors."""
+        live = len(self._rows)
+        self._retry_at = live + max(1, math.ceil(live * GRAPH_RETRY_GROWTH))
+        log.warning(
+            "vector index of %s: no HNSW graph (%s: %s); searching exactly, trying again at "
+            "%d vectors",
+            self.model,
+            type(error).__name__,
+            error,
+            self._retry_at,
+        )
+
+    def _adopt(self, graph: GraphIndex) -> None:
+        """Make ``graph`` (built from the matrix's first ``graph.count`` rows) current, under
+        the lock: the rows added since are added to it and the rows deleted since marked, so
+        it answers as the matrix does."""
+        for row, claim in enumerate(self._claims[: graph.count]):
             if claim is None:
                 graph.delete(row)
         self._catch_graph_up(graph)
-        self._graph = graph
+        self._graph, self._retry_at = graph, None
 
     def _catch_graph_up(self, graph: GraphIndex) -> None:
         """Add the matrix's rows past the graph's to it in one batch (a row deleted since it
@@ -434,6 +498,77 @@ class VectorIndex(Derived):
         for row in range(first, used):
             if self._claims[row] is None:
                 graph.delete(row)
+
+    def _quiesce(self, timeout: float) -> None:
+        """Wait (at most ``timeout``) for a thread inside :meth:`reading` to leave it: after the
+        exit hook has set the stop, the next one to enter never calls hnswlib."""
+        if self._lock.acquire(timeout=max(0.0, timeout)):
+            self._lock.release()
+
+
+def _added(graph: GraphIndex, matrix: numpy.ndarray[Any, Any], first: int, end: int) -> bool:
+    """Add the matrix's rows ``first`` .. ``end - 1`` to ``graph``, :data:`BUILD_CHUNK` elements
+    per hnswlib call; False (the rest left out) once the process is exiting."""
+    step = max(1, BUILD_CHUNK // int(matrix.shape[1]))
+    for start in range(first, end, step):
+        if _BUILDERS.stopping:
+            return False
+        graph.add(matrix[start : min(end, start + step)], start)
+    return True
+
+
+class _Builders:
+    """The process's live graph builders, stopped and waited for at exit.
+
+    A builder is a daemon thread (a short CLI process must not wait for a graph it will
+    never use), but a daemon thread still inside hnswlib's C++ when the interpreter shuts
+    down aborts the process (SIGABRT, "terminate called without an active exception"). So
+    an exit hook, registered with the first builder, sets the stop, which every builder
+    looks at between two hnswlib calls and every reading at the lock, then joins the
+    builders and waits out any reading in progress: after it, no hnswlib code runs.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads: set[threading.Thread] = set()
+        self._indexes: weakref.WeakSet[VectorIndex] = weakref.WeakSet()
+        self._hooked = False
+
+    @property
+    def stopping(self) -> bool:
+        """Whether the process is exiting (no new hnswlib call may start)."""
+        return self._stop.is_set()
+
+    def started(self, index: VectorIndex, thread: threading.Thread) -> None:
+        with self._lock:
+            if not self._hooked:
+                atexit.register(self.stop)
+                self._hooked = True
+            self._threads.add(thread)
+            self._indexes.add(index)
+
+    def finished(self, thread: threading.Thread) -> None:
+        with self._lock:
+            self._threads.discard(thread)
+
+    def stop(self, wait: float | None = None) -> None:
+        """Stop every builder and wait for them (at most ``wait`` seconds in all; None:
+        :data:`EXIT_WAIT`)."""
+        self._stop.set()
+        deadline = time.monotonic() + (EXIT_WAIT if wait is None else wait)
+        with self._lock:
+            threads, indexes = list(self._threads), list(self._indexes)
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        for index in indexes:
+            index._quiesce(deadline - time.monotonic())
+        left = [thread.name for thread in threads if thread.is_alive()]
+        if left:
+            log.warning("vector graph builders still running at exit: %s", ", ".join(left))
+
+
+_BUILDERS = _Builders()
 
 
 def _unit_row(text: str) -> numpy.ndarray[Any, Any] | None:
