@@ -101,7 +101,7 @@ from doxa.ontology.sources import (
 )
 from doxa.reads import facts as fact_reads
 from doxa.reads.claims import load_facts
-from doxa.reads.embeddings import Embedder, OpenAIEmbedder
+from doxa.reads.embeddings import Embedder, OpenAIEmbedder, embed_checked
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
@@ -1480,7 +1480,7 @@ class Memory:
             return None
         assert self.embedder is not None
         try:
-            vector = self.embedder.embed([text])[0]
+            vector = embed_checked(self.embedder, [text])[0]
         except EmbeddingUnavailable as error:
             _log.warning("recall by words only: %s", error)
             return None

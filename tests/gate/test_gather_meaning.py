@@ -229,6 +229,55 @@ def test_an_embedder_miscounting_its_vectors_leaves_the_missing_note(
     ]
 
 
+class Scaled(ConceptEmbedder):
+    """An in-process embedder whose vectors are scaled by ``factor``: 1e39 is beyond
+    float32 (the meaning graph's precision), 1e-50 rounds to zeros there."""
+
+    def __init__(self, factor: float) -> None:
+        super().__init__()
+        self.factor = factor
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[x * self.factor for x in v] for v in super().embed(texts)]
+
+
+@pytest.mark.parametrize(
+    ("factor", "why"),
+    [(1e39, "values beyond float32's range"), (1e-50, "a vector of zeros")],
+)
+def test_a_vector_float32_cannot_keep_leaves_the_write_admitted(
+    clock: doxa.FixedClock, factor: float, why: str
+) -> None:
+    """Found by review: a finite float64 beyond float32 failed the write under the lock and
+    nothing was stored. Any embedder's vectors are checked before the gate, as the
+    endpoint's answers are."""
+    bad = memory_with(clock, Scaled(factor))
+    receipt = bad.remember(ALLERGY, topic="health")
+    assert receipt.admitted
+    assert [f.text for f in bad.facts(topic="health")] == [ALLERGY]
+    [(predicate, reason)] = meaning_of(bad, receipt.fact)
+    assert predicate == str(DOXA.embeddingMissing)
+    assert why in reason
+    assert [f.text for f in bad.recall("peanuts allergic")] == [ALLERGY]  # words only
+    good = memory_with(clock, Scaled(1e30))  # control: large, but float32 holds it
+    kept = good.remember(ALLERGY, topic="health")
+    assert [p for p, _ in meaning_of(good, kept.fact)] != [str(DOXA.embeddingMissing)]
+    assert good.recall_mode == "hybrid"
+
+
+def test_an_endpoint_answering_beyond_float32_leaves_the_write_admitted(
+    fake: FakeOpenAI, clock: doxa.FixedClock
+) -> None:
+    with memory_with(clock, client(fake)) as mem:
+        fake.reply(garbage(b'{"data": [{"index": 0, "embedding": [1e39, 0.5]}]}'))
+        receipt = mem.remember(ALLERGY, topic="health")
+        assert receipt.admitted
+        [(_, reason)] = meaning_of(mem, receipt.fact)
+        assert "float32" in reason
+        again = mem.remember("Alice drinks tea", topic="health")  # control: a good answer
+        assert [p for p, _ in meaning_of(mem, again.fact)] != [str(DOXA.embeddingMissing)]
+
+
 def test_a_shape_rejected_write_asks_for_no_vector(clock: doxa.FixedClock) -> None:
     embedder = ConceptEmbedder()
     mem = memory_with(clock, embedder)

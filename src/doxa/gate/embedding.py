@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from rdflib import URIRef
 
 from doxa.errors import EmbeddingUnavailable
-from doxa.reads.embeddings import Embedder
+from doxa.reads.embeddings import Embedder, embed_checked
 from doxa.reads.vectors import Meaning, missing_quads, unembedded, vector_quads
 from doxa.scope import Scope
 from doxa.store import Change, Quad, Store
@@ -74,12 +74,7 @@ def embed_write(embedder: Embedder, text: str) -> WriteVector:
     answering garbage gives a :class:`WriteVector` without one, and a logged warning: the
     write goes on, gathered by words only."""
     try:
-        vectors = embedder.embed([text])
-        if len(vectors) != 1:
-            raise EmbeddingUnavailable(
-                f"the embedder gave {len(vectors)} vectors for one text; it must give one "
-                "per text (then run doxa reindex)."
-            )
+        vectors = embed_checked(embedder, [text])
     except EmbeddingUnavailable as error:
         log.warning("no vector for the write (gathered by words only): %s", error)
         return WriteVector(None, str(error))
@@ -94,7 +89,7 @@ def embed_facts(
     if not facts:
         return None
     try:
-        vectors = embedder.embed([text for _, text in facts])
+        vectors = embed_checked(embedder, [text for _, text in facts])
     except EmbeddingUnavailable as error:
         reason = str(error)
         log.warning("no vector for %d fact(s): %s", len(facts), reason)

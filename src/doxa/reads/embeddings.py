@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Self
@@ -23,7 +24,15 @@ from doxa.judges.llm import LLMConfig
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["EmbedConfig", "Embedder", "OpenAIEmbedder", "checked_vectors"]
+__all__ = [
+    "FLOAT32_MAX",
+    "EmbedConfig",
+    "Embedder",
+    "OpenAIEmbedder",
+    "checked_vector",
+    "checked_vectors",
+    "embed_checked",
+]
 
 #: an embedding is a local call in most setups: a write waits this long at most for it
 DEFAULT_TIMEOUT = 10.0
@@ -100,7 +109,7 @@ def checked_vectors(answer: object, count: int, dimensions: int | None) -> list[
             raise _garbage("an embedding without a valid index")
         if index in by_index:
             raise _garbage(f"two embeddings for input {index}")
-        by_index[index] = _vector(vector)
+        by_index[index] = checked_vector(vector)
     vectors = [by_index[i] for i in range(count)]
     wanted = dimensions if dimensions is not None else len(vectors[0])
     for vector in vectors:
@@ -109,17 +118,56 @@ def checked_vectors(answer: object, count: int, dimensions: int | None) -> list[
     return vectors
 
 
-def _vector(value: object) -> list[float]:
+#: the largest magnitude a float32 holds: the meaning graph keeps vectors as float32
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def checked_vector(value: object) -> list[float]:
+    """One vector as doxa keeps it, or :class:`~doxa.EmbeddingUnavailable`: a non-empty
+    list of finite numbers (no booleans) that float32 can hold, not all zero once rounded to
+    float32 (the meaning graph's precision), so that keeping it can never fail a write.
+
+    >>> checked_vector([0.6, 0.8])
+    [0.6, 0.8]
+    >>> try:
+    ...     checked_vector([1e39, 0.0])
+    ... except EmbeddingUnavailable as error:
+    ...     print(str(error).split(";")[0])
+    the embeddings endpoint answered a vector with values beyond float32's range
+    """
     if not isinstance(value, list) or not value:
         raise _garbage("a vector that is not a list of numbers")
     if any(isinstance(x, bool) or not isinstance(x, int | float) for x in value):
         raise _garbage("a vector that is not a list of numbers")
-    vector = [float(x) for x in value]
+    try:
+        vector = [float(x) for x in value]
+    except OverflowError:  # an int too large for a float
+        raise _garbage("a vector with values beyond float32's range") from None
     if not all(math.isfinite(x) for x in vector):
         raise _garbage("a vector with NaN or infinite values")
-    if not any(vector):
+    if any(abs(x) > FLOAT32_MAX for x in vector):
+        raise _garbage("a vector with values beyond float32's range")
+    if not any(struct.unpack(f"<{len(vector)}f", struct.pack(f"<{len(vector)}f", *vector))):
         raise _garbage("a vector of zeros (it has no direction to compare)")
     return vector
+
+
+def embed_checked(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
+    """``embedder``'s vectors for ``texts``, one per text, each :func:`checked_vector`, all
+    of one dimension; :class:`~doxa.EmbeddingUnavailable` otherwise. Every caller asks
+    through this, whatever the embedder: one written by a user is checked like the
+    endpoint's answer, so no vector it gives can fail a write under the store's lock."""
+    vectors = embedder.embed(texts)
+    if len(vectors) != len(texts):
+        raise EmbeddingUnavailable(
+            f"the embedder gave {len(vectors)} vectors for "
+            + ("one text" if len(texts) == 1 else f"{len(texts)} texts")
+            + "; it must give one per text (then run doxa reindex)."
+        )
+    checked = [checked_vector(list(vector)) for vector in vectors]
+    if len({len(vector) for vector in checked}) > 1:
+        raise _garbage("vectors of different dimensions in one answer")
+    return checked
 
 
 def _garbage(what: str) -> EmbeddingUnavailable:
