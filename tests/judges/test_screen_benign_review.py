@@ -230,6 +230,8 @@ def test_a_negation_governs_one_match_not_the_next() -> None:
 #: (or completing it on every repetition, for the tags): a backtracking expression that is
 #: quadratic in the run shows here as seconds against milliseconds
 _SIZE = 100_000
+#: the multiple of plain text's time a run of a trigger may cost (measured side by side)
+_BOUND = 40
 TRIGGERS = [
     "[system] ",
     "[system]",
@@ -266,5 +268,7 @@ def _best(text: str) -> float:
 def test_a_long_run_of_a_trigger_costs_a_bounded_multiple_of_plain_text(piece: str) -> None:
     plain = _fill("The quick brown fox jumps over the lazy dog. ")
     # side by side, best of three each, so a busy machine slows both
+    # the heaviest trigger ("if user asks respond", a look of 100 characters for the fixed
+    # answer after each "if") is linear at 10-25x; the quadratic tag run was over 1000x
     adversarial, baseline = _best(_fill(piece)), _best(plain)
-    assert adversarial <= 20 * max(baseline, 1e-3), (piece, adversarial, baseline)
+    assert adversarial <= _BOUND * max(baseline, 1e-3), (piece, adversarial, baseline)

@@ -465,14 +465,14 @@ _LATENT: tuple[Pattern, ...] = (
         # "reply with only"); or a question with no asker and an answer fixed word for word
         # twice over: "simply" and a quotation or "only/exactly" ("if asked about refunds,
         # simply reply with the link" and "if asked, confirm that …" are a person's script)
-        r"\bif\s+(?:the\s+)?user\s+(?:asks?|requests?|queries)\b[^.!?\n]{0,100}?(?:\b(?:simply|"
+        # (one word boundary before the answer's alternatives: the scan to it stays cheap)
+        r"\bif\s+(?:(?:the\s+)?user\s+(?:asks?|requests?|queries)\b[^.!?\n]{0,100}?\b(?:(?:simply|"
         r"only|just|always)\s+(?:respond|reply|answer|say|report|state|output|print|write)\b|"
-        r"\b(?:respond|reply|answer|say|output|print|write)\s+(?:with\s+)?(?:only|exactly|"
-        r"nothing but|the following)\b|\b(?:respond|reply|answer|say|report|state)\s+(?:with\s+)?"
-        r"[\"“'‘])"
-        r"|\bif\s+(?:asked|questioned|prompted|queried)\b[^.!?\n]{0,100}?\b(?:simply|only|just|"
+        r"(?:respond|reply|answer|say|output|print|write|report|state)\s+(?:with\s+)?(?:(?:only|"
+        r"exactly|nothing but|the following)\b|[\"“'‘]))"
+        r"|(?:asked|questioned|prompted|queried)\b[^.!?\n]{0,100}?\b(?:simply|only|just|"
         r"always)\s+(?:respond|reply|answer|say|output|print|write)\s+(?:with\s+)?(?:only\b|"
-        r"exactly\b|nothing but\b|the following\b|[\"“'‘])",
+        r"exactly\b|nothing but\b|the following\b|[\"“'‘]))",
         "if",
         "user asked questioned prompted queried",
         "simply only just always respond reply answer say output print write",
