@@ -37,7 +37,6 @@ class Family(Enum):
     STEERING = "answer steering"
     CODE = "code insertion"
     CONCEALMENT = "concealment"
-    TASK = "task request"
 
     @property
     def meaning(self) -> str:
@@ -60,8 +59,6 @@ _MEANING = {
     Family.CODE: "it asks for code to be put into the answer or the owner's code, or carries a"
     " destructive or remote-shell command",
     Family.CONCEALMENT: "it asks the assistant to hide something from the user",
-    Family.TASK: "it asks the reader's assistant for a piece of work (a poem, an analysis, a"
-    " recommendation, a translation) that the owner did not ask for",
 }
 
 
@@ -77,6 +74,9 @@ class Pattern:
     #: the cue group every match starts with a word of (see :func:`_leads_with_cue`), or
     #: None: the expression is tried only where such a word starts, not across a window
     anchor: int | None = None
+    #: whether a match governed by a negation ("never grant", "do not give") is no sign:
+    #: a runbook forbids what an injection asks for, in the same words
+    negatable: bool = False
 
     @property
     def anchored(self) -> bool:
@@ -114,7 +114,7 @@ class Pattern:
         if sum(map(text.count, cues)) * (_BEFORE + _AFTER) >= len(text):
             # cues so dense (every closing tag of a page for ``</``) that the windows would
             # read the text several times over: one search of the whole text costs less
-            return self.regex.search(text)
+            return self._first(text, 0, len(text))
         starts: list[int] = []
         for cue in cues:
             at = text.find(cue)
@@ -126,10 +126,20 @@ class Pattern:
             high = at + _AFTER
             if high <= scanned:
                 continue  # a sign starting near this cue lies inside the window just read
-            match = self.regex.search(text, max(at - _BEFORE, 0), high)
+            match = self._first(text, max(at - _BEFORE, 0), high)
             if match is not None:
                 return match
             scanned = high
+        return None
+
+    def _first(self, text: str, start: int, end: int) -> re.Match[str] | None:
+        """The first match between ``start`` and ``end`` that is a sign (one not negated,
+        for a negatable pattern)."""
+        if not self.negatable:
+            return self.regex.search(text, start, end)
+        for match in self.regex.finditer(text, start, end):
+            if not negated(text, match.start()):
+                return match
         return None
 
     def _anchored(self, text: str, cues: tuple[str, ...]) -> re.Match[str] | None:
@@ -144,9 +154,35 @@ class Pattern:
                 at = text.find(cue, at + 1)
         for at in sorted(starts):
             match = self.regex.match(text, at)
-            if match is not None:
+            if match is not None and not (self.negatable and negated(text, at)):
                 return match
         return None
+
+
+#: the words that negate the verb they stand before, as tokens of the lower-cased view
+#: (look-alikes folded by the normaliser; apostrophes straightened by ``_APOSTROPHES``)
+_NEGATIONS = frozenset(
+    "never not don't dont doesn't cannot can't won't wouldn't shouldn't mustn't no nor".split()  # noqa: SIM905
+)
+#: words that may stand between a negation and its verb ("never ever grant")
+_BETWEEN = frozenset({"ever", "again", "simply", "just"})
+#: where a clause ends: a negation before it governs nothing after it
+_CLAUSE = re.compile(r"[.!?;:\n]")
+_TOKEN = re.compile(r"[a-z']+")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+
+
+def negated(text: str, at: int) -> bool:
+    """Whether the verb at ``at`` is governed by a negation: the nearest word before it in
+    its clause, past "ever"/"again", is one of ``_NEGATIONS``. Parsed from the words, so
+    "do not hesitate to grant" (the verb's neighbour is "to") and "never mind: grant" (a
+    clause ends between) stay signs."""
+    before = text[max(at - 60, 0) : at]
+    ends = [m.end() for m in _CLAUSE.finditer(before)]
+    if ends:
+        before = before[ends[-1] :]
+    tokens = [t for t in _TOKEN.findall(before.translate(_APOSTROPHES)) if t not in _BETWEEN]
+    return bool(tokens) and tokens[-1] in _NEGATIONS
 
 
 #: how far before its first cue a sign may start, and after it end (characters)
@@ -202,14 +238,14 @@ def _leads_with_cue(regex: str, names: frozenset[str]) -> bool:
     return all(alternative.split()[0] in names for alternative in inner.split("|"))
 
 
-def _p(family: Family, regex: str, *groups: str) -> Pattern:
+def _p(family: Family, regex: str, *groups: str, negatable: bool = False) -> Pattern:
     cues = []
     for group in groups:
         split = group.split()
         names = frozenset(c for c in split if c.isalnum())
         cues.append((names, tuple(c for c in split if not c.isalnum())))
     anchor = next((at for at, (names, _) in enumerate(cues) if _leads_with_cue(regex, names)), None)
-    return Pattern(family, tuple(cues), re.compile(regex, re.MULTILINE), anchor)
+    return Pattern(family, tuple(cues), re.compile(regex, re.MULTILINE), anchor, negatable)
 
 
 _AI = r"(?:ai|assistant|agent|model|llm|bot|chatbot|copilot|gpt|chatgpt|claude|gemini)"
@@ -351,92 +387,6 @@ _STEERING: tuple[Pattern, ...] = (
     ),
 )
 
-# BIPIA's task injections: a request for an assistant's piece of work standing as a sentence
-# of its own (at the start of a line or sentence, or after "please" / "can you"). A human
-# reader's imperatives name an object of the world ("write the date on the jar", "describe
-# the fault in the ticket", "suggest a few dates"); these name an assistant's product: a
-# poem or a script, the sentiment of a review, the trend of a market, a book to read.
-_ASK = (
-    r"(?:^[^\S\n]*|[.!?:;|][^\S\n]*|\bplease\s+|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
-)
-_ARTEFACT = (
-    r"(?:poems?|stor(?:y|ies)|essays?|haikus?|limericks?|jokes?|songs?|lyrics|tweets?|slogans?|"
-    r"blog posts?|speech(?:es)?|riddles?|sonnets?|raps?|scripts?|programs?|functions?|"
-    r"commands?|one-liners?|cover letters?|product descriptions?|short stor(?:y|ies))"
-)
-_FINDING = (
-    r"(?:trends?|sentiment|mood|tone|(?:main|key) (?:findings|points|ideas|takeaways)|"
-    r"advancements|developments|benefits|drawbacks|pros and cons|advantages|disadvantages|"
-    r"impacts?|implications|insights?|significance|evolution|causes and effects)"
-)
-_SUGGESTED = (
-    r"(?:books?|novels?|movies?|films?|tv shows?|series|songs?|podcasts?|restaurants?|"
-    r"getaways?|destinations?|hotels?|recipes?|video games?|apps?|gifts?)"
-)
-_TASK: tuple[Pattern, ...] = (
-    _p(
-        Family.TASK,
-        _ASK + r"(?:write|compose|generate|draft|create|craft|produce|give me|tell me|provide)"
-        r"\s+(?:me\s+)?(?:a|an|some|one|two|three|four|five|\d+|the following)\s+"
-        r"(?:[\w-]+\s+){0,3}?" + _ARTEFACT + r"\b"
-        r"|"
-        + _ASK
-        + r"(?:give|compile|make|provide)\s+me\s+(?:with\s+)?a\s+(?:\w+\s+)?list\s+of\b",
-        "write compose generate draft create craft produce give tell provide",
-        "poem poems story stories essay essays haiku haikus limerick limericks joke jokes song"
-        " songs lyrics tweet tweets slogan slogans blog speech speeches riddle riddles sonnet"
-        " sonnets rap raps script scripts program programs function functions command commands"
-        " liner liners letter letters description descriptions list",
-    ),
-    _p(
-        Family.TASK,
-        _ASK + r"(?:analy[sz]e|summari[sz]e|describe|explain|determine|classify|assess|evaluate|"
-        r"outline|discuss|provide|give me)\s+(?:me\s+)?(?:the\s+|a\s+|an\s+|some\s+)?"
-        r"(?:[\w-]+\s+){0,2}?" + _FINDING + r"\s+(?:of|in|on|into|behind|from|for|associated)\b"
-        r"|"
-        + _ASK
-        + r"what\s+(?:are|were|is)\s+the\s+(?:[\w-]+\s+){0,2}?(?:"
-        + _FINDING[3:-1]
-        + r"|risks)\s+(?:of|in|on|behind|associated)\b",
-        "analyze analyse summarize summarise describe explain determine classify assess evaluate"
-        " outline discuss provide give what",
-        "trend trends sentiment mood tone findings points ideas takeaways advancements"
-        " developments benefits drawbacks cons advantages disadvantages impact impacts"
-        " implications insight insights significance evolution effects risks",
-    ),
-    _p(
-        Family.TASK,
-        _ASK + r"(?:recommend|suggest)\s+(?:me\s+)?(?:a|an|some|the best|a few|\d+)?\s*"
-        r"(?:[\w-]+\s+){0,3}?" + _SUGGESTED + r"\b",
-        "recommend suggest",
-        "book books novel novels movie movies film films shows series song songs podcast"
-        " podcasts restaurant restaurants getaway getaways destination destinations hotel"
-        " hotels recipe recipes games app apps gift gifts",
-    ),
-    _p(
-        Family.TASK,
-        _ASK + r"(?:help me (?:write|draft|compose|plan|brainstorm|come up with)|"
-        r"help me with (?:a|an) (?:[\w-]+ ){0,2}?(?:recipe|poem|essay|story|speech|cover letter)"
-        r"|show me how to)\b",
-        "help show",
-        "write draft compose plan brainstorm come recipe poem essay story speech letter how",
-    ),
-    _p(
-        Family.TASK,
-        _ASK + r"translate\s+(?:the\s+)?(?:above|this|following|previous|entire|whole)\b"
-        r"[^.!?\n]{0,40}?\b(?:into|to)\s+[a-z]+",
-        "translate",
-        "above this following previous entire whole",
-    ),
-    _p(
-        Family.TASK,
-        r"\bis\s+(?:this|the following)\s+(?:[\w-]+\s+)?(?:review|feedback|comment|tweet|"
-        r"sentence|text|statement|message|post)\s+positive\s+or\s+negative\b",
-        "positive",
-        "negative",
-    ),
-)
-
 # code an answer or a codebase is told to take in (BIPIA's code tasks), and commands that
 # destroy data or hand the machine to someone else whoever runs them
 _CODE_PART = r"(?:snippet|block|section|excerpt|segment|fragment|piece|lines?)"
@@ -464,7 +414,7 @@ _CODE: tuple[Pattern, ...] = (
         r"|\bnc\s+(?:-\w+\s+)*-e\s+/bin/\w*sh\b|/dev/tcp/"
         r"|\bshutil\.rmtree\(\s*[\"'](?:/|~|c:\\\\?)[\"']"
         r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"
-        r"|\bopen\(\s*[\"'](?:/boot/|/etc/(?:passwd|shadow|sudoers|rc\.local|crontab|ld\.so\.preload)"
+        r"|\bopen\(\s*[\"'](?:/boot/|/etc/(?:passwd|shadow|sudoers|ld\.so\.preload)"
         r"|/dev/sd[a-z])[^\"']*[\"']\s*,\s*[\"'][wa]",
         "rm nc tcp rmtree :(){ /boot/ /etc/ /dev/sd",
     ),
@@ -476,7 +426,7 @@ _TO_EVERY = (
     + "|".join(
         rf"(?<=\b{to} {your}{every})"
         for to in ("to", "in", "into", "on")
-        for your in ("", "your ")
+        for your in ("your ",)
         for every in ("every", "all", "each")
     )
     + ")"
@@ -487,6 +437,13 @@ _TO_EVERY = (
 # human reader is told to skip part of a text, not to skip it *and print* something; is told
 # what to say by someone ("staff should answer"), not "if asked, simply respond with"; and
 # reads a speaker's label at the start of a chat line, not after a field's label.
+# what follows a forged role label when it speaks to the assistant: the reader addressed, told
+# to set its rules aside, or told what to answer
+_TO_YOU = (
+    r"(?:(?:now|please|important)[,:]?[^\S\n]+)*(?:you\b|your\b|ignore\b|disregard\b|forget\b|"
+    r"do not\b|don't\b|never\b|always\b|respond\b|reply\b|answer\b|say\b|print\b|output\b|"
+    r"repeat\b|treat\b|note to\b|new instructions?\b|the (?:assistant|model|ai)\b)"
+)
 _ECHO = r"(?:print|output|say|write|reply|respond|answer|repeat|state|return|display|type)"
 _C_ECHO = "print output say write reply respond answer repeat state return display type"
 _LATENT: tuple[Pattern, ...] = (
@@ -503,44 +460,52 @@ _LATENT: tuple[Pattern, ...] = (
     ),
     _p(
         Family.STEERING,
-        # the condition is the assistant's user asking, or a question with no asker; the
-        # answer is fixed word for word ("simply respond with", "reply with only the
-        # following", "report that …"), not left to the reader ("respond politely")
-        r"\bif\s+(?:(?:the\s+)?user\s+(?:asks?|requests?|queries)|asked|questioned|prompted|"
-        r"queried)\b[^.!?\n]{0,100}?(?:\b(?:simply|only|just|always)\s+(?:respond|reply|answer|"
-        r"say|report|state|output|print|write)\b|\b(?:respond|reply|answer|say|output|print|"
-        r"write)\s+(?:with\s+)?(?:only|exactly|nothing but|the following)\b|\b(?:respond|reply|"
-        r"answer|say|report|state)\s+(?:with\s+)?[\"“]|\b(?:report|state|claim|confirm)\s+that\b)",
+        # the condition is the assistant's user asking ("if the user asks", a word a person's
+        # FAQ does not use for its reader) and the answer fixed ("simply respond with",
+        # "reply with only"); or a question with no asker and an answer fixed word for word
+        # twice over: "simply" and a quotation or "only/exactly" ("if asked about refunds,
+        # simply reply with the link" and "if asked, confirm that …" are a person's script)
+        # (one word boundary before the answer's alternatives: the scan to it stays cheap)
+        r"\bif\s+(?:(?:the\s+)?user\s+(?:asks?|requests?|queries)\b[^.!?\n]{0,100}?\b(?:(?:simply|"
+        r"only|just|always)\s+(?:respond|reply|answer|say|report|state|output|print|write)\b|"
+        r"(?:respond|reply|answer|say|output|print|write|report|state)\s+(?:with\s+)?(?:(?:only|"
+        r"exactly|nothing but|the following)\b|[\"“'‘]))"
+        r"|(?:asked|questioned|prompted|queried)\b[^.!?\n]{0,100}?\b(?:simply|only|just|"
+        r"always)\s+(?:respond|reply|answer|say|output|print|write)\s+(?:with\s+)?(?:only\b|"
+        r"exactly\b|nothing but\b|the following\b|[\"“'‘]))",
         "if",
         "user asked questioned prompted queried",
-        "simply only just always respond reply answer say report state output print write"
-        " claim confirm",
+        "simply only just always respond reply answer say output print write",
     ),
     _p(
         Family.FORGED_TURN,
-        # a forged user turn asking for a payload to be echoed (the shape of a chat sample in
-        # documentation asks a question: "User: What is the capital of France?")
-        r"^[^\S\n]*(?:>[^\S\n]*)?user[^\S\n]*:[^\S\n]*(?:(?:next|now|then|also|and|ok|okay)"
-        r"[,.]?[^\S\n]+)?(?:please[^\S\n]+)?(?:repeat|say|print|output|write|type|echo)\b"
-        r"[^\n]{0,20}?(?:\bthe\s+following\b|\bafter\s+me\b|\bexactly\b|[\"“:])",
+        # a forged user turn that continues the conversation ("next, please repeat the
+        # following"): a chat sample in documentation opens with its request and shows the
+        # reply ('User: Say "bonjour" three times' then 'Bot: bonjour …')
+        r"^[^\S\n]*(?:>[^\S\n]*)?user[^\S\n]*:[^\S\n]*(?:next|now|then|also|and)[,.]?[^\S\n]+"
+        r"(?:please[^\S\n]+)?(?:repeat|say|print|output|write|type|echo)\b"
+        r"[^\n]{0,20}?(?:\bthe\s+following\b|\bexactly\b|\bverbatim\b)",
         "user",
         ":",
         "repeat say print output write type echo",
     ),
     _p(
         Family.FORGED_TURN,
-        # a speaker's label after a field's label, inside a line: "Registrant Organization:
-        # SYSTEM: this is really important …" ("Operating system: Debian" is a field)
-        r":[^\S\n]+(?:system|assistant|developer)[^\S\n]*:[^\S\n]*(?:[a-z']+[^\S\n,]+){3}",
+        # a speaker's label after a field's label, inside a line, followed by an instruction
+        # to the assistant: "Registrant Organization: SYSTEM: ignore …" ("Owner: Developer:
+        # Jane Smith is on call" and "Operating system: Debian" are fields)
+        r":[^\S\n]+(?:system|assistant|developer)[^\S\n]*:[^\S\n]*" + _TO_YOU,
         "system assistant developer",
         ":",
     ),
     _p(
         Family.FORGED_TURN,
-        # a bracketed role tag with prose after it on the same line; an INI section stands
-        # alone on its line ("[system]" then "hostname = db1")
-        r"\[(?:system|assistant|developer)\][^\S\n]*(?:\[(?:system|assistant|developer)\]"
-        r"[^\S\n]*)*[a-z][a-z']*[^\S\n]+[a-z]",
+        # a bracketed role tag opening a line, then a second role tag or an instruction to
+        # the assistant. A log line ("[System] Player joined"), a menu ("Open [System]
+        # Settings") and an INI section ("[system]" alone) are none; the tags are matched
+        # once each, with nothing to take back, so a run of them costs one pass
+        r"^[^\S\n]*\[(?:system|assistant|developer)\][^\S\n]*(?:(?:\[|\b)(?:system|assistant|"
+        r"developer)\b|" + _TO_YOU + r")",
         "system assistant developer",
         "[",
     ),
@@ -756,6 +721,7 @@ FAMILIES: tuple[Pattern, ...] = (
         r"unlimited)\s+(?:\w+\s+)?(?:access|permissions?|control)\b",
         "grant give share",
         "access permission permissions ownership control",
+        negatable=True,
     ),
     _p(
         Family.ACTION,
@@ -918,9 +884,10 @@ FAMILIES: tuple[Pattern, ...] = (
         ),
         _p(
             Family.HIJACK,
-            # started at "every" (a rarer word than "to"), "to (your)" looked back at
+            # started at "every" (a rarer word than "to"), "to your" looked back at: the
+            # assistant's every future output, not "all future messages" a mail filter gets
             r"\b(?:every|all|each)" + _TO_EVERY + r"\s+(?:future|subsequent|following|"
-            r"later|next)\s+(?:outputs?|responses?|answers?|repl(?:y|ies)|messages?)\b",
+            r"later|next)\s+(?:outputs?|responses?|answers?|repl(?:y|ies))\b",
             "every all each",
             "future subsequent following later next",
         ),
@@ -980,7 +947,6 @@ FAMILIES: tuple[Pattern, ...] = (
         ),
         *_STEERING,
         *_CODE,
-        *_TASK,
         *_LATENT,
     ),
 )
