@@ -235,3 +235,26 @@ def test_a_later_value_entering_the_slot_meets_the_yielded_value_in_its_time(slo
         doxa.Relation.REPLACES,
         (slot.ids["Rome"],),
     )
+
+
+def test_the_approved_value_yields_to_the_earliest_later_value(slot: Slot) -> None:
+    """Rome from July, then Oslo from September approved (Rome superseded in September);
+    Paris from May approved last holds until July, when Rome (the next value believed)
+    starts; Rome and Oslo keep their times. Control: Oslo starts after Rome, so Rome is not
+    the one Paris would skip."""
+    oslo = slot.lives("Oslo", 9)
+    assert oslo.outcome is doxa.Outcome.HELD
+    slot.approve("Rome")
+    slot.approve("Oslo")
+    assert slot.mem.get(slot.ids["Rome"]).status is doxa.FactStatus.SUPERSEDED
+
+    paris = slot.approve("Paris")
+
+    assert f"holds until {slot.ids['Rome']} starts (2026-07-01)" in paris.reason
+    assert slot.timeline() == [
+        *IN_ORDER[:2],
+        ("Rome", doxa.FactStatus.SUPERSEDED, "2026-07-01", "2026-09-01"),
+    ]
+    assert slot.mem.get(slot.ids["Oslo"]).status is doxa.FactStatus.LIVE
+    for day, city in (("2026-06-15", "Paris"), ("2026-08-15", "Rome"), ("2026-10-15", "Oslo")):
+        assert slot.believed(day) == [URIRef(EX + city)]
