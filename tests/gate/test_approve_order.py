@@ -258,3 +258,34 @@ def test_the_approved_value_yields_to_the_earliest_later_value(slot: Slot) -> No
     assert slot.mem.get(slot.ids["Oslo"]).status is doxa.FactStatus.LIVE
     for day, city in (("2026-06-15", "Paris"), ("2026-08-15", "Rome"), ("2026-10-15", "Oslo")):
         assert slot.believed(day) == [URIRef(EX + city)]
+
+
+@pytest.mark.parametrize(
+    ("until", "ends"), [("2026-06-01", "2026-06-01"), ("2026-09-01", "2026-07-01")]
+)
+def test_an_approved_value_with_its_own_end(slot: Slot, until: str, ends: str) -> None:
+    """Paris from May with its own end, approved after Rome from July: ending in June it
+    never meets Rome and keeps its end (no supersession); ending in September (control) it
+    is cut where Rome starts. Rome stays live either way."""
+    slot.clock.advance(timedelta(seconds=1))
+    bounded = slot.mem.remember(
+        "ann lives in Oslo from month 5 for a while",
+        topic="people",
+        subject=EX + "ann",
+        predicate=LIVES,
+        object=EX + "Oslo",
+        authority="agent",
+        valid_from="2026-05-01",
+        valid_until=until,
+    )
+    assert bounded.outcome is doxa.Outcome.HELD
+    assert bounded.fact is not None
+    slot.approve("Rome")
+
+    approved = slot.mem.approve(bounded.fact)
+
+    found = slot.mem.get(bounded.fact)
+    assert found.valid_until is not None
+    assert found.valid_until.date().isoformat() == ends
+    assert ("holds until" in approved.reason) is (ends != until)
+    assert slot.mem.get(slot.ids["Rome"]).status is doxa.FactStatus.LIVE

@@ -89,8 +89,9 @@ class OwnerDecisions:
         What it closes is gathered again now, not taken from the time it was held: on a
         functional predicate every other value believed in time the approved one overlaps
         (live, or superseded but believed before its end) is ended there (superseded when
-        the approved value starts later, else retracted), so approving never leaves two
-        values believed at one time. ``as_relation`` (``replaces`` or ``was_wrong``) says how
+        the approved value starts later, else retracted), except one starting after it: the
+        approved value holds until that one starts instead, so approving never leaves two
+        values believed at one time and gives the same timeline in any order. ``as_relation`` (``replaces`` or ``was_wrong``) says how
         to end them; without it the held verdict's relation ends only the facts the judge
         named, and the receipt's reason names each other fact ended and how.
         """
