@@ -91,9 +91,10 @@ class OwnerDecisions:
         (live, or superseded but believed before its end) is ended there (superseded when
         the approved value starts later, else retracted), except one starting after it: the
         approved value holds until that one starts instead, so approving never leaves two
-        values believed at one time and gives the same timeline in any order. ``as_relation`` (``replaces`` or ``was_wrong``) says how
-        to end them; without it the held verdict's relation ends only the facts the judge
-        named, and the receipt's reason names each other fact ended and how.
+        values believed at one time and gives the same timeline in any order.
+        ``as_relation`` (``replaces`` or ``was_wrong``) says how to end them; without it the
+        held verdict's relation ends only the facts the judge named, and the receipt's
+        reason names each other fact ended and how.
         """
 
         def step(decision: Decision) -> Receipt:
@@ -647,7 +648,11 @@ def _said_wrong(
 
 
 def _day(moment: datetime) -> str:
-    return moment.date().isoformat()
+    """A valid-time bound as a receipt's reason names it: the day when it falls at midnight
+    (the usual ``valid_from="2026-05-01"``), else the full instant, so two bounds on one day
+    are told apart."""
+    midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    return moment.date().isoformat() if moment == midnight else moment.isoformat()
 
 
 def _unjudged_endings(
