@@ -6,8 +6,9 @@ value was written, retracted the earlier value too, though it only came before t
 one ("Rome from January" is history, not a mistake, once "Paris from March" is approved).
 The model then still took it as retractable, and the memory answered ``NotFound``. The held
 verdict's relation now ends only the facts the judge named; any other fact an approval finds
-is superseded when the approved value starts later, else retracted (design.md §5: replaces
-supersedes, was_wrong retracts; docs/decisions.md). Each case runs on an on-disk memory
+is superseded when the approved value starts later, retracted when it starts at the same time,
+and left standing when it starts after it, the approved value then holding until it starts
+(design.md §5: replaces supersedes, was_wrong retracts; docs/decisions.md). Each case runs on an on-disk memory
 with its control beside it.
 """
 
@@ -110,12 +111,13 @@ def test_control_a_held_was_wrong_still_retracts_the_value_it_judged(
     assert status(mem, paris) == (doxa.FactStatus.LIVE, None)
 
 
-def test_a_held_replaces_retracts_a_later_value_it_never_judged(
+def test_a_held_replaces_yields_to_a_later_value_it_never_judged(
     mem: doxa.Memory, clock: doxa.FixedClock
 ) -> None:
     """Paris from May, held as replacing Lyon from March, is approved after Lyon was
-    retracted and Rome from July written: Rome starts after Paris, so it is retracted (a
-    supersession would end it in May, before it began), as the approval's own rule says."""
+    retracted and Rome from July written: Rome starts after Paris, so it stays live (ending
+    it in May would end it before it began; retracting it would call a later move never
+    true), and Paris holds from May until Rome starts (tests/gate/test_approve_order.py)."""
     lyon = lives(mem, clock, "Lyon", 3)
     paris = held(lives(mem, clock, "Paris", 5), doxa.Relation.REPLACES)
     assert lyon.fact is not None
@@ -125,12 +127,15 @@ def test_a_held_replaces_retracts_a_later_value_it_never_judged(
 
     approved = mem.approve(paris)
 
-    assert approved.targets == (rome.fact,)
-    assert approved.reason.endswith(f"(not among the judged targets): {rome.fact} retracted")
-    assert status(mem, rome.fact) == (doxa.FactStatus.RETRACTED, None)
+    assert approved.targets == ()
+    assert approved.reason.endswith(
+        f"holds until {rome.fact} starts (2026-07-01), which stays (a later value)"
+    )
+    assert status(mem, rome.fact) == (doxa.FactStatus.LIVE, None)
+    assert status(mem, paris) == (doxa.FactStatus.SUPERSEDED, "2026-07-01")
     assert status(mem, lyon.fact) == (doxa.FactStatus.RETRACTED, None)
-    with pytest.raises(doxa.NotFound):  # retracted once: a second retraction is refused
-        mem.retract(str(rome.fact), reason="never true")
+    mem.retract(str(rome.fact), reason="never true")  # still live, so still retractable
+    assert status(mem, rome.fact)[0] is doxa.FactStatus.RETRACTED
 
 
 def test_control_a_held_replaces_still_supersedes_the_value_it_judged(

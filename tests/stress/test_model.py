@@ -86,6 +86,9 @@ class MemoryMachine(RuleBasedStateMachine):
                 model.ended.add(target)
                 if self._retracts(receipt, target):
                     model.retracted.add(target)
+            if receipt.outcome is doxa.Outcome.APPROVED and self._yields(receipt.fact):
+                model.live.discard(receipt.fact)
+                model.ended.add(receipt.fact)
         elif receipt.outcome is doxa.Outcome.HELD:
             assert receipt.fact is not None
             model.held.add(receipt.fact)
@@ -98,6 +101,22 @@ class MemoryMachine(RuleBasedStateMachine):
             return receipt.relation is doxa.Relation.WAS_WRONG
         assert receipt.fact is not None
         return self.months[receipt.fact] <= self.months[target]
+
+    def _yields(self, fact: str) -> bool:
+        """Whether an approved statement starts before another value of its person still
+        believed (live, or superseded after its own start): then it holds only until that
+        one starts, superseded by it, and the later value stays."""
+        if fact not in self.statements:
+            return False
+        who, city = self.statements[fact]
+        model = self.model
+        return any(
+            self.statements[other][0] == who
+            and self.statements[other][1] != city
+            and self.months[other] > self.months[fact]
+            for other in (model.live | model.ended) - model.retracted
+            if other in self.statements and other != fact
+        )
 
     @rule(
         who=st.sampled_from(PEOPLE),
@@ -345,6 +364,26 @@ def test_found_a_merged_write_keeps_the_start_of_the_fact_it_corroborates() -> N
         assert run.machine.mem.get(run.said("Paris", 1)).status is doxa.FactStatus.SUPERSEDED
         run.step("retract_item", rome)
         run.step("retract_unknown_item", rome)
+
+
+def test_found_approving_an_earlier_value_after_a_later_one() -> None:
+    """Found by review (2 Dec 2026): Lyon from March live, Paris from May and Rome from July
+    held as replacing it; Rome approved, then Paris. Paris must hold until July, superseded
+    by Rome, not retract Rome; so Rome is still retractable (once), and Paris, superseded,
+    can still be retracted too (control)."""
+    with Replay() as run:
+        run.step("closing", granted=False)
+        run.step("remember_statement", who="ann", city="Lyon", month=3, authority="agent")
+        run.step("remember_statement", who="ann", city="Paris", month=5, authority="agent")
+        run.step("remember_statement", who="ann", city="Rome", month=7, authority="agent")
+        paris, rome = run.said("Paris", 5), run.said("Rome", 7)
+        assert run.machine.model.held == {paris, rome}
+        run.step("approve_item", rome)
+        run.step("approve_item", paris)
+        assert run.machine.mem.get(paris).status is doxa.FactStatus.SUPERSEDED
+        run.step("retract_item", rome)
+        run.step("retract_unknown_item", rome)
+        run.step("retract_item", paris)
 
 
 def _settings(examples: int, steps: int) -> settings:

@@ -9,7 +9,7 @@ release asks the judge, through the write path (:class:`WritePath`).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
@@ -28,7 +28,7 @@ from doxa.gate.record import Decision
 from doxa.judges.base import Cardinality
 from doxa.judges.compare import contradicts, overlaps, same_term
 from doxa.judges.screen import SCREENED, Sign, screen
-from doxa.model import FactStatus, Outcome, Proposal, Receipt, Relation
+from doxa.model import Fact, FactStatus, Outcome, Proposal, Receipt, Relation
 from doxa.ontology.closure import broader_objects, property_table
 from doxa.reads.claims import load_facts
 from doxa.reads.facts import facts
@@ -89,10 +89,12 @@ class OwnerDecisions:
         What it closes is gathered again now, not taken from the time it was held: on a
         functional predicate every other value believed in time the approved one overlaps
         (live, or superseded but believed before its end) is ended there (superseded when
-        the approved value starts later, else retracted), so approving never leaves two
-        values believed at one time. ``as_relation`` (``replaces`` or ``was_wrong``) says how
-        to end them; without it the held verdict's relation ends only the facts the judge
-        named, and the receipt's reason names each other fact ended and how.
+        the approved value starts later, else retracted), except one starting after it: the
+        approved value holds until that one starts instead, so approving never leaves two
+        values believed at one time and gives the same timeline in any order.
+        ``as_relation`` (``replaces`` or ``was_wrong``) says how to end them; without it the
+        held verdict's relation ends only the facts the judge named, and the receipt's
+        reason names each other fact ended and how.
         """
 
         def step(decision: Decision) -> Receipt:
@@ -119,10 +121,12 @@ class OwnerDecisions:
                     "one value at a time" if cardinality is Cardinality.ONE else "many values"
                 )
             one = lesson[0] if lesson is not None and lesson[1] is Cardinality.ONE else None
-            closings = []
+            found = Conflicts()
             if not is_rule:
-                closings = self._conflicts(values, starts, relation, one, saved, as_relation)
+                found = self._conflicts(values, starts, relation, one, saved, as_relation)
+            closings = found.closings
             reason += _unjudged_endings(self.scope, closings, saved, chosen=as_relation)
+            reason += found.explain(self.scope)
             if (
                 relation.closes
                 and not is_rule
@@ -146,6 +150,11 @@ class OwnerDecisions:
                     "approved by the owner",
                     now,
                     also_ending=closed,
+                )
+            if found.yields_to is not None:
+                later, until = found.yields_to
+                self.record.supersede_admitted(
+                    decision, iri, later, until, "approved by the owner: a later value holds", now
                 )
             return self._signed(
                 decision,
@@ -498,10 +507,18 @@ class OwnerDecisions:
         functional: URIRef | None = None,
         judged: tuple[URIRef, ...] = (),
         chosen: Relation | None = None,
-    ) -> list[tuple[Relation, tuple[URIRef, ...]]]:
+    ) -> Conflicts:
         """The values an approved write must end, grouped by how to end them: the live
-        values and the superseded ones believed in the time it claims, each once.
-        ``functional``: a predicate the owner just taught holds one value at a time.
+        values and the superseded ones believed in the time it claims, each once; and the
+        value it yields to, if one starts later. ``functional``: a predicate the owner just
+        taught holds one value at a time.
+
+        Values are ordered by valid time: one starting after the approved value is not
+        ended by it (that would end it before its own start, or call a later move never
+        true because an earlier one was approved); the approved value holds until the
+        earliest such value starts, recorded as its supersession by that value, just as if
+        it had been approved first. Only a ``was_wrong`` said about that very fact (the
+        owner's ``as_relation``, or the held verdict naming it) retracts it.
 
         How each ends: as the owner ``chosen`` (``as_relation``) if it closes; else, for a
         fact the judge read and ``judged`` (the held write's targets), as its verdict
@@ -514,7 +531,7 @@ class OwnerDecisions:
         """
         subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
         if subject is None or not isinstance(predicate, URIRef) or obj is None:
-            return []
+            return Conflicts()
         table = property_table(self.store)
         if functional is None:
             canonical, _ = table.canonical(predicate)
@@ -524,7 +541,7 @@ class OwnerDecisions:
             table = replace(table, functional=table.functional | {functional})
         new_subject, new_predicate, new_object = table.normalise(subject, predicate, obj)
         if not table.is_functional(new_predicate):
-            return []
+            return Conflicts()
         ends = None if values.get(DOXA.validUntil) is None else instant(values[DOXA.validUntil])
         keys = table.keys(subject, predicate, obj)
         # the live values, and the superseded ones still believed for part of its time
@@ -555,6 +572,8 @@ class OwnerDecisions:
             ):
                 others.append(fact)
         grouped: dict[Relation, list[URIRef]] = {}
+        later: list[tuple[datetime, URIRef]] = []
+        moved: list[tuple[URIRef, datetime, datetime]] = []
         for fact in others:
             if chosen is not None and chosen.closes:
                 how = chosen
@@ -564,8 +583,76 @@ class OwnerDecisions:
                 how = Relation.REPLACES
             else:
                 how = Relation.WAS_WRONG
+            if _starts_after(fact, starts) and not _said_wrong(fact.iri, how, judged, chosen):
+                assert fact.valid_from is not None
+                later.append((fact.valid_from, fact.iri))
+                continue
+            if (
+                how is Relation.REPLACES
+                and fact.status is FactStatus.SUPERSEDED
+                and fact.valid_until is not None
+                and starts is not None
+            ):
+                moved.append((fact.iri, fact.valid_until, starts))  # ended again, earlier
             grouped.setdefault(how, []).append(fact.iri)
-        return [(how, tuple(targets)) for how, targets in grouped.items()]
+        first = min(later, default=None)
+        return Conflicts(
+            closings=[(how, tuple(targets)) for how, targets in grouped.items()],
+            yields_to=None if first is None else (first[1], first[0]),
+            moved=tuple(moved),
+        )
+
+
+@dataclass(frozen=True)
+class Conflicts:
+    """What approving a write does to the other values of its one-value slot."""
+
+    #: the values it ends, grouped by how (superseded at its start, or retracted)
+    closings: list[tuple[Relation, tuple[URIRef, ...]]] = field(default_factory=list)
+    #: the earliest value starting after it, and that start: the approved value holds until
+    #: then (superseded by it), and that value is left as it is
+    yields_to: tuple[URIRef, datetime] | None = None
+    #: superseded values superseded again, earlier: (fact, the end believed so far, the new
+    #: end); both supersessions stay in the log, each with its belief time
+    moved: tuple[tuple[URIRef, datetime, datetime], ...] = ()
+
+    def explain(self, scope: Scope) -> str:
+        """The receipt's word on the ends this approval corrects and the value it yields to."""
+        words = [
+            f"{scope.local_id(fact)}'s end corrected from {_day(was)} to {_day(now)} (the "
+            "earlier end stays recorded)"
+            for fact, was, now in self.moved
+            if now < was
+        ]
+        if self.yields_to is not None:
+            later, until = self.yields_to
+            words.append(
+                f"holds until {scope.local_id(later)} starts ({_day(until)}), which stays "
+                "(a later value)"
+            )
+        return "".join(f"; {word}" for word in words)
+
+
+def _starts_after(fact: Fact, starts: datetime | None) -> bool:
+    """Whether ``fact`` starts after the approved value does (both dated)."""
+    return starts is not None and fact.valid_from is not None and fact.valid_from > starts
+
+
+def _said_wrong(
+    fact: URIRef, how: Relation, judged: tuple[URIRef, ...], chosen: Relation | None
+) -> bool:
+    """Whether someone said ``fact`` was never true: the owner's ``was_wrong``, or a held
+    ``was_wrong`` verdict naming it. Only that retracts a value starting later."""
+    explicit = (chosen is not None and chosen.closes) or fact in judged
+    return how is Relation.WAS_WRONG and explicit
+
+
+def _day(moment: datetime) -> str:
+    """A valid-time bound as a receipt's reason names it: the day when it falls at midnight
+    (the usual ``valid_from="2026-05-01"``), else the full instant, so two bounds on one day
+    are told apart."""
+    midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    return moment.date().isoformat() if moment == midnight else moment.isoformat()
 
 
 def _unjudged_endings(

@@ -238,14 +238,62 @@ class Record:
             if not (text.startswith("@") and relation is Relation.REPLACES):
                 continue
             change.insert.append((target, TERM, past_key(key), search))
-            ends = front(self.store, self.scope, [key])
-            if not ends or until >= max(ends.values()):
-                change.insert.append((target, TERM, front_key(key), search))
-                change.delete += [
-                    (claim, TERM, front_key(key), search)
-                    for claim, end in ends.items()
-                    if end <= until
-                ]
+            self._join_front(decision, target, key, until)
+
+    def _join_front(
+        self, decision: Decision, target: URIRef, key: Literal, until: datetime
+    ) -> None:
+        """Put a claim superseded at ``until`` on its statement's front if no superseded claim
+        of the statement ends later; those of the front ending no later leave it."""
+        change, search = decision.change, self.scope.search
+        ends = front(self.store, self.scope, [key])
+        if not ends or until >= max(ends.values()):
+            change.insert.append((target, TERM, front_key(key), search))
+            change.delete += [
+                (claim, TERM, front_key(key), search) for claim, end in ends.items() if end <= until
+            ]
+
+    def supersede_admitted(
+        self,
+        decision: Decision,
+        target: URIRef,
+        successor: URIRef,
+        until: datetime,
+        reason: str,
+        now: datetime,
+    ) -> URIRef:
+        """End, by a supersession at ``until``, a claim :meth:`admit` put into this same
+        ``decision``: an approved value that starts before one already believed holds only
+        until that one starts. :meth:`close` reads what it ends from the store; this claim is
+        not there yet, so its live statement keys and its line in ``current`` are taken out
+        of the decision's inserts (a delete would run before the insert) and replaced by past
+        keys, as a supersession leaves them."""
+        log, search = self.scope.log, self.scope.search
+        event = self.scope.event(new_id())
+        change = decision.change
+        change.insert += [
+            (event, RDF.type, DOXA.Supersession, log),
+            (event, DOXA.ends, target, log),
+            (event, DOXA.recordedAt, dt_literal(now), log),
+            (event, DOXA.reason, Literal(reason), log),
+            (event, DOXA.by, successor, log),
+            (event, DOXA.validUntil, dt_literal(until), log),
+        ]
+        decision.produced.append(event)
+        mine = [(s, p, o, g) for s, p, o, g in change.insert if s == target]
+        keys = [o for _, p, o, g in mine if p == TERM and g == search and str(o).startswith("@")]
+        dropped: set[Quad] = {(target, TERM, key, search) for key in keys}
+        pairs = [(URIRef(str(p)), o) for _, p, o, g in mine if g not in (search, log)]
+        statement = statement_of(pairs)
+        if statement is not None and not self.shared(statement, {target, successor}):
+            dropped.add((*statement, self.scope.current))
+        change.insert = [q for q in change.insert if q not in dropped]
+        for key in keys:
+            assert isinstance(key, Literal)
+            change.insert.append((target, TERM, past_key(key), search))
+            self._join_front(decision, target, key, until)
+        decision.bumped = True
+        return event
 
     def keys(self, claim: URIRef) -> list[Literal]:
         rows = self.store.select(
