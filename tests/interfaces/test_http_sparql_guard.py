@@ -157,7 +157,7 @@ def test_a_slow_parse_is_killed_at_the_timeout(alice: httpx.Client, bob: httpx.C
     assert [r.json()["error"]["type"] for r in results] == ["QueryTimeout", "QueryTimeout"]
     # the timeout plus a margin for a loaded machine, far below the parse's tens of seconds
     assert elapsed < 1 + 5.0
-    assert other.status_code == 200
+    assert other.status_code == 200, other.text  # Busy or QueryTimeout: say which
     time.sleep(0.2)  # the killed checks hand back their slots
     assert query(alice, "ASK {}").status_code == 200
 
