@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from tests.judges.spellings import each_spelling
 
 import doxa
 from doxa.judges.screen import Family, screen
@@ -62,19 +63,7 @@ def test_its_benign_control_shows_none(control: str) -> None:
     assert screen(control) is None
 
 
-SPELLINGS: list[tuple[str, Callable[[str], str]]] = [
-    ("upper case", str.upper),
-    ("cyrillic look-alikes", lambda t: t.translate(str.maketrans("aeopcx", "аеорсх"))),
-    ("zero-width joiner", lambda t: t.replace("e", "e\u200d")),
-    ("markup inside words", lambda t: t.replace("o", "<b></b>o")),
-    (
-        "fullwidth letters",
-        lambda t: "".join(chr(ord(c) + 0xFEE0) if c.isalpha() and c.isascii() else c for c in t),
-    ),
-]
-
-
-@pytest.mark.parametrize("spell", [s[1] for s in SPELLINGS], ids=[s[0] for s in SPELLINGS])
+@each_spelling
 @pytest.mark.parametrize(
     ("attack", "family"), [(p[1], p[2]) for p in PAIRS], ids=[p[0] for p in PAIRS]
 )
@@ -84,7 +73,7 @@ def test_another_spelling_is_seen(attack: str, family: Family, spell: Callable[[
     assert sign.family is family
 
 
-@pytest.mark.parametrize("spell", [s[1] for s in SPELLINGS], ids=[s[0] for s in SPELLINGS])
+@each_spelling
 @pytest.mark.parametrize("control", [p[3] for p in PAIRS], ids=[p[0] for p in PAIRS])
 def test_the_same_spelling_of_a_control_shows_none(
     control: str, spell: Callable[[str], str]
