@@ -76,10 +76,16 @@ def near(index: VectorIndex, store: EmbeddedStore, vector: Any, count: int) -> l
         return [c for c, _ in held.nearest([float(x) for x in vector], count)]
 
 
+def read(index: VectorIndex, store: EmbeddedStore) -> None:
+    """One reading of ``index`` and nothing asked: what applies the store's change notices,
+    catches a graph up and starts a build past the threshold (the tests then look)."""
+    with index.reading(store):
+        return
+
+
 def graphed(index: VectorIndex, store: EmbeddedStore) -> VectorIndex:
     """``index`` read once and its graph waited for."""
-    with index.reading(store):
-        pass
+    read(index, store)
     assert index.settle(30)
     return index
 
@@ -294,8 +300,7 @@ def test_changes_during_the_build_from_two_threads_are_all_in_the_graph(
     held = HeldBuild(monkeypatch)
     index = followed(store, threshold=0)
     add(store, *range(100))
-    with index.reading(store):
-        pass
+    read(index, store)
     assert held.started.wait(10)
     assert index.kind == "exact"  # the build is held: recall answers exactly meanwhile
 
@@ -329,8 +334,7 @@ def test_a_graph_built_before_a_reset_is_dropped(
     held = HeldBuild(monkeypatch)
     index = followed(store, threshold=0)
     add(store, *range(30))
-    with index.reading(store):
-        pass
+    read(index, store)
     assert held.started.wait(10)
     index.reset(None)  # e.g. an import: the store may hold anything now
     delete(store, *range(10))
@@ -547,12 +551,10 @@ def test_a_graph_that_fails_while_adopted_leaves_exact_search_and_is_tried_again
     failing = FailingAdd(monkeypatch)
     index = followed(store, threshold=0)
     add(store, *range(100))
-    with index.reading(store):
-        pass
+    read(index, store)
     assert held.started.wait(10)
     add(store, 1000)
-    with index.reading(store):  # read during the build: adopting it must add the vector
-        pass
+    read(index, store)  # read during the build: adopting it must add the vector
     with caplog.at_level(logging.WARNING, logger="doxa.reads.vectors"):
         held.release.set()
         assert index.settle(30)
@@ -580,12 +582,10 @@ def test_a_graph_adopted_without_a_fault_answers_at_once(
     held = HeldBuild(monkeypatch)  # control of the test above: the same steps, no fault
     index = followed(store, threshold=0)
     add(store, *range(100))
-    with index.reading(store):
-        pass
+    read(index, store)
     assert held.started.wait(10)
     add(store, 1000)
-    with index.reading(store):
-        pass
+    read(index, store)
     held.release.set()
     assert index.settle(30)
     assert index.kind == "hnsw"
@@ -647,13 +647,11 @@ def test_vectors_added_during_the_build_are_caught_up_outside_the_lock(
     monkeypatch.setattr(VectorIndex, "_catch_graph_up", catch_up)
     index = followed(store, threshold=0)
     add(store, *range(50))
-    with index.reading(store):
-        pass
+    read(index, store)
     assert held.started.wait(10)
     for n in range(100, 140):  # 40 vectors read during the build, eight times the catch-up
         add(store, n)
-        with index.reading(store):
-            pass
+        read(index, store)
     delete(store, 120)
     held.release.set()
     assert index.settle(30)
