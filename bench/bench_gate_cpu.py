@@ -35,11 +35,7 @@ def main(label: str, fill: int = FILL, timed: int = TIMED) -> None:
     with doxa.Memory.open(None, scope="bench", clock=clock) as mem:
         mem.add_ontology(ontology_turtle())
         stream = Stream(7)
-        for rule in stream.rules():
-            mem.remember(rule.text, **rule.kwargs())
-        for _ in range(fill):
-            w = stream.next()
-            stream.observe(w, mem.remember(w.text, **w.kwargs()).outcome.value)
+        stream.fill(mem, fill)
         gc.collect()
         every, text = [], []
         for _ in range(timed):

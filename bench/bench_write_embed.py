@@ -82,12 +82,7 @@ def main(fill: int, timed: int, judge: str, only: str | None) -> None:
     mems = {side: opened(embedders[side], judge) for side in sides}
     streams = {side: Stream(7) for side in sides}
     for side in sides:
-        mem, stream = mems[side], streams[side]
-        for rule in stream.rules():
-            mem.remember(rule.text, **rule.kwargs())
-        for _ in range(fill):
-            w = stream.next()
-            stream.observe(w, mem.remember(w.text, **w.kwargs()).outcome.value)
+        streams[side].fill(mems[side], fill)
     gc.collect()
     spent: dict[str, list[float]] = {side: [] for side in sides}
     calls_before = {s: e.calls for s, e in embedders.items() if e is not None}

@@ -628,6 +628,15 @@ class Stream:
 
     # -- the stream ----------------------------------------------------------------------
 
+    def fill(self, mem: Any, count: int) -> None:
+        """Write the owner's rules into ``mem`` (a :class:`doxa.Memory`), then ``count``
+        writes of the stream, each outcome observed: the store a timed run starts from."""
+        for rule in self.rules():
+            mem.remember(rule.text, **rule.kwargs())
+        for _ in range(count):
+            w = self.next()
+            self.observe(w, mem.remember(w.text, **w.kwargs()).outcome.value)
+
     def next(self) -> Write:
         """The next write of the stream."""
         self.count += 1

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 from rdflib import URIRef
+from tests.gate.test_approve_unjudged import LIVES, lives
 from tests.stress.writer import EX, ONTOLOGY
 
 import doxa
 
-LIVES = EX + "livesIn"
 Timeline = list[tuple[str, doxa.FactStatus, str | None, str | None]]
 
 #: the in-order history: Lyon March-May, Paris May-July, Rome from July
@@ -54,16 +54,7 @@ class Slot:
             )
 
     def lives(self, city: str, month: int) -> doxa.Receipt:
-        self.clock.advance(timedelta(seconds=1))
-        receipt = self.mem.remember(
-            f"ann lives in {city} since month {month}",
-            topic="people",
-            subject=EX + "ann",
-            predicate=LIVES,
-            object=EX + city,
-            authority="agent",
-            valid_from=f"2026-{month:02d}-01",
-        )
+        receipt = lives(self.mem, self.clock, city, month)
         assert receipt.fact is not None
         self.ids[city] = receipt.fact
         return receipt
