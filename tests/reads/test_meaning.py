@@ -6,6 +6,7 @@ import json
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,7 +18,7 @@ from tests.judges.fake_openai import FakeOpenAI, Reply, garbage, status
 import doxa
 from doxa import EmbedConfig, EmbeddingUnavailable, InvalidInput, Memory, OpenAIEmbedder
 from doxa.gate.embedding import embed_facts
-from doxa.reads.embeddings import checked_vectors
+from doxa.reads.embeddings import checked_vectors, embed_checked
 from doxa.reads.facts import fuse
 from doxa.reads.vectors import VectorIndex, decode, encode
 from doxa.store import EmbeddedStore
@@ -530,3 +531,40 @@ def test_hybrid_results_are_always_allowed_by_the_rules(
     allowed = {f.id for f in mem.facts(valid_at=valid_at, topic=topic)}
     found = {f.id for f in mem.recall(query, valid_at=valid_at, topic=topic, limit=50)}
     assert found <= allowed
+
+
+class _Answering:
+    """A user's own embedder answering ``vectors`` whatever it is asked."""
+
+    model = "own"
+
+    def __init__(self, vectors: list[Any]) -> None:
+        self.vectors = vectors
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        return self.vectors
+
+
+@pytest.mark.parametrize(
+    ("vectors", "why"),
+    [
+        ([[10**400, 1.0]], "beyond float32"),  # an int no float holds
+        ([[1e39, 1.0]], "beyond float32"),
+        ([[True, 1.0]], "not a list of numbers"),
+        ([["0.5", 1.0]], "not a list of numbers"),
+        ([[1e-46, -0.0]], "a vector of zeros"),  # zeros once rounded to float32
+        ([[0.6, 0.8], [0.6, 0.8, 0.0]], "different dimensions"),
+        ([[0.6, 0.8]] * 2, "2 vectors for one text"),
+    ],
+)
+def test_a_users_own_embedder_is_checked_as_the_endpoint_is(vectors: list[Any], why: str) -> None:
+    """Attacks on the vector check through ``embed_checked``, which every caller uses."""
+    texts = ["one"] if "one text" in why else ["one", "two"][: len(vectors)]
+    with pytest.raises(EmbeddingUnavailable, match=why):
+        embed_checked(_Answering(vectors), texts)
+
+
+def test_a_users_own_embedder_with_tuples_and_subnormals_is_kept() -> None:
+    """Control: what float32 does hold passes, a tuple read as the list it stands for."""
+    assert embed_checked(_Answering([(0.6, 0.8)]), ["t"]) == [[0.6, 0.8]]
+    assert embed_checked(_Answering([[1e-45, 0.0]]), ["t"]) == [[1e-45, 0.0]]
