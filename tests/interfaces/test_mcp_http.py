@@ -328,3 +328,25 @@ def test_serve_runs_without_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
     assert set(mcp_mounts()) == {MCP_PATH} == {"/mcp"}
     monkeypatch.setitem(sys.modules, "doxa.interfaces.mcp_server", None)
     assert mcp_mounts() == {}
+
+
+@pytest.mark.parametrize("sdk", [True, False])
+def test_serves_banner_names_mcp_only_where_it_is_served(
+    monkeypatch: pytest.MonkeyPatch, sdk: bool
+) -> None:
+    """Found by running scripts/start on a fresh clone: without the SDK the banner still
+    listed /mcp beside the log's "no MCP". The banner now says what is served."""
+    import uvicorn
+    from click.testing import CliRunner
+
+    from doxa.interfaces.cli import main
+
+    served: list[object] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **_: served.append(app))
+    if not sdk:
+        monkeypatch.setitem(sys.modules, "doxa.interfaces.mcp_server", None)
+    result = CliRunner().invoke(main, ["--store", ":memory:", "--scope", "s", "serve"])
+    assert result.exit_code == 0, result.output
+    assert served  # the server would have run
+    assert ("MCP (Streamable HTTP)" in result.output) is sdk
+    assert ("no MCP: pip install 'doxa[mcp]'" in result.output) is not sdk

@@ -134,8 +134,9 @@ def serve(
         embedder = None if embedding is None else OpenAIEmbedder(embedding)
         # a directory, :memory: or a SPARQL 1.1 server, as for every doxa command
         store = open_store(where, update_url=settings.update_url)
+        mounts = mcp_mounts()
         app = create_app(
-            store, config, judge=judge, owns_store=True, embedder=embedder, mounts=mcp_mounts()
+            store, config, judge=judge, owns_store=True, embedder=embedder, mounts=mounts
         )
     except DoxaError as error:
         click.echo(f"error: {error}", err=True)
@@ -144,7 +145,10 @@ def serve(
     click.echo(f"doxa serves {where} at {url}")
     click.echo(f"  API docs {url}/docs   SPARQL {url}/sparql   review {url}/review")
     click.echo(f"  query page {url}/sparql/editor")
-    click.echo(f"  MCP (Streamable HTTP) {url}{MCP_PATH}")
+    if MCP_PATH in mounts:
+        click.echo(f"  MCP (Streamable HTTP) {url}{MCP_PATH}")
+    else:  # said once here, as the log said it: no page is promised that is not served
+        click.echo("  no MCP: pip install 'doxa[mcp]' to serve it at /mcp")
     if config_file is None:
         keys = config.scopes[0]
         click.echo(f"  scope {keys.scope!r} with fresh keys (valid until the server stops):")
