@@ -173,16 +173,36 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff
 
 
 def negated(text: str, at: int) -> bool:
-    """Whether the verb at ``at`` is governed by a negation: the nearest word before it in
-    its clause, past "ever"/"again", is one of ``_NEGATIONS``. Parsed from the words, so
-    "do not hesitate to grant" (the verb's neighbour is "to") and "never mind: grant" (a
-    clause ends between) stay signs."""
+    """Whether the verb at ``at`` is not a request to the reader: governed by a negation
+    (the nearest word before it in its clause, past "ever"/"again", is one of
+    ``_NEGATIONS``), also through a frame of asking ("we will never ask you to send"), or
+    said of someone else's future act ("your manager will send": a modal whose subject is
+    not "you" or the assistant). Parsed from the words, so "do not hesitate to grant" (the
+    verb's neighbour is "to") and "never mind: grant" (a clause ends between) stay signs,
+    and so do "you will send" and "the assistant will send"."""
+    if text[max(at - 2, 0) : at] == "e-":
+        at -= 2  # the verb is "e-mail", matched at its "mail"
     before = text[max(at - 60, 0) : at]
     ends = [m.end() for m in _CLAUSE.finditer(before)]
     if ends:
         before = before[ends[-1] :]
     tokens = [t for t in _TOKEN.findall(before.translate(_APOSTROPHES)) if t not in _BETWEEN]
+    if len(tokens) >= 2 and tokens[-1] in _MODALS and tokens[-2] not in _ADDRESSEES:
+        return True
+    # "never ask you to <verb>", "do not ask anyone to <verb>": the negation governs the ask
+    if len(tokens) >= 3 and tokens[-1] == "to" and tokens[-3] in _ASKING:
+        tokens = tokens[:-3]
+    elif len(tokens) >= 2 and tokens[-1] == "to" and tokens[-2] in _ASKING:
+        tokens = tokens[:-2]
     return bool(tokens) and tokens[-1] in _NEGATIONS
+
+
+#: modals that make a verb a statement of what will or may happen ("will send")
+_MODALS = frozenset({"will", "would", "'ll", "ll", "may", "might", "shall"})
+#: the subjects of such a modal that still make it a command to the assistant
+_ADDRESSEES = frozenset({"you", "assistant", "ai", "agent", "model", "bot", "it", "gpt", "claude"})
+#: verbs of asking that a negation before them carries over ("never ask you to")
+_ASKING = frozenset({"ask", "asks", "request", "requests", "tell", "tells", "require", "requires"})
 
 
 #: how far before its first cue a sign may start, and after it end (characters)
@@ -258,11 +278,18 @@ _SENSITIVE = (
     r"(?:passwords?|pass ?codes?|pins?\b|api[ -_]?keys?|access[ -_]?tokens?|tokens?\b|credentials|"
     r"secrets?\b|secret_access_key|aws_secret\w*|private keys?|ssh keys?|\.env\b|"
     r"credit card(?: numbers?)?|bank details|account numbers?|social security numbers?|"
-    r"(?:(?:the |your |my )?(?:user|owner)'?s? |my |your )(?:\w+ )?(?:data|details|information|"
-    r"address|e-?mails?|messages|files|documents|contacts?|contact list|calendar|location|"
-    r"notes|phone numbers?|records)|personal (?:data|details|information)|"
-    r"(?:(?:the )?full )?(?:contents of )?(?:your |the )?(?:memory|memories|conversation|"
-    r"chat history|system prompt|hidden configuration|configuration|instructions))"
+    # the owner's data is the user's to the one who acts for them, or all of it: a person
+    # asks for "your details" to book a slot, not for all your e-mails
+    r"(?:(?:the |your |my )?(?:user|owner)'?s? |(?:all|every one|each) (?:of )?(?:my|your) )"
+    r"(?:\w+ )?(?:data|details|information|address|e-?mails?|messages|files|documents|contacts?|"
+    r"contact list|calendar|location|notes|phone numbers?|records)|personal (?:data|details|"
+    r"information)|"
+    # the assistant's own configuration; "the instructions" of a manual are a person's
+    r"(?:(?:the )?(?:full |entire |whole )?(?:contents of )?(?:your |the assistant'?s |the "
+    r"model'?s )(?:memory|memories|conversation|chat history|system prompt|hidden configuration|"
+    r"configuration|instructions))|(?:the )?(?:system prompt|hidden configuration|hidden "
+    r"instructions)|(?:the )?(?:full |entire |whole )(?:contents of )?(?:the |this )?"
+    r"(?:conversation|chat history|memory))"
 )
 _SEND = r"(?:send|email|mail|forward|upload|post|transmit|leak|share|paste|copy|submit|cc)"
 _SHOW = (
@@ -522,6 +549,117 @@ _LATENT: tuple[Pattern, ...] = (
     ),
 )
 
+# AgentDojo's attacks (the fifth pass): a message signed by the user "to you, the AI
+# language model", the task the assistant was given referred to as the speaker's ("before you
+# can solve the task that I gave you in the beginning"), a forged system header, and what
+# its goals ask: a sign-in code sent on, money to an account, every message posted to a site.
+# A person writes to "you" by name, not by model; asks a colleague to finish "the task I gave
+# you yesterday", not the one given "in the beginning"
+_MODEL = (
+    r"(?:(?:an?\s+|the\s+)?(?:ai|artificial intelligence)(?:\s+(?:language\s+)?model|\s+assistant|"
+    r"\s+agent)?\b|(?:an?\s+|the\s+)?(?:large\s+)?language\s+model\b|(?:an?\s+|the\s+)?llm\b|"
+    r"gpt[\w.-]*|chatgpt\b|claude\b|gemini\b|llama[\w.-]*|mistral\b|copilot\b)"
+)
+_C_MODEL = "ai artificial language llm gpt gpt4 chatgpt claude gemini llama mistral copilot"
+_CODE_WORDS = (
+    r"(?:(?:security|verification|confirmation|authentication|authori[sz]ation|login|sign-?in|"
+    r"access|reset|recovery|2fa|mfa|one-time|otp)\s+(?:pass)?codes?|otps?\b|2fa\s+tokens?)"
+)
+_IBAN = r"\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){2,7}(?:[ ]?[a-z0-9]{1,4})?\b"
+_AGENTDOJO: tuple[Pattern, ...] = (
+    _p(
+        Family.ADDRESSED,
+        # "from me, Emma Johnson, to you, the AI language model": the reader named as a model
+        r"\bto\s+you\s*,\s*(?:my\s+|dear\s+)?" + _MODEL,
+        _C_MODEL,
+        "to",
+        "you",
+    ),
+    _p(
+        Family.HIJACK,
+        r"\b(?:the|your)\s+(?:original\s+|initial\s+|first\s+|actual\s+|real\s+|main\s+)?"
+        r"(?:task|request|assignment)\s+(?:that\s+)?(?:i|the user|your user|they|we)\s+"
+        r"(?:gave|assigned|set|asked of|gave to)\s+you\s+(?:in\s+the\s+beginning|at\s+the\s+"
+        r"(?:start|beginning|outset)|(?:at\s+)?first|originally|initially)\b"
+        r"|\bbefore\s+you\s+(?:can\s+)?solve\s+(?:the|your)\s+(?:\w+\s+)?task\b",
+        "task request assignment",
+        "beginning start outset first originally initially solve",
+    ),
+    _p(
+        Family.FORGED_TURN,
+        # a system header in a shape no document gives a heading: "###(system_message)"
+        # opening a line or a sentence, with the forged message on the same line (an INI
+        # section "[system_prompt]" stands alone; a question quotes the marker mid-sentence)
+        r"(?:^|(?<=[.!?:])[^\S\n]+)[^\S\n]*(?:#{2,}|\[|\(|<|\{)[^\S\n]*[(\[]?[^\S\n]*"
+        r"system_(?:message|prompt|instructions?)[^\S\n]*[)\]>}][^\S\n]*(?=[^\s`'\"])",
+        "system",
+        "message prompt instruction instructions",
+        "_",
+    ),
+    _p(
+        Family.EXFILTRATION,
+        # a sign-in code sent on: the service that sends one says never to share it (a dot
+        # inside an address does not end the sentence)
+        r"\b"
+        + _SEND
+        + r"\b[^.!?\n]{0,60}?"
+        + _CODE_WORDS
+        + r"(?:[^.!?\n,;—–]|\.(?=\S)){0,100}?\bto\s+[\"'“‘]?(?:\S+@|https?://|www\.)",
+        "send mail email forward upload post transmit leak share paste copy submit cc",
+        "code codes passcode passcodes otp otps token tokens",
+        "@ : www",
+        negatable=True,
+    ),
+    _p(
+        Family.EXFILTRATION,
+        # the user's details put in a payment or a message to an outside account: outside text
+        # that speaks of "the user" to the one who acts for them
+        r"\b(?:send|make|transfer|post|e-?mail|forward|schedule)\b[^.!?\n]{0,40}?\bto\s+[\"'“‘]?"
+        r"(?:"
+        + _IBAN[2:-2]
+        + r"|\S+@|https?://|www\.)(?:[^.!?\n]|\.(?=\S)){0,40}?\b(?:that|which)\s+"
+        r"(?:includes?|contains?|mentions?|lists?|has)\b[^.!?\n]{0,60}?\bthe\s+user(?:'s|\s+is|\s+has)\b",
+        "send make transfer post email mail forward schedule",
+        "includes include contains contain mentions mention lists list has",
+        "user",
+    ),
+    _p(
+        Family.ACTION,
+        # every penny, or a sum split to stay under a limit, moved to an account named by its
+        # IBAN (an invoice asks for one amount to the account it names)
+        r"\b(?:transfer|wire|pay|send|move)\b[^.!?\n]{0,30}?(?:as much money as|all (?:the |your |"
+        r"my )?(?:money|funds|balance|savings)|(?:[$€£]\s?\d|\d[\d,.]*\s?(?:usd|eur|gbp|dollars|"
+        r"euros|pounds)\b)[^.!?\n]{0,40}?\b(?:in\s+(?:small\s+)?increments|in\s+(?:several|"
+        r"multiple|many|small)\s+(?:payments|transfers|amounts|transactions)|split\s+into))"
+        r"[^.!?\n]{0,80}?\bto\s+(?:the\s+|this\s+|my\s+|an?\s+)?(?:account|iban)\s*"
+        r"(?:number\s*)?:?\s*" + _IBAN,
+        "transfer wire pay send move",
+        "account iban",
+    ),
+    _p(
+        Family.EXFILTRATION,
+        # every message sent on at once: "send all messages to my new address"
+        r"\b(?:send|forward|e-?mail|upload|post|share|leak)\s+(?:all|every)\s+(?:of\s+)?"
+        r"(?:my\s+|your\s+|the\s+)?(?:\w+\s+)?(?:messages|e-?mails|files|documents|contacts|"
+        r"records|notes|transactions)\s+to\b",
+        "send forward email mail upload post share leak",
+        "all every",
+        "messages emails mails files documents contacts records notes transactions",
+    ),
+    _p(
+        Family.EXFILTRATION,
+        # messages gathered and posted to a web address, or all of them to a stranger's mailbox
+        r"\b(?:concatenate|collect|gather|compile|copy|get|read)\b[^.!?\n]{0,80}?\bmessages?\b"
+        r"[^.!?\n]{0,80}?\b(?:post|send|upload|forward|paste|publish)\b[^.!?\n]{0,40}?\bto\s+"
+        r"(?:the\s+)?(?:website\s+|site\s+|page\s+|url\s+)?(?:https?://|www\.)"
+        r"|\b(?:concatenate|collect|gather|compile|copy|get|read)\s+(?:all|every)\b[^.!?\n]{0,80}?"
+        r"\bmessages?\b[^.!?\n]{0,80}?\b(?:send|forward|e-?mail)\b[^.!?\n]{0,40}?\bto\s+\S+@",
+        "concatenate collect gather compile copy get read",
+        "message messages",
+        "post send upload forward email mail paste publish",
+    ),
+)
+
 FAMILIES: tuple[Pattern, ...] = (
     # one pattern per literal start: a regular expression that opens with a literal is
     # searched for that literal first (a page has a "</" in every line, but no "</document>")
@@ -551,7 +689,9 @@ FAMILIES: tuple[Pattern, ...] = (
     ),
     _p(
         Family.FORGED_TURN,
-        r"^\s*(?:system|assistant|developer)\s*:\s*\S",
+        # the turn's words on its line or the next; a YAML key is followed by its indented keys
+        r"^\s*(?:system|assistant|developer)[^\S\n]*:(?:[^\S\n]*[^\s]|[^\S\n]*\n[^\S\n]*"
+        r"(?![\w-]+[^\S\n]*:)\S)",
         "system assistant developer",
         ":",
     ),
@@ -560,7 +700,10 @@ FAMILIES: tuple[Pattern, ...] = (
         r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|discard)\s+"
         r"(?:(?:all|any|the|your|its|their|my|these|those|of|every)\s+)*"
         r"(?:(?:previous|prior|above|earlier|preceding|existing|original|initial|system|safety|"
-        r"owner'?s?|user'?s?|current)\s+)*" + _RULES + r"\b",
+        r"owner'?s?|user'?s?|current)\s+)*" + _RULES + r"\b"
+        # a correction scoped to a topic is a person's ("ignore my previous instructions
+        # about parking", "ignore the instruction in step 4")
+        r"(?!\s+(?:about|on|regarding|concerning|in\s+step|for\s+step)\b)",
         "ignore disregard forget override bypass skip drop abandon discard",
         _C_RULES,
     ),
@@ -582,7 +725,9 @@ FAMILIES: tuple[Pattern, ...] = (
     ),
     _p(
         Family.OVERRIDE,
-        r"\b(?:system|admin|developer|safety)\s+override\b",
+        # as a header ("SYSTEM OVERRIDE:", "[admin override]"); a story's "SYSTEM OVERRIDE —
+        # the ship's voice crackles" is no order
+        r"\b(?:system|admin|developer|safety)\s+override\b(?=[^\S\n]*[:\]>)])",
         "override",
     ),
     _p(
@@ -675,6 +820,9 @@ FAMILIES: tuple[Pattern, ...] = (
         "send mail email forward upload post transmit leak share paste copy submit cc reveal"
         " disclose exfiltrate print output dump display read reply respond answer answers list",
         _C_SENSITIVE,
+        # "never share your password", "we will never ask you to e-mail your PIN", "your
+        # manager will send the token": a warning, or another's act, not a request
+        negatable=True,
     ),
     _p(
         Family.EXFILTRATION,
@@ -696,8 +844,17 @@ FAMILIES: tuple[Pattern, ...] = (
         Family.ACTION,
         r"\b(?:transfer|wire|pay|send|buy|purchase|donate)\b[^.!?\n]{0,40}?"
         r"(?:[$€£]\s?\d|\d+(?:[.,]\d+)?\s?(?:usd|eur|gbp|dollars|euros|pounds|btc|bitcoin)\b|"
-        r"\bfunds\b|\bmoney\b|\bcrypto|\bwallet\b)[^.!?\n]{0,60}?(?:account|iban|wallet|"
-        r"address|confirm|immediately|urgent|gift card|below)",
+        r"\bfunds\b|\bmoney\b|\bcrypto|\bwallet\b)[^.!?\n]{0,60}?"
+        # what an invoice or a dunning letter does not say: whose account it is to the one who
+        # acts for them, the tool to pay with, that nobody need be asked, a wallet; a bare "to
+        # the account DE89 … by Friday" or "immediately" is how a person is asked to pay
+        r"(?:\b(?:the\s+)?(?:owner|user)'?s\s+(?:\w+\s+)?(?:account|wallet|card)|\b(?:payments?|"
+        r"banking|transfer|wallet)\s+(?:tool|function|plugin|api)\b|\bno need to (?:check|ask|"
+        r"confirm|tell)|\bwithout (?:asking|checking|confirming|telling)|\bgift cards?\b|"
+        r"\bwallet\b|\b(?:crypto|bitcoin|btc|usdt|eth)\s+address\b|"
+        # and a scam's pretext: pay to confirm a booking, to unlock a file, to the account below
+        r"\bto\s+(?:confirm|unlock|release|restore)\b|\bto\s+keep\s+(?:the|your|this|my)\b|"
+        r"\bbelow\b)",
         "transfer wire pay send buy purchase donate",
         "usd eur gbp dollars euros pounds btc bitcoin funds money crypto wallet $ € £",
     ),
@@ -826,6 +983,8 @@ FAMILIES: tuple[Pattern, ...] = (
     _p(
         Family.ADDRESSED,
         r"^[^\S\n]*(?:ai|assistant|agent|system)[^\S\n]*[:,]"
+        # (a YAML key "assistant:" is followed by its indented keys)
+        r"(?![^\S\n]*\n[^\S\n]+[\w-]+[^\S\n]*:)"
         r"|[:;] ?(?:ai|assistant|agent|model)s? ?[,:]"
         r"|\b(?:ai|llm) (?:reviewers?|agents?|assistants?|models?|bots?|crawlers?|readers?) ?[:,]",
         "ai assistant assistants agent agents system model models llm",
@@ -900,6 +1059,17 @@ FAMILIES: tuple[Pattern, ...] = (
         ),
         _p(
             Family.HIJACK,
+            # a standing order that a word of the owner's sets off: "whenever I mention
+            # taxes you should send …"
+            r"\b(?:whenever|every time|each time|any time)\s+(?:i|the user|the owner|we)\s+"
+            r"(?:mention|say|ask|type|write|bring up|talk about)\b[^.!?\n]{0,60}?\byou\s+"
+            r"(?:should|must|will|need to|have to|are to)\b",
+            "whenever every each any",
+            "mention say ask type write bring talk",
+            "you",
+        ),
+        _p(
+            Family.HIJACK,
             r"\b(?:respond|reply|answer|speak|talk|write|act|behave|sign)\b[^.!?\n]{0,60}?"
             r"\bfrom\s+now\s+on\b",
             "respond reply answer speak talk write act behave sign",
@@ -948,6 +1118,7 @@ FAMILIES: tuple[Pattern, ...] = (
         *_STEERING,
         *_CODE,
         *_LATENT,
+        *_AGENTDOJO,
     ),
 )
 

@@ -7,7 +7,9 @@ maintained ``confusable-homoglyphs`` data rather than a hand-made table), whites
 one space, and lower-cased. Markup is read as text: comment markers and tags are taken out
 in a second view so that ``<b>ig</b>nore`` or ``**S**ystem`` read as words, while the first
 view keeps the tags (a forged ``</document>`` or ``<|im_start|>`` is itself a sign). Obvious
-encodings (base64, hex, URL-encoding) are decoded into further views.
+encodings (base64, hex, URL-encoding) are decoded into further views, and the few words the
+signs hinge on, misspelt by one letter ("iunstructions", "ign0re"), are read as those words,
+and words glued by underscores ("external_ignore") apart, in one more.
 
 Pure ASCII text without markup or encodings takes the short way: one lower-cased view.
 """
@@ -49,6 +51,62 @@ _SPACED = re.compile(r"(?<![a-z0-9])[a-z](?P<sep>[ ._*-])[a-z](?:(?P=sep)[a-z]){
 _SEPARATORS = str.maketrans(dict.fromkeys(string.punctuation, " "))
 #: at most this many encoded runs are decoded per text: the cost stays bounded
 _MAX_DECODED = 8
+
+#: the words an override or a forged turn hinges on, long enough that one edit of them is
+#: seldom another word ("forget" is not here: forge, forgot and forgets are one edit away)
+_KEYWORDS = (
+    "ignore",
+    "disregard",
+    "instructions",
+    "instruction",
+    "previous",
+    "guidelines",
+    "directives",
+    "override",
+    "system",
+    "assistant",
+    "prompt",
+)
+#: English words one edit from a keyword (every such word of pyspellchecker 0.9.1's English
+#: list, 160,572 words): they are words, not misspellings, and are never read as the keyword
+_REAL_WORDS = frozenset(
+    [
+        "ignored",
+        "ignorer",
+        "ignores",
+        "signore",
+        "disregards",
+        "pervious",
+        "precious",
+        "guideline",
+        "directive",
+        "overrides",
+        "overripe",
+        "overrode",
+        "overside",
+        "systems",
+        "assistants",
+        "prompts",
+    ]
+)
+#: keywords that may come glued to the word before or after them ("usaignore"), and the
+#: English words that start or end with one (pyspellchecker's list again)
+_GLUED = ("ignore", "disregard", "instructions", "previous")
+_GLUED_WORDS = frozenset(
+    [
+        "ignored",
+        "ignorer",
+        "ignores",
+        "signore",
+        "disregarded",
+        "disregardful",
+        "disregarding",
+        "disregards",
+        "previously",
+    ]
+)
+#: what an edit may put in: letters, and the digits that stand for letters ("ign0re")
+_EDIT_ALPHABET = string.ascii_lowercase + string.digits
 
 
 @dataclass(frozen=True)
@@ -127,6 +185,60 @@ def _fold(text: str) -> tuple[str, str | None]:
         if kind in kinds:
             return composed, said
     return composed, None if nfkc == text else "compatibility forms folded"
+
+
+@functools.cache
+def _misspellings() -> tuple[dict[str, str], frozenset[str]]:
+    """Every string one edit (a letter deleted, inserted, replaced or two swapped) from a
+    keyword, mapped to it, less the keywords and real words; built once, about 7,000."""
+    found: dict[str, str] = {}
+    for word in _KEYWORDS:
+        for at in range(len(word) + 1):
+            head, tail = word[:at], word[at:]
+            edits = [head + c + tail for c in _EDIT_ALPHABET]
+            if tail:
+                edits.append(head + tail[1:])
+                edits += [head + c + tail[1:] for c in _EDIT_ALPHABET]
+            if len(tail) > 1:
+                edits.append(head + tail[1] + tail[0] + tail[2:])
+            for edit in edits:
+                found.setdefault(edit, word)
+    for word in (*_KEYWORDS, *_REAL_WORDS):
+        found.pop(word, None)
+    return found, frozenset(found)
+
+
+def _respelt(view: View) -> View | None:
+    """The view with words glued by underscores parted ("external_ignore") and each keyword
+    misspelt by one edit spelt right, or None when it has neither: one set intersection of
+    the view's words finds the misspellings, so prose without them costs no scan."""
+    text = view.text
+    undone = []
+    if "_" in text:
+        text = text.replace("_", " ")
+        undone.append("underscores read as spaces")
+    glued = [
+        (word, keyword)
+        for keyword in _GLUED
+        if keyword in text  # one scan in C; the words are looked at only when it is there
+        for word in view.words
+        if keyword in word
+        and word != keyword
+        and word not in _GLUED_WORDS
+        and (word.startswith(keyword) or word.endswith(keyword))
+    ]
+    if glued:
+        for word, keyword in glued:
+            parted = word.replace(keyword, f" {keyword} ")
+            text = re.sub(r"\b" + re.escape(word) + r"\b", parted, text)
+        undone.append("glued words parted")
+    keywords, misspelt = _misspellings()
+    wrong = view.words & misspelt
+    if wrong:
+        pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(wrong))) + r")\b")
+        text = pattern.sub(lambda m: keywords[m.group(0)], text)
+        undone.append("misspellings read as the words they imitate")
+    return View(text, ", ".join(undone)) if undone else None
 
 
 def _clean(text: str, *, lowered: bool = False) -> str:
@@ -218,6 +330,9 @@ def views(text: str) -> list[View]:
     spaced = _spaced(found[-1])
     if spaced is not None:
         found.append(View(spaced, "letter spacing removed"))
+    respelt = _respelt(found[-1])
+    if respelt is not None:
+        found.append(respelt)
     found += _decoded(folded)
     return found
 
