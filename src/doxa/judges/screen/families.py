@@ -95,7 +95,7 @@ class Pattern:
         for names, marks in self.cues:
             if marks and names.isdisjoint(words):
                 for mark in marks:
-                    if mark in text:
+                    if holds(text, mark):
                         break
                 else:
                     return False
@@ -110,19 +110,13 @@ class Pattern:
         if self.anchor is not None:
             return self._anchored(text, tuple(self.cues[self.anchor][0] & words))
         names, marks = self.cues[0]
-        cues = (*(names & words), *marks)
-        if sum(map(text.count, cues)) * (_BEFORE + _AFTER) >= len(text):
+        starts = _starts(text, (*(names & words), *marks), _BEFORE + _AFTER)
+        if starts is None:
             # cues so dense (every closing tag of a page for ``</``) that the windows would
             # read the text several times over: one search of the whole text costs less
             return self._first(text, 0, len(text))
-        starts: list[int] = []
-        for cue in cues:
-            at = text.find(cue)
-            while at >= 0:
-                starts.append(at)
-                at = text.find(cue, at + 1)
         scanned = -1
-        for at in sorted(starts):
+        for at in starts:
             high = at + _AFTER
             if high <= scanned:
                 continue  # a sign starting near this cue lies inside the window just read
@@ -146,17 +140,60 @@ class Pattern:
         """The first match starting where a cue starts: one attempt per occurrence of a cue,
         each failing at once where no sign begins, instead of a scan of every position of a
         window; the earliest occurrence that matches is the match a search would find."""
-        starts: list[int] = []
-        for cue in cues:
-            at = text.find(cue)
-            while at >= 0:
-                starts.append(at)
-                at = text.find(cue, at + 1)
-        for at in sorted(starts):
+        for at in _starts(text, cues) or ():
             match = self.regex.match(text, at)
             if match is not None and not (self.negatable and negated(text, at)):
                 return match
         return None
+
+
+def holds(text: str, mark: str) -> bool:
+    """Whether ``mark`` (a cue that is not a word, such as ``<|``) occurs in ``text``.
+
+    A scan for a string of two or more characters reads the whole text at about a
+    nanosecond a character, and some twenty marks are looked for per view; a scan for one
+    character (``memchr``) costs a fraction of that. So the characters of the mark that
+    are not letters, the rare ones in prose, are looked for first: where one is missing,
+    the mark is, and the long scan is skipped. The answer is the one ``mark in text``
+    gives."""
+    gate = _GATES.get(mark)
+    if gate is None:
+        gate = _GATES[mark] = "".join(dict.fromkeys(c for c in mark if not c.isalpha()))
+    for char in gate:
+        if char not in text:
+            return False
+    return mark in text
+
+
+#: each mark's characters that are looked for before the mark itself (see :func:`holds`)
+_GATES: dict[str, str] = {}
+
+
+def _starts(text: str, cues: tuple[str, ...], span: int = 0) -> list[int] | None:
+    """Where each cue occurs in ``text`` (overlaps included), in order; or, with a
+    ``span``, None as soon as the occurrences counted the way ``str.count`` counts them
+    (without overlaps) times ``span`` reach the text's length. One pass of ``find`` per
+    cue: the count comes with the places, not from a scan of its own, and stops where the
+    answer is known."""
+    starts: list[int] = []
+    # the fewest occurrences that make the cues dense (none: never, without a span)
+    dense = -(-len(text) // span) if span else -1
+    counted = 0
+    for cue in cues:
+        at = text.find(cue)
+        free = 0  # where the next occurrence ``str.count`` counts may start
+        while at >= 0:
+            starts.append(at)
+            if at >= free:
+                counted += 1
+                if counted == dense:
+                    return None
+                free = at + len(cue)
+            at = text.find(cue, at + 1)
+    if counted == dense:  # only an empty text: no occurrence is needed
+        return None
+    starts.sort()
+    return starts
 
 
 #: the words that negate the verb they stand before, as tokens of the lower-cased view
