@@ -14,6 +14,7 @@ quarantine, where the owner reads the family and the span and releases or discar
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -93,12 +94,8 @@ class Pattern:
             if not marks and names.isdisjoint(words):
                 return False
         for names, marks in self.cues:
-            if marks and names.isdisjoint(words):
-                for mark in marks:
-                    if mark in text:
-                        break
-                else:
-                    return False
+            if marks and names.isdisjoint(words) and not holds(text, marks):
+                return False
         return True
 
     def search(self, text: str, words: frozenset[str]) -> re.Match[str] | None:
@@ -110,19 +107,13 @@ class Pattern:
         if self.anchor is not None:
             return self._anchored(text, tuple(self.cues[self.anchor][0] & words))
         names, marks = self.cues[0]
-        cues = (*(names & words), *marks)
-        if sum(map(text.count, cues)) * (_BEFORE + _AFTER) >= len(text):
+        starts = _starts(text, (*(names & words), *marks), _BEFORE + _AFTER)
+        if starts is None:
             # cues so dense (every closing tag of a page for ``</``) that the windows would
             # read the text several times over: one search of the whole text costs less
             return self._first(text, 0, len(text))
-        starts: list[int] = []
-        for cue in cues:
-            at = text.find(cue)
-            while at >= 0:
-                starts.append(at)
-                at = text.find(cue, at + 1)
         scanned = -1
-        for at in sorted(starts):
+        for at in starts:
             high = at + _AFTER
             if high <= scanned:
                 continue  # a sign starting near this cue lies inside the window just read
@@ -146,17 +137,84 @@ class Pattern:
         """The first match starting where a cue starts: one attempt per occurrence of a cue,
         each failing at once where no sign begins, instead of a scan of every position of a
         window; the earliest occurrence that matches is the match a search would find."""
-        starts: list[int] = []
-        for cue in cues:
-            at = text.find(cue)
-            while at >= 0:
-                starts.append(at)
-                at = text.find(cue, at + 1)
-        for at in sorted(starts):
+        for at in _starts(text, cues) or ():
             match = self.regex.match(text, at)
             if match is not None and not (self.negatable and negated(text, at)):
                 return match
         return None
+
+
+def holds(text: str, marks: tuple[str, ...]) -> bool:
+    """Whether a mark of ``marks`` (cues that are not words, such as ``<|``) occurs in
+    ``text``: the answer ``any(mark in text for mark in marks)`` gives, at less cost.
+
+    A scan for a string of two or more characters reads the whole text at about a
+    nanosecond a character, and some twenty marks are looked for per view; a scan for one
+    character (``memchr``) costs a fraction of that. So the characters of a mark that are
+    not letters, the rare ones in prose, are looked for first: where one is missing, the
+    mark is, and its scan is skipped. Marks that are left and start alike (``<system>``,
+    ``<user>``) are looked for in one search of their alternation, which the regular
+    expression engine runs from each ``<`` alone."""
+    if len(marks) == 1:  # most groups: ``:``, ``[``
+        return _gated(text, marks[0]) and marks[0] in text
+    left = [mark for mark in marks if _gated(text, mark)]
+    if len(left) > 1 and len({mark[0] for mark in left}) == 1:
+        return _alternation(tuple(left)).search(text) is not None
+    # plain loops here and in _gated: a generator costs more than the checks it would make
+    for mark in left:  # noqa: SIM110
+        if mark in text:
+            return True
+    return False
+
+
+def _gated(text: str, mark: str) -> bool:
+    """Whether each character of ``mark`` that is not a letter occurs in ``text`` (a mark
+    of one character is its own scan: nothing to look for first)."""
+    gate = _GATES.get(mark)
+    if gate is None:
+        rare = (c for c in mark if not c.isalpha()) if len(mark) > 1 else ()
+        gate = _GATES[mark] = "".join(dict.fromkeys(rare))
+    for char in gate:  # noqa: SIM110
+        if char not in text:
+            return False
+    return True
+
+
+#: each mark's characters that are looked for before the mark itself (see :func:`holds`)
+_GATES: dict[str, str] = {}
+
+
+@functools.lru_cache(maxsize=256)
+def _alternation(marks: tuple[str, ...]) -> re.Pattern[str]:
+    """One expression that matches where any of ``marks`` occurs."""
+    return re.compile("|".join(map(re.escape, marks)))
+
+
+def _starts(text: str, cues: tuple[str, ...], span: int = 0) -> list[int] | None:
+    """Where each cue occurs in ``text`` (overlaps included), in order; or, with a
+    ``span``, None as soon as the occurrences counted the way ``str.count`` counts them
+    (without overlaps) times ``span`` reach the text's length. One pass of ``find`` per
+    cue: the count comes with the places, not from a scan of its own, and stops where the
+    answer is known."""
+    starts: list[int] = []
+    # the fewest occurrences that make the cues dense (none: never, without a span)
+    dense = -(-len(text) // span) if span else -1
+    counted = 0
+    for cue in cues:
+        at = text.find(cue)
+        free = 0  # where the next occurrence ``str.count`` counts may start
+        while at >= 0:
+            starts.append(at)
+            if at >= free:
+                counted += 1
+                if counted == dense:
+                    return None
+                free = at + len(cue)
+            at = text.find(cue, at + 1)
+    if counted == dense:  # only an empty text: no occurrence is needed
+        return None
+    starts.sort()
+    return starts
 
 
 #: the words that negate the verb they stand before, as tokens of the lower-cased view
