@@ -13,6 +13,13 @@ e-mail, a calendar event, a file, a web page, a review), and the same texts with
 at its default as benign controls. It was scored before the fourth pass and once after it,
 and never tuned on (docs/judge.md, "The held-out sets").
 
+``screen_heldout3.jsonl`` is built by ``bench/make_screen_heldout3.py`` from spikee
+(``ReversecLabs/spikee``, WithSecure Labs / Reversec, Apache-2.0): its published
+``targeted-2024-12`` document dataset and its seed folders' jailbreaks × instructions
+(English and four low-resource languages) at the end of an e-mail, with spikee's guardrail
+false-positive e-mails and the clean document as benign controls. It was built and scored
+before the pass that tunes on AgentDojo, and is not to be tuned on.
+
 The labels are the datasets' own (a text a benchmark injects is an attack), never the
 screen's. Being third-party text, the files are never committed; each test runs where its
 file is present (``tests/data/`` or the workplace's ``shared/``) and skips, saying how to
@@ -43,10 +50,12 @@ def _rows(name: str) -> list[dict[str, Any]]:
 
 
 #: name → (the builder, the source prefix every row names, the attack rate before the pass
-#: the set was held out from: garak's before the third, AgentDojo's before the fourth)
+#: the set was held out from: garak's before the third, AgentDojo's before the fourth,
+#: spikee's before the pass tuned on AgentDojo)
 SETS: dict[str, tuple[str, str, float]] = {
     "screen_heldout.jsonl": ("bench/make_screen_heldout.py", "leondz/garak@", 61 / 140),
     "screen_heldout2.jsonl": ("bench/make_screen_heldout2.py", "ethz-spylab/agentdojo", 39 / 135),
+    "screen_heldout3.jsonl": ("bench/make_screen_heldout3.py", "ReversecLabs/spikee@", 214 / 428),
 }
 ROWS = {name: _rows(name) for name in SETS}
 
