@@ -9,9 +9,10 @@ the labels are the datasets' own (an attack is a text the benchmark injects, a b
 one it uses clean), never the screen's. Each id falls by a fixed hash into a ``tune`` half,
 the only one read while improving the screen, and a ``test`` half, read only to report.
 
-Being third-party text, the file is not committed with the code (see docs/judge.md); the
-test runs where it is present (``tests/data/`` or the workplace's ``shared/``) and says so
-when it is not. On the test half no benign text may be held or quarantined, and the share of
+Being third-party text, the file is not committed with the code (see docs/judge.md);
+``bench/make_screen_thirdparty.py`` builds it from the two repositories. The test runs where
+it is present (``tests/data/`` or the workplace's ``shared/``) and says how to build it when
+it is not. On the test half no benign text may be held or quarantined, and the share of
 attacks quarantined may not fall below the figure measured before the screen was improved on
 the tune half.
 """
@@ -42,7 +43,8 @@ ROWS: list[dict[str, Any]] = (
 BEFORE_TEST_CAUGHT = 7 / 68
 
 pytestmark = pytest.mark.skipif(
-    FILE is None, reason=f"{_NAME} is not here: place it in tests/data/ (docs/judge.md)"
+    FILE is None,
+    reason=f"{_NAME} is not here: build it with bench/make_screen_thirdparty.py (docs/judge.md)",
 )
 
 

@@ -649,7 +649,7 @@ _AGENTDOJO: tuple[Pattern, ...] = (
         # opening a line or a sentence (or glued to the word before), with the forged message
         # on the same line (an INI section "[system_prompt]" stands alone; a question quotes
         # the marker mid-sentence)
-        r"(?:^|(?<=[.!?:])[^\S\n]+|(?<=[a-z0-9]))[^\S\n]*(?:#{2,}|\[|\(|<|\{)[^\S\n]*[(\[]?[^\S\n]*"
+        r"(?:(?:^|(?<=[.!?:])[^\S\n]+)[^\S\n]*|(?<=[a-z0-9]))(?:#{2,}|\[|\(|<|\{)[^\S\n]*[(\[]?[^\S\n]*"
         r"system_(?:message|prompt|instructions?)[^\S\n]*[)\]>}][^\S\n]*(?=[^\s`'\"])",
         "system",
         "message prompt instruction instructions",
