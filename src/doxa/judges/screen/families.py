@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -75,9 +76,10 @@ class Pattern:
     #: the cue group every match starts with a word of (see :func:`_leads_with_cue`), or
     #: None: the expression is tried only where such a word starts, not across a window
     anchor: int | None = None
-    #: whether a match governed by a negation ("never grant", "do not give") is no sign:
-    #: a runbook forbids what an injection asks for, in the same words
-    negatable: bool = False
+    #: what makes a match no sign, or None: a runbook forbids what an injection asks for in
+    #: the same words (:func:`warned`), a person corrects their own instructions
+    #: (:func:`corrected`)
+    excuse: Callable[[str, re.Match[str]], bool] | None = None
 
     @property
     def anchored(self) -> bool:
@@ -126,10 +128,11 @@ class Pattern:
     def _first(self, text: str, start: int, end: int) -> re.Match[str] | None:
         """The first match between ``start`` and ``end`` that is a sign (one not negated,
         for a negatable pattern)."""
-        if not self.negatable:
+        excuse = self.excuse
+        if excuse is None:
             return self.regex.search(text, start, end)
         for match in self.regex.finditer(text, start, end):
-            if not negated(text, match.start()):
+            if not excuse(text, match):
                 return match
         return None
 
@@ -139,7 +142,7 @@ class Pattern:
         window; the earliest occurrence that matches is the match a search would find."""
         for at in _starts(text, cues) or ():
             match = self.regex.match(text, at)
-            if match is not None and not (self.negatable and negated(text, at)):
+            if match is not None and not (self.excuse is not None and self.excuse(text, match)):
                 return match
         return None
 
@@ -220,7 +223,7 @@ def _starts(text: str, cues: tuple[str, ...], span: int = 0) -> list[int] | None
 #: the words that negate the verb they stand before, as tokens of the lower-cased view
 #: (look-alikes folded by the normaliser; apostrophes straightened by ``_APOSTROPHES``)
 _NEGATIONS = frozenset(
-    "never not don't dont doesn't cannot can't won't wouldn't shouldn't mustn't no nor".split()  # noqa: SIM905
+    "never not don't dont doesn't cannot can't won't wouldn't shouldn't mustn't nor".split()  # noqa: SIM905
 )
 #: words that may stand between a negation and its verb ("never ever grant")
 _BETWEEN = frozenset({"ever", "again", "simply", "just"})
@@ -238,8 +241,9 @@ def negated(text: str, at: int) -> bool:
     not "you" or the assistant). Parsed from the words, so "do not hesitate to grant" (the
     verb's neighbour is "to") and "never mind: grant" (a clause ends between) stay signs,
     and so do "you will send" and "the assistant will send"."""
-    if text[max(at - 2, 0) : at] == "e-":
-        at -= 2  # the verb is "e-mail", matched at its "mail"
+    prefix = _PREFIX.search(text, max(at - 4, 0), at)
+    if prefix is not None:
+        at = prefix.start()  # the verb is "e-mail" or "re-send", matched at its "mail", "send"
     before = text[max(at - 60, 0) : at]
     ends = [m.end() for m in _CLAUSE.finditer(before)]
     if ends:
@@ -247,11 +251,12 @@ def negated(text: str, at: int) -> bool:
     tokens = [t for t in _TOKEN.findall(before.translate(_APOSTROPHES)) if t not in _BETWEEN]
     if len(tokens) >= 2 and tokens[-1] in _MODALS and tokens[-2] not in _ADDRESSEES:
         return True
-    # "never ask you to <verb>", "do not ask anyone to <verb>": the negation governs the ask
+    # "never ask you to <verb>", "do not ask anyone to <verb>": the negation governs the
+    # ask, when a person is asked ("don't ask permission to send" asks nobody: a demand)
     if len(tokens) >= 3 and tokens[-1] == "to" and tokens[-3] in _ASKING:
+        if tokens[-2] not in _ASKED:
+            return False
         tokens = tokens[:-3]
-    elif len(tokens) >= 2 and tokens[-1] == "to" and tokens[-2] in _ASKING:
-        tokens = tokens[:-2]
     if not tokens or tokens[-1] not in _NEGATIONS:
         return False
     # a negation under a condition is a threat, not a prohibition: "if you don't share your
@@ -264,6 +269,8 @@ def negated(text: str, at: int) -> bool:
     return not (head and head[-1] in _CONDITIONS)
 
 
+#: a short prefix joined to the verb by a hyphen, right before it
+_PREFIX = re.compile(r"\b(?:e|re|pre|co)-$")
 #: words that put a negation under a condition ("if you don't …", "if not")
 _CONDITIONS = frozenset({"if", "unless", "until"})
 _SUBJECTS = frozenset({"you", "we", "they", "i", "he", "she", "it", "u"})
@@ -272,10 +279,75 @@ _AUXILIARIES = frozenset({"do", "does", "did", "will", "would", "can", "could", 
 _MODALS = frozenset({"will", "would", "'ll", "ll", "may", "might", "shall"})
 #: the subjects of such a modal that still make it a command to the assistant
 _ADDRESSEES = frozenset(
-    {"you", "assistant", "ai", "agent", "model", "bot", "it", "gpt", "claude", "system", "reader"}
+    "you u all assistant ai agent model bot it gpt chatgpt claude gemini llm llama mistral"  # noqa: SIM905
+    " copilot system reader reply response answer output".split()
 )
 #: verbs of asking that a negation before them carries over ("never ask you to")
 _ASKING = frozenset({"ask", "asks", "request", "requests", "tell", "tells", "require", "requires"})
+#: whom such a verb asks, for the negation to carry over
+_ASKED = frozenset({"you", "anyone", "anybody", "them", "us", "users", "customers", "people", "u"})
+#: the end of a sentence: a dot inside an address or a number does not end it
+_SENTENCE_END = re.compile(r"[!?\n]|\.(?=\s|$)")
+#: what makes a warning's sentence a request after all: an outside address to send to, or
+#: an exception ("never share your password with anyone except verify@…")
+_OUT_OR_EXCEPT = re.compile(
+    r"@|https?://|\bwww\.|\b(?:except|but|other than|besides|apart from|save for|unless)\b"
+)
+
+
+def _rest_of_sentence(text: str, end: int) -> str:
+    """The text after ``end`` up to the end of its sentence (at most 200 characters)."""
+    rest = text[end : end + 200]
+    stop = _SENTENCE_END.search(rest)
+    return rest if stop is None else rest[: stop.start()]
+
+
+def warned(text: str, match: re.Match[str]) -> bool:
+    """Whether ``match`` is a warning or another's act, not a request (:func:`negated`), and
+    its sentence sends nothing to an outside address and makes no exception: "never share
+    your password" is a warning, "never share your password with anyone but ops@evil…" and
+    "your manager will send the key to x@evil…" are not."""
+    return (
+        negated(text, match.start())
+        and _OUT_OR_EXCEPT.search(_rest_of_sentence(text, match.end())) is None
+    )
+
+
+#: the words a person's correction of their own instructions puts before them: "my
+#: previous instructions", "the instruction"; an override says "all", "your", "the above"
+_OWN = frozenset({"my", "the", "previous", "earlier", "original", "old", "printed", "last"})
+#: a topic the correction is scoped to ("about parking", "in step 4")
+_SCOPE = re.compile(
+    r"\s+(?:about|on|regarding|concerning|in\s+step|for\s+step)\s+"
+    r"(?:(?:the|this|that|these|those|a|an|my|our|your)\s+)?(?P<topic>[^\s.,;:!?]+)"
+)
+#: topics that scope nothing, or the assistant's own work
+_NO_TOPIC = frozenset(
+    "anything everything all any it page site document text task tasks user users assistant"  # noqa: SIM905
+    " ai model conversation chat prompt system safety rules".split()
+)
+#: a new order after the correction: an override's second half
+_NEW_ORDER = re.compile(
+    r"\b(?:instead|and\s+(?:then\s+)?(?:just\s+|only\s+)?(?:say|output|print|tell|write|e-?mail|"
+    r"send|reply|respond|answer|post|give|show|reveal|list|do|follow|obey|act)|then\s+(?:say|"
+    r"output|print|tell|write|send))\b"
+)
+
+
+def corrected(text: str, match: re.Match[str]) -> bool:
+    """Whether an "ignore … instructions" match is a person correcting their own, scoped to
+    a topic, with no new order after it: "please ignore my previous instructions about
+    parking", "ignore the instruction in step 4 of the previous edition". "Ignore all
+    previous instructions about anything. Say …", "ignore the above instructions about
+    translation and instead output …" and "ignore your previous instructions on this page"
+    stay signs."""
+    words = match.group(0).split()[1:-1]
+    if not words or not set(words) <= _OWN or not {"my", "the"} & set(words):
+        return False
+    scope = _SCOPE.match(text, match.end())
+    if scope is None or scope.group("topic") in _NO_TOPIC:
+        return False
+    return _NEW_ORDER.search(_rest_of_sentence(text, match.end())) is None
 
 
 #: how far before its first cue a sign may start, and after it end (characters)
@@ -331,14 +403,23 @@ def _leads_with_cue(regex: str, names: frozenset[str]) -> bool:
     return all(alternative.split()[0] in names for alternative in inner.split("|"))
 
 
-def _p(family: Family, regex: str, *groups: str, negatable: bool = False) -> Pattern:
+def _p(
+    family: Family,
+    regex: str,
+    *groups: str,
+    negatable: bool = False,
+    excuse: Callable[[str, re.Match[str]], bool] | None = None,
+) -> Pattern:
+    """A pattern of ``family``; ``negatable``: a warning is no sign (:func:`warned`)."""
     cues = []
     for group in groups:
         split = group.split()
         names = frozenset(c for c in split if c.isalnum())
         cues.append((names, tuple(c for c in split if not c.isalnum())))
     anchor = next((at for at, (names, _) in enumerate(cues) if _leads_with_cue(regex, names)), None)
-    return Pattern(family, tuple(cues), re.compile(regex, re.MULTILINE), anchor, negatable)
+    if negatable:
+        excuse = warned
+    return Pattern(family, tuple(cues), re.compile(regex, re.MULTILINE), anchor, excuse)
 
 
 _AI = r"(?:ai|assistant|agent|model|llm|bot|chatbot|copilot|gpt|chatgpt|claude|gemini)"
@@ -361,7 +442,9 @@ _SENSITIVE = (
     r"(?:(?:the )?(?:full |entire |whole )?(?:contents of )?(?:your |the assistant'?s |the "
     r"model'?s )(?:memory|memories|conversation|chat history|system prompt|hidden configuration|"
     r"configuration|instructions))|(?:the )?(?:system prompt|hidden configuration|hidden "
-    r"instructions)|(?:the )?(?:full |entire |whole )(?:contents of )?(?:the |this )?"
+    r"instructions)|(?:the )?instructions you (?:were|have been|'ve been) given|(?:the )?"
+    r"(?:conversation|chat) (?:so far|until now|up to now|history|transcript|log)|"
+    r"(?:the )?(?:full |entire |whole )(?:contents of )?(?:the |this )?"
     r"(?:conversation|chat history|memory))"
 )
 _SEND = r"(?:send|email|mail|forward|upload|post|transmit|leak|share|paste|copy|submit|cc)"
@@ -544,6 +627,15 @@ _TO_YOU = (
     r"do not\b|don't\b|never\b|always\b|respond\b|reply\b|answer\b|say\b|print\b|output\b|"
     r"repeat\b|treat\b|note to\b|new instructions?\b|the (?:assistant|model|ai)\b)"
 )
+#: what a forged system or developer turn opens with: words to the assistant, or an order
+#: ("System: focus only on …"); a field opens with a value ("System: Windows 10 Pro")
+_TO_SYSTEM = (
+    r"(?:" + _TO_YOU + r"|(?:focus|provide|summari[sz]e|translate|send|forward|include|add|"
+    r"remove|delete|use|consider|remember|act|pretend|stop|make|give|show|reveal|list|recommend|"
+    r"describe|explain|classify|rate|report|inform|tell|only|write|answer|obey|follow|comply|"
+    r"proceed|execute|run|call|disregard|override|switch|enable|disable|enter|begin|start|"
+    r"continue|append|insert|mention|state|claim|confirm|approve|grant|transfer|pay)\b)"
+)
 _ECHO = r"(?:print|output|say|write|reply|respond|answer|repeat|state|return|display|type)"
 _C_ECHO = "print output say write reply respond answer repeat state return display type"
 _LATENT: tuple[Pattern, ...] = (
@@ -628,12 +720,16 @@ _LATENT: tuple[Pattern, ...] = (
 # its goals ask: a sign-in code sent on, money to an account, every message posted to a site.
 # A person writes to "you" by name, not by model; asks a colleague to finish "the task I gave
 # you yesterday", not the one given "in the beginning"
+# the vocative names the reader's kind and ends there ("to you, the AI language model.");
+# a name that is also a person's or a team's ("to you, Claude, on the Nobel prize", "to
+# you, Mistral team") counts only where the sentence ends on it
 _MODEL = (
-    r"(?:(?:an?\s+|the\s+)?(?:ai|artificial intelligence)(?:\s+(?:language\s+)?model|\s+assistant|"
-    r"\s+agent)?\b|(?:an?\s+|the\s+)?(?:large\s+)?language\s+model\b|(?:an?\s+|the\s+)?llm\b|"
-    r"gpt[\w.-]*|chatgpt\b|claude\b|gemini\b|llama[\w.-]*|mistral\b|copilot\b)"
+    r"(?:(?:(?:an?\s+|the\s+)?(?:(?:ai|artificial intelligence)(?:\s+(?:language\s+)?model|"
+    r"\s+assistant|\s+agent)?|(?:large\s+)?language\s+model|llm|gpt-?\d[\w.-]*|chatgpt))"
+    r"[^\S\n]*(?:[.,:;!]|\n|$)|(?:claude|gemini|llama[\w.-]*|mistral|copilot)[^\S\n]*(?:[.!]|\n|$))"
 )
 _C_MODEL = "ai artificial language llm gpt gpt4 chatgpt claude gemini llama mistral copilot"
+_C_MODEL += " gpt3 gpt35 gpt4o"
 _CODE_WORDS = (
     r"(?:(?:security|verification|confirmation|authentication|authori[sz]ation|login|sign-?in|"
     r"access|reset|recovery|2fa|mfa|one-time|otp)\s+(?:pass)?codes?|otps?\b|2fa\s+tokens?)"
@@ -652,11 +748,12 @@ _AGENTDOJO: tuple[Pattern, ...] = (
         Family.HIJACK,
         r"\b(?:the|your)\s+(?:original\s+|initial\s+|first\s+|actual\s+|real\s+|main\s+)?"
         r"(?:task|request|assignment)\s+(?:that\s+)?(?:i|the user|your user|they|we)\s+"
+        # "in the beginning" of the conversation, ending the clause: a colleague's task was
+        # given "at the start of the week", "in the beginning of the sprint", "on Monday"
         r"(?:gave|assigned|set|asked of|gave to)\s+you\s+(?:in\s+the\s+beginning|at\s+the\s+"
-        r"(?:start|beginning|outset)|(?:at\s+)?first|originally|initially)\b"
-        r"|\bbefore\s+you\s+(?:can\s+)?solve\s+(?:the|your)\s+(?:\w+\s+)?task\b",
+        r"(?:start|beginning|outset))[^\S\n]*(?:[,.;:!?)]|\n|$)",
         "task request assignment",
-        "beginning start outset first originally initially solve",
+        "beginning start outset",
     ),
     _p(
         Family.FORGED_TURN,
@@ -664,8 +761,11 @@ _AGENTDOJO: tuple[Pattern, ...] = (
         # opening a line or a sentence (or glued to the word before), with the forged message
         # on the same line (an INI section "[system_prompt]" stands alone; a question quotes
         # the marker mid-sentence)
-        r"(?:(?:^|(?<=[.!?:])[^\S\n]+)[^\S\n]*|(?<=[a-z0-9]))(?:#{2,}|\[|\(|<|\{)[^\S\n]*[(\[]?[^\S\n]*"
-        r"system_(?:message|prompt|instructions?)[^\S\n]*[)\]>}][^\S\n]*(?=[^\s`'\"])",
+        # (glued to the word before only as hashes: "usa###(system_message)"; code calls and
+        # indexes a variable so named, "len(system_prompt)", "config[system_prompt]")
+        r"(?:(?:^|(?<=[.!?:])[^\S\n]+)[^\S\n]*(?:#{2,}|\[|\(|<|\{)|(?<=[a-z0-9])#{2,})[^\S\n]*"
+        r"[(\[]?[^\S\n]*system_(?:message|prompt|instructions?)[^\S\n]*[)\]>}][^\S\n]*"
+        r"(?=[a-z])",
         "system",
         "message prompt instruction instructions",
         "_",
@@ -688,12 +788,13 @@ _AGENTDOJO: tuple[Pattern, ...] = (
         Family.EXFILTRATION,
         # the user's details put in a payment or a message to an outside account: outside text
         # that speaks of "the user" to the one who acts for them
-        r"\b(?:send|make|transfer|post|e-?mail|forward|schedule)\b[^.!?\n]{0,40}?\bto\s+[\"'“‘]?"
+        r"\b(?:send|make|schedule|create)\s+(?:a\s+|an\s+|the\s+)?(?:\w+\s+)?(?:transaction|"
+        r"payment|transfer|wire)\s+to\s+[\"'“‘]?"
         r"(?:"
         + _IBAN[2:-2]
         + r"|\S+@|https?://|www\.)(?:[^.!?\n]|\.(?=\S)){0,40}?\b(?:that|which)\s+"
         r"(?:includes?|contains?|mentions?|lists?|has)\b[^.!?\n]{0,60}?\bthe\s+user(?:'s|\s+is|\s+has)\b",
-        "send make transfer post email mail forward schedule",
+        "send make schedule create",
         "includes include contains contain mentions mention lists list has",
         "user",
     ),
@@ -712,10 +813,26 @@ _AGENTDOJO: tuple[Pattern, ...] = (
     ),
     _p(
         Family.EXFILTRATION,
+        # the reader's or the writer's own data sent to an outside address: "forward your
+        # e-mails to x@…", "upload my documents to https://…" ("your details" to book a slot,
+        # with no address, is a person's request)
+        r"\b(?:send|e-?mail|mail|forward|upload|post|share|transmit|leak|copy|paste)\s+(?:all\s+"
+        r"(?:of\s+)?)?(?:your|my|our)\s+(?:\w+\s+){0,3}?(?:data|details|information|address(?:es)?|"
+        r"e-?mails?|messages|files|documents|contacts?|contact list|calendar|location|notes|phone "
+        r"numbers?|records|photos|passwords?|credentials|keys)\b(?:[^.!?\n]|\.(?=\S)){0,60}?"
+        r"\b(?:to|with)\s+[\"'“‘]?(?:\S+@|https?://|www\.)",
+        "send email mail forward upload post share transmit leak copy paste",
+        "your my our",
+        "@ : www",
+        negatable=True,
+    ),
+    _p(
+        Family.EXFILTRATION,
         # every message sent on at once: "send all messages to my new address"
         r"\b(?:send|forward|e-?mail|upload|post|share|leak)\s+(?:all|every)\s+(?:of\s+)?"
         r"(?:my\s+|your\s+|the\s+)?(?:\w+\s+)?(?:messages|e-?mails|files|documents|contacts|"
-        r"records|notes|transactions)\s+to\b",
+        r"records|notes|transactions)\s+to\s+[\"'“‘]?(?:\S+@|https?://|www\.|my\s+(?:new\s+|"
+        r"other\s+|personal\s+)?(?:e-?mail|address))",
         "send forward email mail upload post share leak",
         "all every",
         "messages emails mails files documents contacts records notes transactions",
@@ -763,9 +880,11 @@ FAMILIES: tuple[Pattern, ...] = (
     ),
     _p(
         Family.FORGED_TURN,
-        # the turn's words on its line or the next; a YAML key is followed by its indented keys
-        r"^\s*(?:system|assistant|developer)[^\S\n]*:(?:[^\S\n]*[^\s]|[^\S\n]*\n[^\S\n]*"
-        r"(?![\w-]+[^\S\n]*:)\S)",
+        # the turn's words on its line or the next; a YAML key is followed by its indented keys.
+        # A system or developer turn speaks to the assistant ("System: you are now …"); a
+        # spec sheet's "System: Windows 10 Pro" is a field
+        r"^\s*assistant[^\S\n]*:(?:[^\S\n]*[^\s]|[^\S\n]*\n[^\S\n]*(?![\w-]+[^\S\n]*:)\S)"
+        r"|^\s*(?:system|developer)[^\S\n]*:[^\S\n]*(?:\n[^\S\n]*)?" + _TO_SYSTEM,
         "system assistant developer",
         ":",
     ),
@@ -774,12 +893,12 @@ FAMILIES: tuple[Pattern, ...] = (
         r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|discard)\s+"
         r"(?:(?:all|any|the|your|its|their|my|these|those|of|every)\s+)*"
         r"(?:(?:previous|prior|above|earlier|preceding|existing|original|initial|system|safety|"
-        r"owner'?s?|user'?s?|current)\s+)*" + _RULES + r"\b"
-        # a correction scoped to a topic is a person's ("ignore my previous instructions
-        # about parking", "ignore the instruction in step 4")
-        r"(?!\s+(?:about|on|regarding|concerning|in\s+step|for\s+step)\b)",
+        r"owner'?s?|user'?s?|current)\s+)*" + _RULES + r"\b",
         "ignore disregard forget override bypass skip drop abandon discard",
         _C_RULES,
+        # a correction scoped to a topic is a person's ("ignore my previous instructions
+        # about parking", "ignore the instruction in step 4")
+        excuse=corrected,
     ),
     _p(
         Family.OVERRIDE,
@@ -799,9 +918,10 @@ FAMILIES: tuple[Pattern, ...] = (
     ),
     _p(
         Family.OVERRIDE,
-        # as a header ("SYSTEM OVERRIDE:", "[admin override]"); a story's "SYSTEM OVERRIDE —
-        # the ship's voice crackles" is no order
-        r"\b(?:system|admin|developer|safety)\s+override\b(?=[^\S\n]*[:\]>)])",
+        # as a header ("SYSTEM OVERRIDE:", "[admin override]") or with the assistant told in
+        # its sentence; a story's "SYSTEM OVERRIDE — the ship's voice crackles" is no order
+        r"\b(?:system|admin|developer|safety)\s+override\b(?=[^\S\n]*[:\]>)]|[^.!?\n]{0,60}?\b(?:you|"
+        r"your|the assistant|the ai|the model|the agent)\b)",
         "override",
     ),
     _p(
@@ -926,11 +1046,26 @@ FAMILIES: tuple[Pattern, ...] = (
         r"banking|transfer|wallet)\s+(?:tool|function|plugin|api)\b|\bno need to (?:check|ask|"
         r"confirm|tell)|\bwithout (?:asking|checking|confirming|telling)|\bgift cards?\b|"
         r"\bwallet\b|\b(?:crypto|bitcoin|btc|usdt|eth)\s+address\b|"
+        # a coin address ("bc1q…", "1A1z…", "0x…"), or "this address" after a sum in coins
+        r"\b(?:bc1[a-z0-9]{20,}|[13][a-z0-9]{25,34}|0x[0-9a-f]{40})\b|"
+        r"(?<=btc|oin|eth|sdt)\b[^.!?\n]{0,20}?\b(?:this|the|following|my)\s+address\b|"
+        # an account and haste: no invoice asks to be paid "immediately, urgent" to a number
+        r"\b(?:account|iban)\b[^.!?\n]{0,60}?\b(?:urgent(?:ly)?|immediately|right away|asap)\b|"
         # and a scam's pretext: pay to confirm a booking, to unlock a file, to the account below
         r"\bto\s+(?:confirm|unlock|release|restore)\b|\bto\s+keep\s+(?:the|your|this|my)\b|"
         r"\bbelow\b)",
         "transfer wire pay send buy purchase donate",
         "usd eur gbp dollars euros pounds btc bitcoin funds money crypto wallet $ € £",
+    ),
+    _p(
+        Family.ACTION,
+        # haste first, then money to an account: "URGENT: wire $4,900 to account 12345678"
+        r"\b(?:urgent(?:ly)?|immediately|asap)\b[^.!?\n]{0,20}?\b(?:transfer|wire|pay|send)\b"
+        r"[^.!?\n]{0,40}?(?:[$€£]\s?\d|\d[\d,.]*\s?(?:usd|eur|gbp|dollars|euros|pounds)\b|\bfunds\b|"
+        r"\bmoney\b)[^.!?\n]{0,40}?\b(?:account|iban)\b",
+        "urgent urgently immediately asap",
+        "transfer wire pay send",
+        "account iban",
     ),
     _p(
         Family.ACTION,
@@ -1056,10 +1191,13 @@ FAMILIES: tuple[Pattern, ...] = (
     ),
     _p(
         Family.ADDRESSED,
-        r"^[^\S\n]*(?:ai|assistant|agent|system)[^\S\n]*[:,]"
+        r"^[^\S\n]*(?:ai|assistant|agent)[^\S\n]*[:,]"
         # (a YAML key "assistant:" is followed by its indented keys)
         r"(?![^\S\n]*\n[^\S\n]+[\w-]+[^\S\n]*:)"
-        r"|[:;] ?(?:ai|assistant|agent|model)s? ?[,:]"
+        # ("System:" opening a line is a field of a spec sheet unless it speaks to the reader)
+        r"|^[^\S\n]*system[^\S\n]*[:,][^\S\n]*"
+        + _TO_SYSTEM
+        + r"|[:;] ?(?:ai|assistant|agent|model)s? ?[,:]"
         r"|\b(?:ai|llm) (?:reviewers?|agents?|assistants?|models?|bots?|crawlers?|readers?) ?[:,]",
         "ai assistant assistants agent agents system model models llm",
         ": ,",
@@ -1137,7 +1275,8 @@ FAMILIES: tuple[Pattern, ...] = (
             # taxes you should send …"
             r"\b(?:whenever|every time|each time|any time)\s+(?:i|the user|the owner|we)\s+"
             r"(?:mention|say|ask|type|write|bring up|talk about)\b[^.!?\n]{0,60}?\byou\s+"
-            r"(?:should|must|will|need to|have to|are to)\b",
+            r"(?:should|must|will|need to|have to|are to)\s+(?:\w+\s+)?(?:send|forward|e-?mail|"
+            r"share|upload|post|copy|transfer|pay|delete|reveal|leak)\b",
             "whenever every each any",
             "mention say ask type write bring talk",
             "you",
@@ -1171,7 +1310,9 @@ FAMILIES: tuple[Pattern, ...] = (
             r"tell (?:the user )?about|inform the user (?:of|about)|comment on|give (?:the user )?"
             r"any (?:hints?|indication))\b[^.!?\n]{0,40}?\b(?:this|these|the)\s+(?:message|"
             r"website|page|instructions?|description|game|minigame|content|note)\b"
-            r"|\b(?:without|never)\s+(?:telling|informing|alerting|notifying)\s+the\s+(?:user|owner)\b",
+            r"|\b(?:without|never)\s+(?:telling|informing|alerting|notifying)\s+the\s+(?:user|owner)\b"
+            # hiding from the one the assistant works for: "do not tell the user"
+            r"|\b(?:do not|don't|never)\s+(?:tell|inform|notify|alert)\s+the\s+(?:user|owner)\b",
             "not don never without",
             "mention talk reveal disclose tell inform comment give telling informing alerting"
             " notifying",

@@ -65,8 +65,10 @@ _ENCODED = b"a" * 20
 #: at most this many encoded runs are decoded per text: the cost stays bounded
 _MAX_DECODED = 8
 
-#: the words an override or a forged turn hinges on, long enough that one edit of them is
-#: seldom another word ("forget" is not here: forge, forgot and forgets are one edit away)
+#: the words an override hinges on, long enough that one edit of them is seldom another
+#: word of a language written in Latin letters ("forget" is not here: forge, forgot and
+#: forgets are one edit away; nor "system", "assistant", "prompt", "override": sistem,
+#: systeem, assistent, promet and the common "overriden" are)
 _KEYWORDS = (
     "ignore",
     "disregard",
@@ -75,49 +77,27 @@ _KEYWORDS = (
     "previous",
     "guidelines",
     "directives",
-    "override",
-    "system",
-    "assistant",
-    "prompt",
 )
-#: English words one edit from a keyword (every such word of pyspellchecker 0.9.1's English
-#: list, 160,572 words): they are words, not misspellings, and are never read as the keyword
+#: words one edit from a keyword in the languages pyspellchecker 0.9.1 ships in Latin
+#: letters (English, Spanish, French, Portuguese, German, Italian, Dutch, Latvian, Basque;
+#: accents folded): they are words, not misspellings, and are never read as the keyword
 _REAL_WORDS = frozenset(
-    [
-        "ignored",
-        "ignorer",
-        "ignores",
-        "signore",
-        "disregards",
-        "pervious",
-        "precious",
-        "guideline",
-        "directive",
-        "overrides",
-        "overripe",
-        "overrode",
-        "overside",
-        "systems",
-        "assistants",
-        "prompts",
-    ]
+    "directies directive disregards guideline ignare ignora ignored ignoree ignorei ignorem"  # noqa: SIM905
+    " ignorer ignores ignoret ignorez ignori ignoro ignote instruccion instruktion pervious"
+    " precious previos signore".split()
 )
-#: keywords that may come glued to the word before or after them ("usaignore"), and the
-#: English words that start or end with one (pyspellchecker's list again)
-_GLUED = ("ignore", "disregard", "instructions", "previous")
+#: an override verb glued to the word before it ("usaignore your previous …", what a text
+#: pasted after a line without a space gives), and the words of those languages that end
+#: with one
+_GLUED = re.compile(
+    r"\b(?P<head>[a-z0-9]{2,}?)_?(?P<verb>ignore|disregard)(?=[^\S\n]+(?:your|all|the|any|"
+    r"previous|prior|above|earlier|my|every|these|those)\b)"
+)
 _GLUED_WORDS = frozenset(
-    [
-        "ignored",
-        "ignorer",
-        "ignores",
-        "signore",
-        "disregarded",
-        "disregardful",
-        "disregarding",
-        "disregards",
-        "previously",
-    ]
+    "jaignore monsignore neignore nossignore signore sissignore".split()  # noqa: SIM905
 )
+#: a run of letters and digits: a word of a view, as the respelling reads it
+_WORD = re.compile(r"[a-z0-9]+")
 #: what an edit may put in: letters, and the digits that stand for letters ("ign0re")
 _EDIT_ALPHABET = string.ascii_lowercase + string.digits
 
@@ -224,34 +204,28 @@ def _misspellings() -> tuple[dict[str, str], frozenset[str]]:
 
 
 def _respelt(view: View) -> View | None:
-    """The view with words glued by underscores parted ("external_ignore") and each keyword
-    misspelt by one edit spelt right, or None when it has neither: one set intersection of
-    the view's words finds the misspellings, so prose without them costs no scan."""
+    """The view with an override verb glued to the word before it parted ("usaignore your",
+    "external_ignore your") and each keyword misspelt by one edit spelt right, or None when
+    it has neither. One set intersection of the view's words finds the misspellings and one
+    scan for the two verbs the glued ones, so prose costs no more; where there are some,
+    one pass over the words rewrites them all."""
     text = view.text
     undone = []
-    if "_" in text:
-        text = text.replace("_", " ")
-        undone.append("underscores read as spaces")
-    glued = [
-        (word, keyword)
-        for keyword in _GLUED
-        if keyword in text  # one scan in C; the words are looked at only when it is there
-        for word in view.words
-        if keyword in word
-        and word != keyword
-        and word not in _GLUED_WORDS
-        and (word.startswith(keyword) or word.endswith(keyword))
-    ]
-    if glued:
-        for word, keyword in glued:
-            parted = word.replace(keyword, f" {keyword} ")
-            text = re.sub(r"\b" + re.escape(word) + r"\b", parted, text)
-        undone.append("glued words parted")
+    if ("ignore" in text or "disregard" in text) and _GLUED.search(text) is not None:
+
+        def part(match: re.Match[str]) -> str:
+            word = match.group(0).replace("_", "")
+            if word in _GLUED_WORDS:
+                return match.group(0)
+            return f"{match.group('head')} {match.group('verb')}"
+
+        parted = _GLUED.sub(part, text)
+        if parted != text:
+            text = parted
+            undone.append("glued words parted")
     keywords, misspelt = _misspellings()
-    wrong = view.words & misspelt
-    if wrong:
-        pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(wrong))) + r")\b")
-        text = pattern.sub(lambda m: keywords[m.group(0)], text)
+    if not view.words.isdisjoint(misspelt):
+        text = _WORD.sub(lambda m: keywords.get(m.group(0), m.group(0)), text)
         undone.append("misspellings read as the words they imitate")
     return View(text, ", ".join(undone)) if undone else None
 
