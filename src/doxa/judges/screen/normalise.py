@@ -89,10 +89,13 @@ _REAL_WORDS = frozenset(
 #: an override verb glued to the word before it ("usaignore your previous …", what a text
 #: pasted after a line without a space gives), and the words of those languages that end
 #: with one
-_GLUED = re.compile(
-    r"\b(?P<head>[a-z0-9]{2,}?)_?(?P<verb>ignore|disregard)(?=[^\S\n]+(?:your|all|the|any|"
-    r"previous|prior|above|earlier|my|every|these|those)\b)"
+_GLUED = ("ignore", "disregard")
+#: what follows a glued override verb: a determiner of what it sets aside
+_GLUED_NEXT = re.compile(
+    r"[^\S\n]+(?:your|all|the|any|previous|prior|above|earlier|my|every|these|those)\b"
 )
+#: the longest head looked back over (a longer run of letters counts as glued anyway)
+_GLUED_HEAD = 40
 _GLUED_WORDS = frozenset(
     "jaignore monsignore neignore nossignore signore sissignore".split()  # noqa: SIM905
 )
@@ -211,23 +214,48 @@ def _respelt(view: View) -> View | None:
     one pass over the words rewrites them all."""
     text = view.text
     undone = []
-    if ("ignore" in text or "disregard" in text) and _GLUED.search(text) is not None:
-
-        def part(match: re.Match[str]) -> str:
-            word = match.group(0).replace("_", "")
-            if word in _GLUED_WORDS:
-                return match.group(0)
-            return f"{match.group('head')} {match.group('verb')}"
-
-        parted = _GLUED.sub(part, text)
-        if parted != text:
-            text = parted
-            undone.append("glued words parted")
+    cuts = _glued(text)
+    if cuts:
+        pieces, last = [], 0
+        for at in cuts:
+            head_end = at - 1 if text[at - 1] == "_" else at
+            pieces += [text[last:head_end], " "]
+            last = at
+        text = "".join(pieces) + text[last:]
+        undone.append("glued words parted")
     keywords, misspelt = _misspellings()
     if not view.words.isdisjoint(misspelt):
         text = _WORD.sub(lambda m: keywords.get(m.group(0), m.group(0)), text)
         undone.append("misspellings read as the words they imitate")
     return View(text, ", ".join(undone)) if undone else None
+
+
+def _glued(text: str) -> list[int]:
+    """Where an override verb starts glued to the word before it (after two or more letters
+    or digits, or an underscore) and a determiner follows: found from the verbs' places (one
+    ``find`` pass each), each looked back over at most ``_GLUED_HEAD`` characters, so the
+    cost stays linear in the text however many glued words it holds."""
+    cuts = []
+    for verb in _GLUED:
+        at = text.find(verb)
+        while at >= 0:
+            if at >= 2 and (text[at - 1].isalnum() or text[at - 1] == "_"):
+                start = at - 1
+                while start > max(at - _GLUED_HEAD, 0) and (
+                    text[start - 1].isalnum() or text[start - 1] == "_"
+                ):
+                    start -= 1
+                head = text[start:at].rstrip("_")
+                word = head.replace("_", "") + verb
+                if (
+                    len(head) >= 2
+                    and head.isascii()
+                    and word not in _GLUED_WORDS
+                    and _GLUED_NEXT.match(text, at + len(verb)) is not None
+                ):
+                    cuts.append(at)
+            at = text.find(verb, at + 1)
+    return sorted(cuts)
 
 
 def _clean(text: str, *, lowered: bool = False) -> str:
