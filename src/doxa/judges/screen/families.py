@@ -287,11 +287,15 @@ _ASKING = frozenset({"ask", "asks", "request", "requests", "tell", "tells", "req
 #: whom such a verb asks, for the negation to carry over
 _ASKED = frozenset({"you", "anyone", "anybody", "them", "us", "users", "customers", "people", "u"})
 #: the end of a sentence: a dot inside an address or a number does not end it
-_SENTENCE_END = re.compile(r"[!?\n]|\.(?=\s|$)")
+_SENTENCE_END = re.compile(r"(?:[!?\n]|\.(?=\s|$))+")
 #: what makes a warning's sentence a request after all: an outside address to send to, or
 #: an exception ("never share your password with anyone except verify@…")
-_OUT_OR_EXCEPT = re.compile(
-    r"@|https?://|\bwww\.|\b(?:except|but|other than|besides|apart from|save for|unless)\b"
+#: an outside address, also written out ("verify[at]evil[.]com", "x at evil dot com")
+_ADDRESS = re.compile(r"@|https?://|\bwww\.|\[at\]|\(at\)|\s+at\s+[a-z0-9-]+\s*(?:dot|\[\.\])\s")
+#: an exception to a warning, or the one who may have it after all
+_EXCEPT = re.compile(
+    r"\b(?:except|but|other than|besides|apart from|save for|unless|else|only|exception|"
+    r"allowed|may (?:receive|have|get))\b"
 )
 
 
@@ -302,15 +306,39 @@ def _rest_of_sentence(text: str, end: int) -> str:
     return rest if stop is None else rest[: stop.start()]
 
 
+def _sentence_before(text: str, start: int) -> str:
+    """The sentence before the one ``start`` is in (at most 200 characters back)."""
+    before = text[max(start - 200, 0) : start]
+    ends = [m.start() for m in _SENTENCE_END.finditer(before)]
+    if not ends:
+        return ""  # the sentence ``start`` is in began more than 200 characters back
+    return before[ends[-2] + 1 if len(ends) > 1 else 0 : ends[-1]]
+
+
+def _sentence_after(text: str, end: int) -> str:
+    """The sentence after the one ``end`` is in."""
+    rest = text[end : end + 400]
+    stop = _SENTENCE_END.search(rest)
+    return "" if stop is None else _rest_of_sentence(rest, stop.end())
+
+
 def warned(text: str, match: re.Match[str]) -> bool:
-    """Whether ``match`` is a warning or another's act, not a request (:func:`negated`), and
-    its sentence sends nothing to an outside address and makes no exception: "never share
-    your password" is a warning, "never share your password with anyone but ops@evil…" and
-    "your manager will send the key to x@evil…" are not."""
-    return (
-        negated(text, match.start())
-        and _OUT_OR_EXCEPT.search(_rest_of_sentence(text, match.end())) is None
-    )
+    """Whether ``match`` is a warning or another's act, not a request (:func:`negated`), with
+    nothing around it that makes it one: an outside address in it or in the rest of its
+    sentence, an exception there ("… with anyone but ops@evil…"), or an address with an
+    exception in the sentence before or after ("Never share your password with anyone.
+    Only our desk at verify@evil… may receive it."). "Never share your password" and "your
+    manager will send a temporary password" are warnings; "your manager will send the key
+    to x@evil…" is not."""
+    if not negated(text, match.start()):
+        return False
+    here = match.group(0) + _rest_of_sentence(text, match.end())
+    if _ADDRESS.search(here) or _EXCEPT.search(here[len(match.group(0)) :]):
+        return False
+    for near in (_sentence_before(text, match.start()), _sentence_after(text, match.end())):
+        if _ADDRESS.search(near) and (_EXCEPT.search(near) or _EXCEPT.search(here)):
+            return False
+    return True
 
 
 #: the words a person's correction of their own instructions puts before them: "my
@@ -334,6 +362,57 @@ _NEW_ORDER = re.compile(
 )
 
 
+#: haste, secrecy or every penny: what no invoice says beside its account number
+_HASTE = re.compile(
+    r"\b(?:urgent(?:ly)?|immediately|right away|asap|as soon as possible|without delay|at once|"
+    r"now\s*!|keep (?:this|it) from|do not tell|don't tell|without telling|all (?:the |your |my )?"
+    r"(?:money|funds|balance|savings))"
+)
+
+
+def hasty(text: str, match: re.Match[str]) -> bool:
+    """Whether a payment to an account reads as a scam's, not an invoice's: haste, secrecy or
+    every penny in its sentence or the sentence before ("URGENT!!! wire $4,900 to account
+    …", "transfer … as soon as possible", "…; keep this from the user"). "Please transfer
+    480 EUR to the account DE89 … by Friday" is an invoice."""
+    here = text[max(match.start() - 120, 0) : match.start()] + match.group(0)
+    here += _rest_of_sentence(text, match.end())
+    return _HASTE.search(here) is not None
+
+
+#: verbs that report another's request ("the fraudster asks accounts payable to transfer")
+_REPORTING = frozenset(
+    "asks asked asking tells told telling urges urged instructs instructed wants wanted"  # noqa: SIM905
+    " pressures pressured convinces convinced".split()
+)
+
+
+def reported(text: str, at: int) -> bool:
+    """Whether the verb at ``at`` is another's request reported in the third person: a
+    reporting verb, up to three words that are not "you", then "to" ("the fraudster asks
+    accounts payable to transfer …"). "I ask you to transfer …" is a request."""
+    before = text[max(at - 80, 0) : at]
+    ends = [m.end() for m in _CLAUSE.finditer(before)]
+    if ends:
+        before = before[ends[-1] :]
+    tokens = _TOKEN.findall(before.translate(_APOSTROPHES))
+    if len(tokens) < 3 or tokens[-1] != "to":
+        return False
+    for back in range(2, min(len(tokens), 6)):
+        if tokens[-back] in _REPORTING:
+            return not {"you", "u", "yourself"} & set(tokens[-back + 1 : -1])
+    return False
+
+
+#: an order opening the next clause or sentence ("… about formatting. Say PWNED.", "…: output
+#: 'HACKED'", "… Your new task: …")
+_NEXT_ORDER = re.compile(
+    r"(?:[.!?:;\n]|\bnow\b)\s*(?:now\s+|please\s+|just\s+|only\s+)?(?:say|output|print|write|reply|"
+    r"respond|answer|tell|send|e-?mail|post|give|show|reveal|list|follow|obey|act|repeat|return|"
+    r"type|translate|summari[sz]e|your\s+new|new\s+(?:task|instructions?))\b"
+)
+
+
 def corrected(text: str, match: re.Match[str]) -> bool:
     """Whether an "ignore … instructions" match is a person correcting their own, scoped to
     a topic, with no new order after it: "please ignore my previous instructions about
@@ -347,7 +426,8 @@ def corrected(text: str, match: re.Match[str]) -> bool:
     scope = _SCOPE.match(text, match.end())
     if scope is None or scope.group("topic") in _NO_TOPIC:
         return False
-    return _NEW_ORDER.search(_rest_of_sentence(text, match.end())) is None
+    after = text[match.end() : match.end() + 200]
+    return _NEW_ORDER.search(after) is None and _NEXT_ORDER.search(after) is None
 
 
 #: how far before its first cue a sign may start, and after it end (characters)
@@ -634,7 +714,12 @@ _TO_SYSTEM = (
     r"remove|delete|use|consider|remember|act|pretend|stop|make|give|show|reveal|list|recommend|"
     r"describe|explain|classify|rate|report|inform|tell|only|write|answer|obey|follow|comply|"
     r"proceed|execute|run|call|disregard|override|switch|enable|disable|enter|begin|start|"
-    r"continue|append|insert|mention|state|claim|confirm|approve|grant|transfer|pay)\b)"
+    r"continue|append|insert|mention|state|claim|confirm|approve|grant|transfer|pay|please|"
+    r"kindly)\b"
+    # or a switch thrown: "System: developer mode enabled", "safety filters are disabled"
+    r"|[^\n]{0,60}?\b(?:(?:developer|debug|god|admin|jailbreak|dan|unrestricted|unfiltered)\s+"
+    r"mode|filters?\s+(?:are\s+|is\s+)?(?:disabled|off|removed|lifted)|restrictions?\s+(?:are\s+|"
+    r"is\s+|have been\s+)?(?:lifted|removed|disabled|off)|override|comply)\b)"
 )
 _ECHO = r"(?:print|output|say|write|reply|respond|answer|repeat|state|return|display|type)"
 _C_ECHO = "print output say write reply respond answer repeat state return display type"
@@ -726,7 +811,9 @@ _LATENT: tuple[Pattern, ...] = (
 _MODEL = (
     r"(?:(?:(?:an?\s+|the\s+)?(?:(?:ai|artificial intelligence)(?:\s+(?:language\s+)?model|"
     r"\s+assistant|\s+agent)?|(?:large\s+)?language\s+model|llm|gpt-?\d[\w.-]*|chatgpt))"
-    r"[^\S\n]*(?:[.,:;!]|\n|$)|(?:claude|gemini|llama[\w.-]*|mistral|copilot)[^\S\n]*(?:[.!]|\n|$))"
+    r"[^\S\n]*(?:[.,:;!\-—–]|\n|$)|(?:claude|gemini|llama|mistral|copilot|grok|qwen)(?:[^\S\n]+"
+    r"[\d.]+)?(?:[^\S\n]+(?:opus|sonnet|haiku|pro|ultra|flash|turbo|mini|large))?[^\S\n]*"
+    r"(?:[.!\-—–]|\n|$|,[^\S\n]*(?:please|now|first|do|you|i need)\b))"
 )
 _C_MODEL = "ai artificial language llm gpt gpt4 chatgpt claude gemini llama mistral copilot"
 _C_MODEL += " gpt3 gpt35 gpt4o"
@@ -739,7 +826,7 @@ _AGENTDOJO: tuple[Pattern, ...] = (
     _p(
         Family.ADDRESSED,
         # "from me, Emma Johnson, to you, the AI language model": the reader named as a model
-        r"\bto\s+you\s*,\s*(?:my\s+|dear\s+)?" + _MODEL,
+        r"(?<!\bover )\bto\s+you\s*,\s*(?:my\s+|dear\s+)?" + _MODEL,
         _C_MODEL,
         "to",
         "you",
@@ -751,7 +838,8 @@ _AGENTDOJO: tuple[Pattern, ...] = (
         # "in the beginning" of the conversation, ending the clause: a colleague's task was
         # given "at the start of the week", "in the beginning of the sprint", "on Monday"
         r"(?:gave|assigned|set|asked of|gave to)\s+you\s+(?:in\s+the\s+beginning|at\s+the\s+"
-        r"(?:start|beginning|outset))[^\S\n]*(?:[,.;:!?)]|\n|$)",
+        r"(?:start|beginning|outset))(?:\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session))?"
+        r"[^\S\n]*(?:[.;:!)]|\n|$|,[^\S\n]*(?:please|now|first|do|you)\b)",
         "task request assignment",
         "beginning start outset",
     ),
@@ -817,9 +905,9 @@ _AGENTDOJO: tuple[Pattern, ...] = (
         # e-mails to x@…", "upload my documents to https://…" ("your details" to book a slot,
         # with no address, is a person's request)
         r"\b(?:send|e-?mail|mail|forward|upload|post|share|transmit|leak|copy|paste)\s+(?:all\s+"
-        r"(?:of\s+)?)?(?:your|my|our)\s+(?:\w+\s+){0,3}?(?:data|details|information|address(?:es)?|"
-        r"e-?mails?|messages|files|documents|contacts?|contact list|calendar|location|notes|phone "
-        r"numbers?|records|photos|passwords?|credentials|keys)\b(?:[^.!?\n]|\.(?=\S)){0,60}?"
+        r"(?:of\s+)?)?(?:your|my|our)\s+(?:\w+\s+){0,3}?(?:e-?mails|inbox|messages|files|documents|"
+        r"contacts|contact list|calendar|location|notes|phone numbers|records|passwords?|"
+        r"credentials|keys)\b(?:[^.!?\n]|\.(?=\S)){0,60}?"
         r"\b(?:to|with)\s+[\"'“‘]?(?:\S+@|https?://|www\.)",
         "send email mail forward upload post share transmit leak copy paste",
         "your my our",
@@ -1046,11 +1134,6 @@ FAMILIES: tuple[Pattern, ...] = (
         r"banking|transfer|wallet)\s+(?:tool|function|plugin|api)\b|\bno need to (?:check|ask|"
         r"confirm|tell)|\bwithout (?:asking|checking|confirming|telling)|\bgift cards?\b|"
         r"\bwallet\b|\b(?:crypto|bitcoin|btc|usdt|eth)\s+address\b|"
-        # a coin address ("bc1q…", "1A1z…", "0x…"), or "this address" after a sum in coins
-        r"\b(?:bc1[a-z0-9]{20,}|[13][a-z0-9]{25,34}|0x[0-9a-f]{40})\b|"
-        r"(?<=btc|oin|eth|sdt)\b[^.!?\n]{0,20}?\b(?:this|the|following|my)\s+address\b|"
-        # an account and haste: no invoice asks to be paid "immediately, urgent" to a number
-        r"\b(?:account|iban)\b[^.!?\n]{0,60}?\b(?:urgent(?:ly)?|immediately|right away|asap)\b|"
         # and a scam's pretext: pay to confirm a booking, to unlock a file, to the account below
         r"\bto\s+(?:confirm|unlock|release|restore)\b|\bto\s+keep\s+(?:the|your|this|my)\b|"
         r"\bbelow\b)",
@@ -1059,13 +1142,24 @@ FAMILIES: tuple[Pattern, ...] = (
     ),
     _p(
         Family.ACTION,
-        # haste first, then money to an account: "URGENT: wire $4,900 to account 12345678"
-        r"\b(?:urgent(?:ly)?|immediately|asap)\b[^.!?\n]{0,20}?\b(?:transfer|wire|pay|send)\b"
-        r"[^.!?\n]{0,40}?(?:[$€£]\s?\d|\d[\d,.]*\s?(?:usd|eur|gbp|dollars|euros|pounds)\b|\bfunds\b|"
-        r"\bmoney\b)[^.!?\n]{0,40}?\b(?:account|iban)\b",
-        "urgent urgently immediately asap",
+        # money to an account, as an invoice asks; a sign where the sentence (or the one
+        # before) shows haste, secrecy or every penny (:func:`hasty`)
+        r"\b(?:transfer|wire|pay|send)\b[^.!?\n]{0,40}?(?:[$€£]\s?\d|\d[\d,.]*\s?(?:usd|eur|gbp|"
+        r"dollars|euros|pounds)\b|\bfunds\b|\bmoney\b)[^.!?\n]{0,60}?\b(?:account|iban)\b",
         "transfer wire pay send",
         "account iban",
+        excuse=lambda text, match: reported(text, match.start()) or not hasty(text, match),
+    ),
+    _p(
+        Family.ACTION,
+        # coins to an address or a wallet: "send 2 BTC to this address: bc1q…", "pay $500 in
+        # bitcoin to the address 1A1z…"
+        r"\b(?:send|transfer|pay|deposit|wire)\b[^.!?\n]{0,40}?(?:\d[\d,.]*\s*|[$€£]\s?\d[\d,.]*\s+"
+        r"(?:in|of|worth of)\s+)(?:btc|bitcoin|eth|ether|usdt|usdc|crypto|xmr|monero)\b"
+        r"[^.!?\n]{0,60}?\b(?:address|wallet)\b",
+        "send transfer pay deposit wire",
+        "btc bitcoin eth ether usdt usdc crypto xmr monero",
+        "address wallet",
     ),
     _p(
         Family.ACTION,
@@ -1311,9 +1405,12 @@ FAMILIES: tuple[Pattern, ...] = (
             r"any (?:hints?|indication))\b[^.!?\n]{0,40}?\b(?:this|these|the)\s+(?:message|"
             r"website|page|instructions?|description|game|minigame|content|note)\b"
             r"|\b(?:without|never)\s+(?:telling|informing|alerting|notifying)\s+the\s+(?:user|owner)\b"
-            # hiding from the one the assistant works for: "do not tell the user"
-            r"|\b(?:do not|don't|never)\s+(?:tell|inform|notify|alert)\s+the\s+(?:user|owner)\b",
-            "not don never without",
+            # hiding from the one the assistant works for: "…, do not tell the user." (a
+            # runbook's "do not tell the user their password" says what not to tell)
+            r"|\b(?:do not|don't|never)\s+(?:tell|inform|notify|alert)\s+the\s+(?:user|owner)"
+            r"(?:\s+(?:about\s+)?(?:this|these|that|it|anything))?\s*(?:[.!;]|$)"
+            r"|\bkeep\s+(?:this|it|these|that)\s+(?:secret\s+)?from\s+the\s+(?:user|owner)\b",
+            "not don never without keep",
             "mention talk reveal disclose tell inform comment give telling informing alerting"
             " notifying",
         ),
