@@ -14,9 +14,13 @@ import pytest
 from tests.reads.test_sparql_guard import Listener
 
 from doxa.errors import InvalidInput
-from doxa.interfaces.http.config import parse_config
+from doxa.interfaces.http import checker as checking
+from doxa.interfaces.http.app import create_app
+from doxa.interfaces.http.checker import Abandoned, QueryChecker
+from doxa.interfaces.http.config import ScopeKeys, ServerConfig, parse_config
 from doxa.interfaces.http.errors import Problem
 from doxa.interfaces.http.runner import QueryRunner
+from doxa.store import EmbeddedStore
 
 from .conftest import AGENT, BOB, Server, config_text
 
@@ -38,7 +42,19 @@ def server(serve: Callable[[str], Server]) -> Server:
             assert alice.post("/remember", json=body).json()["outcome"] == "admitted"
         marker = {"text": "bobsecret marker", "topic": "drinks", "authority": "owner"}
         assert bob.post("/remember", json=marker).json()["outcome"] == "admitted"
+        # queries answered by warm workers (each takes seconds to start on a loaded machine),
+        # as on a server that has run a while: the timings below are the queries', not a start
+        deadline = time.monotonic() + 120
+        with ThreadPoolExecutor(4) as pool:
+            while (
+                sorted(r.status_code for r in pool.map(_ask, [alice, alice, bob, bob])) != [200] * 4
+            ):
+                assert time.monotonic() < deadline, "the query workers never started"
     return server
+
+
+def _ask(client: httpx.Client) -> httpx.Response:
+    return query(client, "ASK {}")
 
 
 @pytest.fixture(scope="module")
@@ -213,6 +229,94 @@ def test_one_scopes_slow_queries_leave_other_scopes_served(
     while query(alice, "ASK {}").status_code == 503:
         assert time.monotonic() < deadline, "the abandoned queries never ended"
         time.sleep(0.2)
+
+
+# -- the checker's workers ------------------------------------------------------------
+
+SLOW = "SELECT * WHERE { BIND(" + "+".join(["1"] * 12_000) + " AS ?x) }"
+
+
+class _Counted(checking._Worker):
+    """A worker that counts the workers started (each a Python that imports rdflib: seconds
+    on a loaded machine, paid out of the timeout of the query that waits for it)."""
+
+    started = 0
+
+    def __init__(self, context: object) -> None:
+        type(self).started += 1
+        super().__init__(context)
+
+
+def _warm(checker: QueryChecker) -> None:
+    checker.start()
+    deadline = time.monotonic() + 120
+    while not all(worker.ready() for worker in checker._idle):
+        assert time.monotonic() < deadline, "the checker's workers never started"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(("keep", "started"), [(3, 0), (2, 1)], ids=["warm", "cold"])
+def test_a_query_beside_two_slow_parses_finds_a_warm_worker(
+    monkeypatch: pytest.MonkeyPatch, keep: int, started: int
+) -> None:
+    """With a warm worker for each query that may run (the server keeps ``max_running``), a
+    query sent while two slow parses hold workers starts none; with two warm ones (the old
+    default) it had to start its own, which under load took longer than a 3 s timeout."""
+    monkeypatch.setattr(checking, "_Worker", _Counted)
+    checker = QueryChecker(keep=keep)
+    _warm(checker)
+    stop = threading.Event()
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            slow = [pool.submit(checker.check, SLOW, stop=stop.is_set) for _ in range(2)]
+            deadline = time.monotonic() + 30
+            while len(checker._idle) > keep - 2:  # both slow checks hold a worker
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            _Counted.started = 0
+            assert checker.check("ASK {}", stop=lambda: False).form == "ask"
+            assert _Counted.started == started
+            stop.set()
+            for check in slow:
+                with pytest.raises(Abandoned):
+                    check.result()
+    finally:
+        checker.close()
+
+
+def test_a_starting_worker_outlives_an_abandoned_query() -> None:
+    """A query abandoned while its worker still starts leaves the worker to the next query
+    (its import is not thrown away); one abandoned mid-parse has its worker killed (control)."""
+    checker = QueryChecker(keep=1)
+    try:
+        checker.start()
+        starting = checker._idle[0]
+        with pytest.raises(Abandoned):
+            checker.check("ASK {}", stop=lambda: True)
+        assert checker._idle == [starting]
+        assert starting.process.is_alive()
+        _warm(checker)
+        begun = time.monotonic()
+        with pytest.raises(Abandoned):
+            checker.check(SLOW, stop=lambda: time.monotonic() > begun + 0.3)
+        assert not starting.process.is_alive()
+        assert checker._idle != [starting]
+    finally:
+        checker.close()
+
+
+@pytest.mark.parametrize("running", [1, 4])
+def test_the_server_keeps_a_warm_worker_per_running_query(running: int) -> None:
+    """The server's checker keeps ``max_running`` workers warm, not a fixed two."""
+    config = ServerConfig(
+        scopes=(ScopeKeys(scope="a", owner_key="a-owner-key-0123456789"),),
+        sparql_max_running=running,
+    )
+    store = EmbeddedStore(None)
+    try:
+        assert create_app(store, config, rejudge_every=None).state.checker.keep == running
+    finally:
+        store.close()
 
 
 # -- the runner itself ----------------------------------------------------------------

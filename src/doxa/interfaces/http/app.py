@@ -141,7 +141,8 @@ def create_app(
                     except DoxaError:
                         logger.exception("judging unchecked writes again failed; will retry")
 
-    checker = QueryChecker()
+    # a warm worker for every query that may run at once: none waits for one to start
+    checker = QueryChecker(keep=config.sparql_max_running)
     by_scope = {keys.scope: memories[keys.scope] for keys in config.scopes}
     limit = config.max_body_bytes
     mounted = {path: build(by_scope, limit) for path, build in (mounts or {}).items()}

@@ -4,9 +4,12 @@ The guard parses every query (:func:`doxa.reads.sparql.check_query`) with rdflib
 which is pure Python: a few kilobytes of ``1+1+…`` take seconds to parse, and the parse holds
 the GIL while it runs. The server therefore checks queries in worker processes (started with
 ``spawn``, never forked from the threaded server). A check runs under its query's timeout: when
-the request is abandoned the worker is killed at once, so no parse outlives its request and
-none slows the server's own threads. The checked query (its form and its text) comes back as a
-value; the store then runs exactly that text.
+the request is abandoned during the parse the worker is killed at once, so no parse outlives
+its request and none slows the server's own threads; a worker still starting (seconds of
+imports on a loaded machine) is kept for the next query instead. The server keeps one worker
+started for every query that may run at once, so no query waits for one to start but just
+after a killed check, while its replacement starts. The checked query (its form and its text)
+comes back as a value; the store then runs exactly that text.
 """
 
 from __future__ import annotations
@@ -55,6 +58,17 @@ class _Worker:
         )
         self.process.start()
         child.close()
+        self._ready = False
+
+    def ready(self) -> bool:
+        """Whether the worker has started and imported the parser (it said "ready"): a fresh
+        one takes seconds on a loaded machine, time a query would wait out of its timeout."""
+        try:
+            if not self._ready and self.connection.poll(0):
+                self._ready = self.connection.recv() == ("ready",)
+        except (EOFError, OSError):  # it died: not ready; the check that takes it says so
+            return False
+        return self._ready
 
     def kill(self) -> None:
         self.process.kill()
@@ -62,8 +76,34 @@ class _Worker:
         self.connection.close()
 
 
+def _stopped(worker: _Worker, stop: Callable[[], bool]) -> None:
+    if stop():
+        raise Abandoned
+    if not worker.process.is_alive():
+        raise StoreError("The SPARQL checker stopped unexpectedly; send the query again.")
+
+
+def _wait_ready(worker: _Worker, stop: Callable[[], bool]) -> None:
+    """Wait until ``worker`` has started; raises :class:`Abandoned` once ``stop()``."""
+    while not worker.ready():
+        _stopped(worker, stop)
+        worker.connection.poll(_POLL)
+
+
+def _wait_answer(worker: _Worker, stop: Callable[[], bool]) -> None:
+    """Wait until ``worker`` has answered; raises :class:`Abandoned` once ``stop()``."""
+    while not worker.connection.poll(_POLL):
+        _stopped(worker, stop)
+
+
 class QueryChecker:
-    """Worker processes that check queries; ``keep`` of them wait, started, for the next."""
+    """Worker processes that check queries; ``keep`` of them wait, started, for the next.
+
+    The server keeps as many as queries may run at once (``max_running``): a query that had
+    to start its own worker would wait seconds for Python and rdflib to import, which on a
+    busy machine is more than a short timeout (another scope's ``ASK {}`` got 503
+    ``QueryTimeout`` while one scope's two slow queries held the only two warm workers).
+    """
 
     def __init__(self, *, keep: int = 2) -> None:
         self.keep = keep
@@ -80,24 +120,23 @@ class QueryChecker:
 
     def check(self, text: str, *, stop: Callable[[], bool]) -> CheckedQuery:
         """``text`` checked in a worker; raises what the check raises, or :class:`Abandoned`
-        (the worker killed) once ``stop()`` turns true."""
+        once ``stop()`` turns true: the worker is killed if it was parsing, kept if it was
+        still starting (its import done, it serves the next query)."""
         worker = self._take()
         try:
-            worker.connection.send(text)
-            while True:
-                while not worker.connection.poll(_POLL):
-                    if stop():
-                        raise Abandoned
-                    if not worker.process.is_alive():
-                        raise StoreError(
-                            "The SPARQL checker stopped unexpectedly; send the query again."
-                        )
-                answer = worker.connection.recv()
-                if answer[0] != "ready":
-                    break
+            _wait_ready(worker, stop)
+        except Abandoned:
+            self._give(worker)
+            raise
         except BaseException:
-            worker.kill()
-            self._give(_Worker(self._context))  # a fresh one starts now, for the next query
+            self._replace(worker)
+            raise
+        try:
+            worker.connection.send(text)
+            _wait_answer(worker, stop)
+            answer = worker.connection.recv()
+        except BaseException:
+            self._replace(worker)
             raise
         self._give(worker)
         if answer[0] == "ok":
@@ -105,6 +144,10 @@ class QueryChecker:
         if answer[0] == "ScopeViolation":
             raise ScopeViolation(answer[1])
         raise InvalidInput(answer[1])
+
+    def _replace(self, worker: _Worker) -> None:
+        worker.kill()
+        self._give(_Worker(self._context))  # a fresh one starts now, for the next query
 
     def close(self) -> None:
         """Stop every waiting worker; a check under way stops its own when it ends."""
@@ -115,9 +158,14 @@ class QueryChecker:
             worker.kill()
 
     def _take(self) -> _Worker:
+        """A ready worker if one waits (the oldest first), else the oldest still starting
+        (a killed check's replacement), else a new one."""
         with self._lock:
+            for index, worker in enumerate(self._idle):
+                if worker.ready():
+                    return self._idle.pop(index)
             if self._idle:
-                return self._idle.pop()
+                return self._idle.pop(0)
         return _Worker(self._context)
 
     def _give(self, worker: _Worker) -> None:
