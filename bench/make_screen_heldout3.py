@@ -40,12 +40,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
+
+from screen_sets import git_show, write_set
 
 _DATASETS = "spikee/data/workspace/datasets/"
 #: the seed folders whose base documents are outside text (the legacy folders repeat the
@@ -64,15 +65,6 @@ _CHANNEL = "email"
 
 def _rank(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
-
-
-def _git(repo: Path, commit: str, path: str) -> str:
-    return subprocess.run(
-        ["git", f"--git-dir={repo}", "show", f"{commit}:{path}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
 
 
 def _lines(text: str) -> Iterator[dict[str, Any]]:
@@ -99,7 +91,7 @@ def build(repo: Path, commit: str) -> list[dict[str, Any]]:
         seen.add(text.strip())
         into.append({"id": row.pop("id"), **source, **row, "text": text})
 
-    for entry in _lines(_git(repo, commit, _GENERATED)):
+    for entry in _lines(git_show(repo, commit, _GENERATED)):
         keep(
             attacks,
             entry["input"],
@@ -114,11 +106,11 @@ def build(repo: Path, commit: str) -> list[dict[str, Any]]:
         base = _DATASETS + folder + "/"
         docs = [
             d
-            for d in _lines(_git(repo, commit, base + "base_user_inputs.jsonl"))
+            for d in _lines(git_show(repo, commit, base + "base_user_inputs.jsonl"))
             if not d.get("placeholder")
         ]
-        instructions = list(_lines(_git(repo, commit, base + "instructions.jsonl")))
-        for jailbreak in _lines(_git(repo, commit, base + "jailbreaks.jsonl")):
+        instructions = list(_lines(git_show(repo, commit, base + "instructions.jsonl")))
+        for jailbreak in _lines(git_show(repo, commit, base + "jailbreaks.jsonl")):
             lang = jailbreak.get("lang", "en")
             same = [i for i in instructions if i.get("lang", "en") == lang]
             for doc in docs:
@@ -137,7 +129,7 @@ def build(repo: Path, commit: str) -> list[dict[str, Any]]:
                     family=_family(jailbreak["jailbreak_type"], lang),
                     label="attack",
                 )
-    for entry in _lines(_git(repo, commit, _BENIGN)):
+    for entry in _lines(git_show(repo, commit, _BENIGN)):
         keep(
             benign,
             entry["input"],
@@ -177,9 +169,7 @@ def build(repo: Path, commit: str) -> list[dict[str, Any]]:
 def main(repo: Path, commit: str, out: Path) -> None:
     """Write the third held-out set (never commit it: it is third-party text)."""
     rows = build(repo, commit)
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    attacks = sum(r["label"] == "attack" for r in rows)
-    click.echo(f"{out}: {attacks} attacks, {len(rows) - attacks} benign controls")
+    click.echo(write_set(out, rows))
 
 
 if __name__ == "__main__":

@@ -24,11 +24,12 @@ file is third-party text and is never committed (``.git/info/exclude``); this sc
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import click
+
+from screen_sets import git_show, write_set
 
 _PATH = "CybersecurityBenchmarks/datasets/prompt_injection/prompt_injection.json"
 _MAX_CHARS = 4000  # what doxa takes as one outside text
@@ -36,12 +37,7 @@ _MAX_CHARS = 4000  # what doxa takes as one outside text
 
 def build(repo: Path, commit: str) -> list[dict[str, Any]]:
     """The rows, in the benchmark's order, each input once."""
-    raw = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{commit}:{_PATH}"],
-        capture_output=True,
-        check=True,
-        text=True,
-    ).stdout
+    raw = git_show(repo, commit, _PATH)
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
     for case in json.loads(raw):
@@ -82,8 +78,7 @@ def build(repo: Path, commit: str) -> list[dict[str, Any]]:
 def main(repo: Path, commit: str, out: Path) -> None:
     """Write the fourth held-out set (never commit it: it is third-party text)."""
     rows = build(repo, commit)
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    click.echo(f"{out}: {len(rows)} attacks")
+    click.echo(write_set(out, rows))
 
 
 if __name__ == "__main__":

@@ -48,6 +48,8 @@ from typing import Any
 
 import click
 
+from screen_sets import git_show, write_set
+
 _BIPIA_COMMIT = "1a2a91da6bb12838e05d1b2e54d98e2f37b835f3"
 _GRESHAKE_COMMIT = "87f4b7ffa568b7261a79b31573068d8113319212"
 _MAX_CHARS = 4000  # what doxa is given as one outside text in these sets
@@ -86,15 +88,6 @@ _GRESHAKE_BENIGN = (
     ("scenarios/gpt4/remote-control.py", "current_website", "web"),
     ("scenarios/gpt3langchain/remote-control.py", "current_website", "web"),
 )
-
-
-def _git(repo: Path, commit: str, path: str) -> str:
-    return subprocess.run(
-        ["git", f"--git-dir={repo}", "show", f"{commit}:{path}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
 
 
 def _names(repo: Path, commit: str, path: str) -> list[str]:
@@ -156,7 +149,7 @@ def _contexts(
 ) -> list[dict[str, Any]]:
     """The first ``per_task`` contexts of a BIPIA task file, each as BIPIA's builders read it."""
     path = f"benchmark/{task}/{split}.jsonl"
-    lines = _git(repo, commit, path).splitlines()[:per_task]
+    lines = git_show(repo, commit, path).splitlines()[:per_task]
     contexts = []
     for n, line in enumerate(lines):
         sample = json.loads(line)
@@ -174,7 +167,7 @@ def _bipia(repo: Path, commit: str, per_task: int) -> Iterator[dict[str, Any]]:
     source = {"source": f"microsoft/BIPIA@{commit}", "license": "MIT"}
     for attack_path, tasks in _BIPIA_ATTACKS.items():
         contexts = {task: _contexts(repo, commit, task, "train", per_task) for task in tasks}
-        for category, prompts in json.loads(_git(repo, commit, attack_path)).items():
+        for category, prompts in json.loads(git_show(repo, commit, attack_path)).items():
             for i, attack in enumerate(prompts):
                 name = f"{category}-{i}"  # BIPIA's load_attack
                 task = tasks[_pick(f"task:{name}", len(tasks))]
@@ -257,14 +250,14 @@ def _greshake(repo: Path, commit: str) -> Iterator[dict[str, Any]]:
         }
 
     for path, name, channel in _GRESHAKE_PAYLOADS:
-        yield row(path, name, channel, "attack", _strings(_git(repo, commit, path))[name])
-    server = _git(repo, commit, _PUZZLE_SERVER)
+        yield row(path, name, channel, "attack", _strings(git_show(repo, commit, path))[name])
+    server = git_show(repo, commit, _PUZZLE_SERVER)
     for name in _names(repo, commit, _PUZZLES + "/"):
         path = f"{_PUZZLES}/{name}"
-        yield row(path, "", "web", "attack", _served(server, name, _git(repo, commit, path)))
-    yield row(_LEFTPAD, "", "code", "attack", _git(repo, commit, _LEFTPAD))
+        yield row(path, "", "web", "attack", _served(server, name, git_show(repo, commit, path)))
+    yield row(_LEFTPAD, "", "code", "attack", git_show(repo, commit, _LEFTPAD))
     for path, name, channel in _GRESHAKE_BENIGN:
-        yield row(path, name, channel, "benign", _strings(_git(repo, commit, path))[name])
+        yield row(path, name, channel, "benign", _strings(git_show(repo, commit, path))[name])
 
 
 def build(
@@ -311,7 +304,7 @@ def main(
 ) -> None:
     """Write the third-party set (never commit it: it is third-party text)."""
     rows = build(bipia, greshake, bipia_commit, greshake_commit, per_task)
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    write_set(out, rows)
     attacks = [r for r in rows if r["label"] == "attack"]
     tune = sum(r["split"] == "tune" for r in attacks)
     benign = [r for r in rows if r["label"] == "benign"]
