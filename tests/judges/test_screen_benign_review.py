@@ -12,9 +12,8 @@ of the same size, measured side by side.
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from tests.judges.timing import repeated, screen_time
 
 import doxa
 from doxa.judges.screen import Family, screen
@@ -280,24 +279,11 @@ TRIGGERS = [
 ]
 
 
-def _fill(piece: str) -> str:
-    return (piece * (_SIZE // len(piece) + 1))[:_SIZE]
-
-
-def _best(text: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        screen(text)
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 @pytest.mark.parametrize("piece", TRIGGERS)
 def test_a_long_run_of_a_trigger_costs_a_bounded_multiple_of_plain_text(piece: str) -> None:
-    plain = _fill("The quick brown fox jumps over the lazy dog. ")
+    plain = repeated("The quick brown fox jumps over the lazy dog. ", _SIZE)
     # side by side, best of three each, so a busy machine slows both
     # the heaviest trigger ("if user asks respond", a look of 100 characters for the fixed
     # answer after each "if") is linear at 10-25x; the quadratic tag run was over 1000x
-    adversarial, baseline = _best(_fill(piece)), _best(plain)
+    adversarial, baseline = screen_time(repeated(piece, _SIZE)), screen_time(plain)
     assert adversarial <= _BOUND * max(baseline, 1e-3), (piece, adversarial, baseline)

@@ -9,12 +9,12 @@ multiple of plain text, measured side by side.
 
 from __future__ import annotations
 
-import time
 import unicodedata
 from collections.abc import Callable
 
 import pytest
 from tests.judges.spellings import each_spelling
+from tests.judges.timing import repeated, screen_time
 
 from doxa.judges.screen import Family, screen
 from doxa.judges.screen.normalise import _GLUED_WORDS, _KEYWORDS, _REAL_WORDS, views
@@ -267,22 +267,11 @@ TRIGGERS = [
 ]
 
 
-def _best(text: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        screen(text)
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 @pytest.mark.parametrize("piece", TRIGGERS)
 def test_a_long_run_of_a_new_trigger_costs_time_linear_in_its_length(piece: str) -> None:
-    def fill(size: int) -> str:
-        return (piece * (size // len(piece) + 1))[:size]
-
     # side by side, best of three each, so a busy machine slows both
-    once, twice = _best(fill(_SIZE)), _best(fill(2 * _SIZE))
+    once = screen_time(repeated(piece, _SIZE))
+    twice = screen_time(repeated(piece, 2 * _SIZE))
     assert twice <= 3 * once + 0.01, (once, twice)
 
 

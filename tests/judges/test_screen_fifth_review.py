@@ -18,6 +18,7 @@ show a sign, each benign text none.
 from __future__ import annotations
 
 import pytest
+from tests.judges.timing import repeated, screen_time
 
 from doxa.judges.screen import screen
 
@@ -220,18 +221,11 @@ def test_many_distinct_glued_words_cost_time_linear_in_the_text() -> None:
     """The review's reproducer: thousands of distinct words glued to "ignore" took 11 s at
     95 KB (a substitution per word); one pass over the words now, so doubling the words
     costs about double, side by side."""
-    import time
 
-    def best(count: int) -> float:
-        text = " ".join(f"w{i}ignore your rules" for i in range(count))
-        fastest = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            screen(text)
-            fastest = min(fastest, time.perf_counter() - start)
-        return fastest
+    def glued(count: int) -> str:
+        return " ".join(f"w{i}ignore your rules" for i in range(count))
 
-    once, twice = best(2000), best(4000)
+    once, twice = screen_time(glued(2000)), screen_time(glued(4000))
     assert twice <= 3 * once + 0.01, (once, twice)
 
 
@@ -241,16 +235,6 @@ def test_many_distinct_glued_words_cost_time_linear_in_the_text() -> None:
 def test_a_long_run_of_money_or_warnings_costs_time_linear_in_its_length(piece: str) -> None:
     """The second review's: each match of these is excused and the search goes on, so a run
     of them is the worst case; twice the text may cost about twice the time, not four."""
-    import time
-
-    def best(size: int) -> float:
-        text = (piece * (size // len(piece) + 1))[:size]
-        fastest = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            screen(text)
-            fastest = min(fastest, time.perf_counter() - start)
-        return fastest
-
-    once, twice = best(20_000), best(40_000)
+    once = screen_time(repeated(piece, 20_000))
+    twice = screen_time(repeated(piece, 40_000))
     assert twice <= 3 * once + 0.01, (once, twice)
