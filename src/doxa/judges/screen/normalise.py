@@ -9,7 +9,8 @@ in a second view so that ``<b>ig</b>nore`` or ``**S**ystem`` read as words, whil
 view keeps the tags (a forged ``</document>`` or ``<|im_start|>`` is itself a sign). Obvious
 encodings (base64, hex, URL-encoding) are decoded into further views, and the few words the
 signs hinge on, misspelt by one letter ("iunstructions", "ign0re"), are read as those words,
-and words glued by underscores ("external_ignore") apart, in one more.
+and an override verb glued to the word before it ("usaignore your", "external_ignore your")
+parted, in one more.
 
 Pure ASCII text without markup or encodings takes the short way: one lower-cased view.
 """
@@ -188,7 +189,7 @@ def _fold(text: str) -> tuple[str, str | None]:
 @functools.cache
 def _misspellings() -> tuple[dict[str, str], frozenset[str]]:
     """Every string one edit (a letter deleted, inserted, replaced or two swapped) from a
-    keyword, mapped to it, less the keywords and real words; built once, about 7,000."""
+    keyword, mapped to it, less the keywords and real words; built once, about 4,900."""
     found: dict[str, str] = {}
     for word in _KEYWORDS:
         for at in range(len(word) + 1):
