@@ -183,8 +183,9 @@ _REPORTING = frozenset(
 
 def reported(text: str, at: int) -> bool:
     """Whether the verb at ``at`` is another's request reported in the third person: a
-    reporting verb, up to three words that are not "you", then "to" ("the fraudster asks
-    accounts payable to transfer …"). "I ask you to transfer …" is a request."""
+    reporting verb, up to three words that name neither the reader nor the assistant, then
+    "to" ("the fraudster asks accounts payable to transfer …"). "I ask you to transfer …"
+    and "the CEO asks the assistant to wire …" are requests."""
     before = text[max(at - 80, 0) : at]
     ends = [m.end() for m in _CLAUSE.finditer(before)]
     if ends:
@@ -194,7 +195,10 @@ def reported(text: str, at: int) -> bool:
         return False
     for back in range(2, min(len(tokens), 6)):
         if tokens[-back] in _REPORTING:
-            return not {"you", "u", "yourself"} & set(tokens[-back + 1 : -1])
+            # the one asked is the reader or the assistant ("asks the assistant to wire"):
+            # a request, not a report
+            return _ADDRESSEES.isdisjoint(tokens[-back + 1 : -1]) and "yourself" not in tokens
+
     return False
 
 
