@@ -21,7 +21,6 @@ union fails is each write of the chunk checked alone, for its exact failures.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +38,7 @@ from doxa.model import Outcome, Proposal, Receipt
 from doxa.ontology.closure import property_table
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA
+from doxa.wire import parse_json
 from doxa.writes import PYTHON_FIELDS
 
 __all__ = ["ImportReport", "import_claims", "read_claims"]
@@ -86,11 +86,14 @@ def read_claims(source: str | Path | IO[str], *, format: str = "jsonl") -> list[
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        # the strict parse every interface uses: a repeated key ("authority" twice) would
+        # otherwise keep its last value, and a deep nest raise RecursionError
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
+            row = parse_json(line, what=f"Line {number}")
+        except InvalidInput as error:
+            said = str(error)
             raise InvalidInput(
-                f"Line {number} is not valid JSON ({error.msg}); each line must be one object."
+                said if said.startswith("Line ") else f"Line {number}: {said}"
             ) from None
         if not isinstance(row, dict):
             raise InvalidInput(f"Line {number} is not a JSON object of remember's arguments.")

@@ -31,7 +31,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from doxa.errors import InvalidInput
-from doxa.interfaces.wire import parse_json
+from doxa.wire import parse_json
 
 __all__ = [
     "SUFFIX",

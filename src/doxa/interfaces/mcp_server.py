@@ -46,11 +46,11 @@ from doxa.errors import DoxaError, InvalidInput
 from doxa.interfaces.failures import message_for
 from doxa.interfaces.memory_tool import MemoryToolHandler
 from doxa.interfaces.presentation import matches, plain, quotation
-from doxa.interfaces.wire import parse_json
 from doxa.interfaces.write_schema import json_fields
 from doxa.memory import Memory
 from doxa.model import Authority, Fact, History, Receipt, Why
 from doxa.terms import as_iri
+from doxa.wire import parse_json
 from doxa.writes import remember_arguments
 
 __all__ = [
@@ -668,7 +668,7 @@ def check_message(
     """The error reply for a message the server will not read, or None to read it.
 
     Refused: a message over ``limit`` bytes, one that is not UTF-8 JSON, repeats a key,
-    nests more than :data:`doxa.interfaces.wire.MAX_DEPTH` levels deep (the SDK alone
+    nests more than :data:`doxa.wire.MAX_DEPTH` levels deep (the SDK alone
     would drop such a message without a reply), or is not a JSON-RPC message; and, given
     ``arguments`` (tool name -> the argument names it takes), a tool call with an argument
     its tool does not take (the SDK would drop it silently: ``rule`` on ``remember`` would
@@ -787,7 +787,7 @@ def serve_memory(memory: Memory, *, files: bool = False) -> None:
 
     The caller keeps the store open (and its directory locked) for the whole session.
     Each message is one line of at most :data:`MAX_MESSAGE_BYTES` bytes, nested at most
-    :data:`doxa.interfaces.wire.MAX_DEPTH` levels deep; anything else gets a JSON-RPC
+    :data:`doxa.wire.MAX_DEPTH` levels deep; anything else gets a JSON-RPC
     error reply (``id`` null where it could not be read) and the session goes on.
     """
     anyio.run(serve_stdio, build_server(memory, files=files))

@@ -1,4 +1,4 @@
-"""JSON request bodies read by doxa's strict parse (:func:`doxa.interfaces.wire.parse_json`).
+"""JSON request bodies read by doxa's strict parse (:func:`doxa.wire.parse_json`).
 
 FastAPI reads a JSON body with ``json.loads``, which keeps the last of two equal keys and
 passes ``NaN``; the routes of a router built with ``route_class=StrictJSONRoute`` read it with
@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
-from doxa.interfaces.wire import parse_json
+from doxa.wire import parse_json
 
 __all__ = ["StrictJSONRoute"]
 

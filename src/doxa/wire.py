@@ -1,4 +1,5 @@
-"""JSON as it arrives from a caller (a REST body, an MCP message): one strict parse.
+"""JSON as it arrives from a caller (a REST body, an MCP message, a line of a claims file):
+one strict parse, below every layer that reads such JSON so that all of them share it.
 
 Python's ``json.loads`` is lenient where a guard must not be: a repeated key silently keeps
 the last value (``{"authority": "agent", "authority": "owner"}``), ``NaN`` and ``Infinity``
@@ -61,8 +62,9 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def parse_json(text: str | bytes) -> Any:
-    """Parse one JSON document strictly; raises :class:`~doxa.InvalidInput` with the reason.
+def parse_json(text: str | bytes, *, what: str = "The body") -> Any:
+    """Parse one JSON document strictly; raises :class:`~doxa.InvalidInput` with the reason,
+    naming the document as ``what`` ("The body", "Line 3") where it cannot be read at all.
 
     Refused: text that is not JSON (or not UTF-8), a key repeated within one object,
     ``NaN``/``Infinity``, and arrays or objects nested more than :data:`MAX_DEPTH` deep.
@@ -73,10 +75,10 @@ def parse_json(text: str | bytes) -> Any:
         value = None
         deep = True
     except UnicodeDecodeError:
-        raise InvalidInput("The body is not UTF-8 text; send JSON encoded as UTF-8.") from None
+        raise InvalidInput(f"{what} is not UTF-8 text; send JSON encoded as UTF-8.") from None
     except json.JSONDecodeError as error:
         raise InvalidInput(
-            f"The body is not valid JSON ({error.msg} at line {error.lineno}, column "
+            f"{what} is not valid JSON ({error.msg} at line {error.lineno}, column "
             f"{error.colno}); send one JSON document."
         ) from None
     except ValueError as error:  # e.g. an integer with more digits than Python reads
