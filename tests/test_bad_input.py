@@ -42,6 +42,19 @@ BAD_WRITES: list[tuple[str, dict[str, Any], type[Exception], str]] = [
         doxa.InvalidInput,
         "outside the years 1-9999",
     ),
+    (
+        "year-one-says-later",
+        {"valid_from": "0001-01-01T00:00:00+05:00"},
+        doxa.InvalidInput,
+        "use a later date",
+    ),
+    # the review's: the last day of the calendar, west of UTC, was told to use a later date
+    (
+        "year-9999-says-earlier",
+        {"valid_from": "9999-12-31T23:59:59-12:00"},
+        doxa.InvalidInput,
+        "use an earlier date",
+    ),
     ("sources-number", {"sources": 5}, doxa.InvalidInput, "is not a list of IRIs"),
     ("sources-none", {"sources": None}, doxa.InvalidInput, "is not a list of IRIs"),
     ("decimal-nan", {"object": Decimal("NaN")}, doxa.InvalidInput, "is not a finite number"),
@@ -114,3 +127,39 @@ def test_ill_typed_integer_literal_is_refused(memory: doxa.Memory) -> None:
         _write(memory, object=doxa.Literal("12", datatype=XSD.integer)).outcome
         is doxa.Outcome.ADMITTED
     )
+
+
+def test_a_python_date_is_read_as_its_iso_string_is(memory: doxa.Memory) -> None:
+    """The review's: ``facts(valid_at=date(2026, 3, 1))`` failed with "datetime.date(2026, 3, 1)
+    is not a date or datetime". A ``datetime.date`` now means what its ISO string means, in
+    a write and in both clocks of a read, the string answering beside it as the control."""
+    from datetime import date
+
+    memory.remember("Bob likes tea", topic="drinks", valid_from=date(2026, 2, 1))
+    (fact,) = memory.facts(valid_at="2026-03-01")
+    assert fact.valid_from is not None
+    assert fact.valid_from.isoformat() == "2026-02-01T00:00:00+00:00"
+    assert memory.facts(valid_at=date(2026, 3, 1)) == [fact]
+    assert memory.facts(valid_at=date(2026, 1, 1)) == memory.facts(valid_at="2026-01-01") == []
+    recorded = fact.recorded_at.date()
+    # a bare date as ``as_of`` is the end of that day, as its string is
+    assert memory.facts(as_of=recorded) == memory.facts(as_of=recorded.isoformat()) == [fact]
+    with pytest.raises(doxa.InvalidInput, match="pass a datetime, a date or an ISO 8601"):
+        memory.facts(valid_at=20260301)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("verb", ["grant", "revoke"])
+def test_a_grant_or_revoke_reason_that_is_not_text_is_refused(
+    memory: doxa.Memory, verb: str
+) -> None:
+    """The review's: ``POST /kinds/K/grant`` with a lone surrogate as the reason was a 500
+    (the receipt's literal could not be written); every other verb's reason was checked.
+    Now it is InvalidInput and nothing is written; the same call with a plain reason works."""
+    act = getattr(memory, verb)
+    with pytest.raises(doxa.InvalidInput, match="not valid Unicode text"):
+        act("general", reason=SURROGATE)
+    with pytest.raises(doxa.InvalidInput, match="reason"):
+        act("general", reason=42)
+    assert memory.receipts() == []
+    assert act("general", reason="checked by the owner").outcome is not None
+    assert len(memory.receipts()) == 1

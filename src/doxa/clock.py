@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Protocol
 
 from doxa.errors import InvalidInput
@@ -54,16 +54,21 @@ class FixedClock:
             self._now += delta
 
 
-def parse_instant(value: datetime | str) -> datetime:
-    """Read a date or datetime as an aware UTC datetime; a bare date means its midnight UTC.
+def parse_instant(value: datetime | date | str) -> datetime:
+    """Read a date or datetime as an aware UTC datetime; a bare date (a ``datetime.date`` or
+    an ISO 8601 date) means its midnight UTC.
 
     >>> parse_instant("2026-03-05").isoformat()
+    '2026-03-05T00:00:00+00:00'
+    >>> parse_instant(date(2026, 3, 5)).isoformat()
     '2026-03-05T00:00:00+00:00'
     >>> parse_instant("2026-03-05T10:00:00+02:00").isoformat()
     '2026-03-05T08:00:00+00:00'
     """
     if isinstance(value, datetime):
         moment = value
+    elif isinstance(value, date):
+        moment = datetime.combine(value, time(0))
     elif isinstance(value, str):
         try:
             moment = datetime.fromisoformat(value.strip())
@@ -74,13 +79,15 @@ def parse_instant(value: datetime | str) -> datetime:
             ) from None
     else:
         raise InvalidInput(
-            f"{value!r} is not a date or datetime; pass a datetime or an ISO 8601 string."
+            f"{value!r} is not a date or datetime; pass a datetime, a date or an ISO 8601 string."
         )
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     try:
         return moment.astimezone(UTC)
     except OverflowError:
+        # only the first and the last day of the calendar overflow once moved to UTC
+        nearer = "a later" if moment.year == 1 else "an earlier"
         raise InvalidInput(
-            f"{value!r} is outside the years 1-9999 once in UTC; use a later date."
+            f"{value!r} is outside the years 1-9999 once in UTC; use {nearer} date."
         ) from None

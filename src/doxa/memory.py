@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace as dataclass_replace
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import IO, Any
 from typing import Literal as Literal_
@@ -425,8 +425,8 @@ class Memory:
         standpoint: object = None,
         sources: Iterable[object] | str = (),
         attributed_to: object = None,
-        valid_from: datetime | str | None = None,
-        valid_until: datetime | str | None = None,
+        valid_from: datetime | date | str | None = None,
+        valid_until: datetime | date | str | None = None,
         confidence: object = None,
         query: str | None = None,
         turn: object = None,
@@ -810,10 +810,12 @@ class Memory:
 
     def grant(self, kind: str, *, reason: str = "granted by the owner") -> Receipt:
         """Let the judge close facts of ``kind`` without asking (recorded as a receipt)."""
+        as_text(reason, "reason")
         return self.gate.grant(check_name(kind, "kind"), granted=True, reason=reason)
 
     def revoke(self, kind: str, *, reason: str = "revoked by the owner") -> Receipt:
         """Take back a grant: closings of ``kind`` wait for the owner again."""
+        as_text(reason, "reason")
         return self.gate.grant(check_name(kind, "kind"), granted=False, reason=reason)
 
     def closing_earned(self, kind: str) -> bool:
@@ -966,20 +968,22 @@ class Memory:
         return [g for g in self.gate.record.claim_graphs() if g != self.scope.rules]
 
     def _times(
-        self, valid_at: datetime | str | None, as_of: datetime | str | None
+        self, valid_at: datetime | date | str | None, as_of: datetime | date | str | None
     ) -> tuple[datetime, datetime]:
         now = self.clock.now()
         believed = parse_instant(as_of) if as_of is not None else now
         # a bare date asks about the whole day: belief at its end, truth at its start
-        if isinstance(as_of, str) and len(as_of.strip()) == 10:
+        if (isinstance(as_of, str) and len(as_of.strip()) == 10) or (
+            isinstance(as_of, date) and not isinstance(as_of, datetime)
+        ):
             believed = believed.replace(hour=23, minute=59, second=59, microsecond=999999)
         return (parse_instant(valid_at) if valid_at is not None else now), believed
 
     def facts(
         self,
         *,
-        valid_at: datetime | str | None = None,
-        as_of: datetime | str | None = None,
+        valid_at: datetime | date | str | None = None,
+        as_of: datetime | date | str | None = None,
         topic: str | None = None,
         subject: object = None,
         predicate: object = None,
@@ -1043,8 +1047,8 @@ class Memory:
         self,
         text: str,
         *,
-        valid_at: datetime | str | None = None,
-        as_of: datetime | str | None = None,
+        valid_at: datetime | date | str | None = None,
+        as_of: datetime | date | str | None = None,
         topic: str | None = None,
         include_ended: bool = False,
         include_unchecked: bool = False,
@@ -1097,7 +1101,7 @@ class Memory:
         found = self.history(fact)
         return found.fact
 
-    def history(self, fact: str | Fact, *, as_of: datetime | str | None = None) -> History:
+    def history(self, fact: str | Fact, *, as_of: datetime | date | str | None = None) -> History:
         """The fact and every event that refined, corroborated, superseded or retracted it."""
         _, believed = self._times(None, as_of)
         iri = self.scope.fact(_fact_id(fact))
@@ -1238,7 +1242,7 @@ class Memory:
 
     # -- resting on facts --------------------------------------------------------------
 
-    def flagged(self, *, as_of: datetime | str | None = None) -> list[Fact]:
+    def flagged(self, *, as_of: datetime | date | str | None = None) -> list[Fact]:
         """Live facts with a basis-ended flag as believed at ``as_of`` (default now), most
         recently flagged first: something they rest on was superseded, retracted or erased,
         or (an empty search result) a later write answered it. Each fact's
@@ -1310,8 +1314,8 @@ class Memory:
         self,
         folder: str | Path | None = None,
         *,
-        valid_at: datetime | str | None = None,
-        as_of: datetime | str | None = None,
+        valid_at: datetime | date | str | None = None,
+        as_of: datetime | date | str | None = None,
         include_ended: bool = False,
     ) -> Rendered:
         """The scope as Markdown: one file per topic, one fact per line with its id in a
@@ -1653,9 +1657,9 @@ def _live_line(memory: Memory, fact: str) -> str | None:
     return fact_line(found) if found.status is FactStatus.LIVE else None
 
 
-def _stamp(value: datetime | str | None) -> str | None:
+def _stamp(value: datetime | date | str | None) -> str | None:
     """A clock as the manifest records it: the caller's text, or an ISO 8601 instant."""
-    return value.isoformat() if isinstance(value, datetime) else value
+    return value.isoformat() if isinstance(value, date) else value
 
 
 def _only(graph: URIRef) -> Dataset:

@@ -66,10 +66,15 @@ def parse_json(text: str | bytes, *, what: str = "The body") -> Any:
     """Parse one JSON document strictly; raises :class:`~doxa.InvalidInput` with the reason,
     naming the document as ``what`` ("The body", "Line 3") where it cannot be read at all.
 
-    Refused: text that is not JSON (or not UTF-8), a key repeated within one object,
+    Refused: text that is not JSON (or bytes that are not UTF-8: UTF-16 and UTF-32 too),
+    a key repeated within one object,
     ``NaN``/``Infinity``, and arrays or objects nested more than :data:`MAX_DEPTH` deep.
     """
     try:
+        # bytes are UTF-8 or refused: ``json.loads`` would detect UTF-16 and UTF-32 itself,
+        # and a body the MCP endpoint refuses must not pass at the REST one
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
         value = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
     except RecursionError:
         value = None

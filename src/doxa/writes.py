@@ -252,14 +252,14 @@ FIELDS: tuple[Field, ...] = (
         "valid_from",
         "Start of valid time: an ISO 8601 date-time such as 2026-03-09T14:00:00Z.",
         Wire.INSTANT,
-        "datetime | str | None",
+        "datetime | date | str | None",
         metavar="WHEN",
     ),
     Field(
         "valid_until",
         "End of valid time, if known: an ISO 8601 date-time such as 2026-03-09T14:00:00Z.",
         Wire.INSTANT,
-        "datetime | str | None",
+        "datetime | date | str | None",
         metavar="WHEN",
     ),
     Field(

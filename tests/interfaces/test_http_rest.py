@@ -458,3 +458,31 @@ def test_not_found_names_the_route_that_lists_ids(
     error = error_of(owner.request(method, path, json=body), 404)
     assert error["message"].endswith(hint), error["message"]
     assert "doxa " not in error["message"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "utf-16-be"])
+def test_a_body_in_another_unicode_encoding_is_refused(agent: httpx.Client, encoding: str) -> None:
+    """The review's: a UTF-16 body was admitted at /remember (``json.loads`` of bytes guesses
+    the encoding) while /mcp refused it. Both ask for UTF-8; the same body in UTF-8 is the
+    control."""
+    body = f'{{"text": "Ann likes plums, sent in {encoding}", "topic": "fruit"}}'
+    headers = {"Content-Type": "application/json"}
+    refused = agent.post("/remember", content=body.encode(encoding), headers=headers)
+    # UTF-16 without a byte-order mark reads as UTF-8 with NULs in it: not JSON, refused too
+    message = error_of(refused, 400)["message"]
+    assert "UTF-8" in message or "not valid JSON" in message, message
+    admitted = agent.post("/remember", content=body.encode("utf-8"), headers=headers)
+    assert admitted.status_code == 200, admitted.text
+    assert admitted.json()["outcome"] == "admitted"
+
+
+def test_a_grant_reason_that_is_not_text_is_a_400(owner: httpx.Client) -> None:
+    """The review's: a lone surrogate as the reason of a grant or revoke was a 500."""
+    for verb in ("grant", "revoke"):
+        raw = b'{"reason": "\\ud800"}'
+        refused = owner.post(
+            f"/kinds/surrogates/{verb}", content=raw, headers={"Content-Type": "application/json"}
+        )
+        assert "not valid Unicode text" in error_of(refused, 400)["message"]
+        good = owner.post(f"/kinds/surrogates/{verb}", json={"reason": "checked"})
+        assert good.status_code == 200, good.text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from rdflib import Literal, URIRef
@@ -63,8 +63,8 @@ def build_proposal(
     standpoint: object = None,
     sources: Iterable[object] = (),
     attributed_to: object = None,
-    valid_from: datetime | str | None = None,
-    valid_until: datetime | str | None = None,
+    valid_from: datetime | date | str | None = None,
+    valid_until: datetime | date | str | None = None,
     confidence: object = None,
     query: str | None = None,
     turn: object = None,

@@ -29,7 +29,7 @@ import json
 import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 from typing import Literal as Literal_
 from urllib.parse import quote, unquote
@@ -238,8 +238,8 @@ class DoxaStore(BaseStore):
         key: str,
         *,
         refresh_ttl: bool | None = None,
-        valid_at: datetime | str | None = None,
-        as_of: datetime | str | None = None,
+        valid_at: datetime | date | str | None = None,
+        as_of: datetime | date | str | None = None,
     ) -> Item | None:
         """The item under ``key``: its live fact (true at ``valid_at`` as believed at
         ``as_of``, both now by default), or None."""
@@ -256,8 +256,8 @@ class DoxaStore(BaseStore):
         limit: int = 10,
         offset: int = 0,
         refresh_ttl: bool | None = None,
-        valid_at: datetime | str | None = None,
-        as_of: datetime | str | None = None,
+        valid_at: datetime | date | str | None = None,
+        as_of: datetime | date | str | None = None,
     ) -> list[SearchItem]:
         """Items under ``namespace_prefix``: recall of ``query`` (best first, with scores),
         or every item, newest first. ``filter`` matches the value's top-level fields
@@ -306,8 +306,8 @@ class DoxaStore(BaseStore):
         topic: str,
         subject: str,
         *,
-        valid_at: datetime | str | None,
-        as_of: datetime | str | None,
+        valid_at: datetime | date | str | None,
+        as_of: datetime | date | str | None,
     ) -> Item | None:
         versions = self.memory.facts(
             topic=topic,
