@@ -29,7 +29,7 @@ from doxa.store import Change, Dataset, Quad, Store
 from doxa.store.cache import CacheKey
 from doxa.store.capabilities import cache_of
 from doxa.store.convert import ntriples
-from doxa.text import text_key, visible
+from doxa.text import text_key, unconfused, visible
 from doxa.vocabulary import DOXA, RDF, XSD
 
 __all__ = [
@@ -96,17 +96,21 @@ def content_hashes(
     come too, so tombstones written then still guard. Tombstones keep every hash given here,
     and a write is refused when any of its hashes is on a tombstone.
     """
-    keys = dict.fromkeys((text_key(text), text_key(text, legacy=True)))
+    keys = dict.fromkeys((text_key(text), text_key(text, legacy=True), text_key(unconfused(text))))
     found = [_hash(salt_value, f"text {key}") for key in keys]
     if subject is not None and isinstance(predicate, URIRef) and obj is not None:
         s, p, o = table.normalise(subject, predicate, obj)
         forms = [o]
+        folded: str | None = None
         if isinstance(o, Literal) and (o.datatype is None or o.datatype == XSD.string):
             forms.append(Literal(visible(str(o)), lang=o.language))
+            folded = text_key(unconfused(str(o)))
         for form in dict.fromkeys(forms):
             found.append(
                 _hash(salt_value, f"statement {ntriples(s)} {ntriples(p)} {ntriples(form)}")
             )
+        if folded is not None:  # a string object compared as text is: case, look-alikes
+            found.append(_hash(salt_value, f"statement {ntriples(s)} {ntriples(p)} {folded}"))
     return found
 
 
