@@ -185,16 +185,22 @@ def test_an_erased_facts_names_go_when_nothing_else_uses_them(clock: doxa.FixedC
 
 
 def test_an_erased_name_leaves_the_files_and_backups(tmp_path: Path) -> None:
+    """The name and the erased write's input digest leave the store's files and a backup's
+    (read decompressed, as the other erasure tests do), and the restored backup verifies."""
     path = tmp_path / "memory"
     with doxa.Memory.open(path, scope="alice") as mem:
-        subject = str(mem.get(_quixabelle(mem).fact or "").subject)
-        _maribel(mem)
+        erased = _quixabelle(mem)
+        subject = str(mem.get(erased.fact or "").subject)
+        kept = _maribel(mem)
         backup = mem.backup()
+        assert hits(backup, erased.input_digest)  # control: the backup had it
         mem.erase(subject, reason="asked to be forgotten", wait=True)
     for folder in (path, backup):
         assert hits(folder, "Quixabelle") == [], folder
         assert hits(folder, "quixabelle") == [], folder
+        assert hits(folder, erased.input_digest) == [], folder
         assert hits(folder, "Maribel Ostrander"), folder  # the control: still used
+        assert hits(folder, kept.input_digest), folder
     assert doxa.Memory.restore_backup(path, backup) == {"alice": 1}
     with doxa.Memory.open(path, scope="alice") as mem:
         assert mem.verify() == len(mem.receipts())
