@@ -31,6 +31,7 @@ __all__ = [
     "stemmed",
     "stems",
     "text_key",
+    "unconfused",
     "visible",
     "with_article",
     "words",
@@ -177,6 +178,18 @@ def _lookalikes() -> dict[int, str]:
     return {code: target.lower() for code, target in ascii_lookalikes().items()}
 
 
+def unconfused(text: str) -> str:
+    """The text with format characters dropped, case folded and look-alike letters read as
+    the ASCII letter they imitate (the folding :func:`name_key` uses), for comparing content
+    a look-alike letter must not make new (the erasure guard). ASCII text is only folded.
+
+    >>> unconfused("diabеtes") == unconfused("Diabetes") == "diabetes"
+    True
+    """
+    folded = visible(text).casefold()
+    return folded if folded.isascii() else folded.translate(_lookalikes())
+
+
 def name_key(name: str) -> str:
     """The key two spellings of one name share: what names are compared by, never the raw text.
 
@@ -192,7 +205,7 @@ def name_key(name: str) -> str:
     """
     text = _CAMEL.sub(" ", visible(name))
     if not text.isascii():
-        text = text.casefold().translate(_lookalikes())
+        text = unconfused(text)
     words = normalise(text, legacy=True).split()
     return " ".join(w for w in words if any(c.isalnum() for c in w))
 

@@ -18,7 +18,7 @@ from typing import Any
 from rdflib import URIRef
 
 from doxa.errors import StoreError
-from doxa.gate.erasure import erasure_plan, strip_origins, subject_hash
+from doxa.gate.erasure import erasure_plan, strip_origins, subject_hash, unused_names
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, EmbeddedStore, Store
@@ -67,9 +67,10 @@ def purge_backup(backup: Path, erasures: Sequence[tuple[str, dict[str, Any]]]) -
             gone, reseals, _ = strip_origins(
                 store, scope, plan.change.delete, functools.partial(_event, scope)
             )
-            if gone:
-                store.apply(Change(delete=gone, insert=reseals))
-                removed += len(gone)
+            names = unused_names(store, scope, [*plan.change.delete, *gone])
+            if gone or names:
+                store.apply(Change(delete=[*gone, *names], insert=reseals))
+                removed += len(gone) + len(names)
         store.compact()
         return removed
     finally:

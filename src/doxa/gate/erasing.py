@@ -23,6 +23,7 @@ from doxa.gate.erasure import (
     salt,
     strip_origins,
     subject_hash,
+    unused_names,
 )
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision
@@ -174,13 +175,16 @@ class Erasing:
         return self.decider.decide(step)
 
     def _strip_origins(self, decision: Decision) -> None:
-        """Origins only the erased writes used leave the receipts; reseals say so."""
+        """Origins only the erased writes used and their input digests leave the receipts
+        (reseals say so); names only they used leave the vocabulary."""
         removed, inserted, reseals = strip_origins(
             self.store, self.scope, decision.change.delete, lambda: self.scope.event(new_id())
         )
         decision.change.delete += removed
         decision.change.insert += inserted
         decision.produced += reseals
+        # names only the erased content used leave the vocabulary
+        decision.change.delete += unused_names(self.store, self.scope, decision.change.delete)
 
     def _adopt_reseals(self, decision: Decision) -> None:
         """Reseals a backup's purge wrote (it makes no receipt) become this decision's, under

@@ -29,7 +29,7 @@ from doxa.store import Change, Dataset, Quad, Store
 from doxa.store.cache import CacheKey
 from doxa.store.capabilities import cache_of
 from doxa.store.convert import ntriples
-from doxa.text import text_key, visible
+from doxa.text import text_key, unconfused, visible
 from doxa.vocabulary import DOXA, RDF, XSD
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "salt",
     "strip_origins",
     "subject_hash",
+    "unused_names",
 ]
 
 
@@ -93,20 +94,27 @@ def content_hashes(
 
     Texts and string objects are compared without format characters (a zero-width space
     does not make erased content new); the hashes of the form used before that (issue 14)
-    come too, so tombstones written then still guard. Tombstones keep every hash given here,
+    come too, so tombstones written then still guard. A text, and a string object's text
+    key, are also hashed with look-alike letters read as the ASCII letter they imitate and
+    case folded (:func:`doxa.text.unconfused`), so "diabеtes" with a Cyrillic ``е`` or the
+    object "Diabetes" is the erased "diabetes". Tombstones keep every hash given here,
     and a write is refused when any of its hashes is on a tombstone.
     """
-    keys = dict.fromkeys((text_key(text), text_key(text, legacy=True)))
+    keys = dict.fromkeys((text_key(text), text_key(text, legacy=True), text_key(unconfused(text))))
     found = [_hash(salt_value, f"text {key}") for key in keys]
     if subject is not None and isinstance(predicate, URIRef) and obj is not None:
         s, p, o = table.normalise(subject, predicate, obj)
         forms = [o]
+        folded: str | None = None
         if isinstance(o, Literal) and (o.datatype is None or o.datatype == XSD.string):
             forms.append(Literal(visible(str(o)), lang=o.language))
+            folded = text_key(unconfused(str(o)))
         for form in dict.fromkeys(forms):
             found.append(
                 _hash(salt_value, f"statement {ntriples(s)} {ntriples(p)} {ntriples(form)}")
             )
+        if folded is not None:  # a string object compared as text is: case, look-alikes
+            found.append(_hash(salt_value, f"statement {ntriples(s)} {ntriples(p)} {folded}"))
     return found
 
 
@@ -230,42 +238,26 @@ def claim_hashes(store: Store, salt_value: str, values: dict[URIRef, Node]) -> l
 def strip_origins(
     store: Store, scope: Scope, delete: Sequence[Quad], new_node: Callable[[], URIRef]
 ) -> tuple[list[Quad], list[Quad], list[URIRef]]:
-    """Take off receipts the origins (sources, turns) that only the erased writes used.
+    """Take off receipts the traces of the erased writes: origins only they used, and the
+    input digests of their content.
 
     A receipt names its write's sources and turn (``doxa:origin``) to count bursts; once the
     erasure's ``delete`` is applied, an origin IRI that no other quad of the scope uses would
-    be the last trace of the erased content (a ``mailto:`` or a URL with a name in it). Each
-    receipt that loses origins keeps its hash (the chain still links) and gets a
-    ``doxa:Reseal`` node saying what its triples digest to now; the caller has the erasure's
-    receipt produce the reseals, so they are covered like any event.
+    be the last trace of the erased content (a ``mailto:`` or a URL with a name in it). A
+    receipt also keeps ``doxa:inputDigest``, an unsalted SHA-256 of the write's fields with
+    no ids or times: hashing guessed texts and matching it would confirm the erased content,
+    so the digest leaves every receipt that decided about or produced an erased node, and
+    every other receipt carrying the same digest (the same content, refused or written
+    again). Each receipt that loses triples keeps its hash (the chain still links) and gets
+    one ``doxa:Reseal`` node saying what its triples digest to now; the caller has the
+    erasure's receipt produce the reseals, so they are covered like any event.
 
     Returns the quads to delete, the quads to insert and the reseal nodes.
     """
-    candidates = sorted({o for _, _, o, _ in delete if isinstance(o, URIRef)})
-    if not candidates:
-        return [], [], []
-    log = Dataset(default=(scope.log,))
-    rows = store.select(query("receipts_with_origin"), dataset=log, bindings={"origin": candidates})
-    carried: dict[URIRef, set[URIRef]] = defaultdict(set)  # origin -> receipts naming it
-    for row in rows:
-        carried[URIRef(str(row["origin"]))].add(URIRef(str(row["receipt"])))
-    if not carried:
-        return [], [], []
-    gone = set(delete)
-    graphs = tuple(g for g in store.graphs() if isinstance(g, URIRef) and scope.owns(g))
-    uses = store.select(
-        query("uses_of"),
-        dataset=Dataset(default=(), named=graphs),
-        bindings={"iri": sorted(carried)},
-    )
-    kept: set[URIRef] = set()
-    for row in uses:
-        quad = (row["s"], row["p"], row["o"], URIRef(str(row["g"])))
-        if quad in gone or (quad[1] == DOXA.origin and quad[3] == scope.log):
-            continue
-        kept.add(URIRef(str(row["iri"])))
-    removable = {origin for origin in carried if origin not in kept}
-    receipts = sorted({r for origin in removable for r in carried[origin]})
+    removals = _erased_origins(store, scope, delete)
+    for receipt, pair in _erased_inputs(store, scope, delete):
+        removals[receipt].add(pair)
+    receipts = sorted(removals)
     if not receipts:
         return [], [], []
     triples = store.select(
@@ -283,7 +275,7 @@ def strip_origins(
     for receipt in receipts:
         body = []
         for s, p, o in bodies[receipt]:
-            if p == DOXA.origin and o in removable:
+            if (p, o) in removals[receipt]:
                 removed.append((s, p, o, scope.log))
             elif p != DOXA.receiptHash:
                 body.append((s, p, o))
@@ -295,3 +287,109 @@ def strip_origins(
             (node, DOXA.bodyDigest, Literal(content_digest(body)), scope.log),
         ]
     return removed, inserted, nodes
+
+
+def _erased_origins(
+    store: Store, scope: Scope, delete: Sequence[Quad]
+) -> defaultdict[URIRef, set[tuple[Node, Node]]]:
+    """The ``doxa:origin`` pairs to take off each receipt: origins no quad left uses."""
+    removals: defaultdict[URIRef, set[tuple[Node, Node]]] = defaultdict(set)
+    candidates = sorted({o for _, _, o, _ in delete if isinstance(o, URIRef)})
+    if not candidates:
+        return removals
+    log = Dataset(default=(scope.log,))
+    rows = store.select(query("receipts_with_origin"), dataset=log, bindings={"origin": candidates})
+    carried: dict[URIRef, set[URIRef]] = defaultdict(set)  # origin -> receipts naming it
+    for row in rows:
+        carried[URIRef(str(row["origin"]))].add(URIRef(str(row["receipt"])))
+    if not carried:
+        return removals
+    gone = set(delete)
+    graphs = tuple(g for g in store.graphs() if isinstance(g, URIRef) and scope.owns(g))
+    uses = store.select(
+        query("uses_of"),
+        dataset=Dataset(default=(), named=graphs),
+        bindings={"iri": sorted(carried)},
+    )
+    kept: set[URIRef] = set()
+    for row in uses:
+        quad = (row["s"], row["p"], row["o"], URIRef(str(row["g"])))
+        if quad in gone or (quad[1] == DOXA.origin and quad[3] == scope.log):
+            continue
+        kept.add(URIRef(str(row["iri"])))
+    for origin, naming in carried.items():
+        if origin not in kept:
+            for receipt in naming:
+                removals[receipt].add((DOXA.origin, origin))
+    return removals
+
+
+def _erased_inputs(
+    store: Store, scope: Scope, delete: Sequence[Quad]
+) -> list[tuple[URIRef, tuple[Node, Node]]]:
+    """The ``doxa:inputDigest`` pairs to take off receipts: those of the erased nodes' writes,
+    wherever the same digest is kept."""
+    nodes = sorted({s for s, _, _, _ in delete if isinstance(s, URIRef)})
+    if not nodes:
+        return []
+    log = Dataset(default=(scope.log,))
+    digests = [
+        row["digest"]
+        for row in store.select(
+            query("receipts_with_input_of"), dataset=log, bindings={"node": nodes}
+        )
+    ]
+    if not digests:
+        return []
+    rows = store.select(query("receipts_with_input"), dataset=log, bindings={"digest": digests})
+    return [(URIRef(str(row["receipt"])), (DOXA.inputDigest, row["digest"])) for row in rows]
+
+
+def unused_names(store: Store, scope: Scope, delete: Sequence[Quad]) -> list[Quad]:
+    """The vocabulary quads of names only the erased content used, to delete with it.
+
+    A name minted for a write (``<scope>/entity/quixabelle-smith``, labelled "Quixabelle
+    Smith") lives in ``<scope>/vocabulary``; once the erasure's ``delete`` is applied, a
+    minted IRI that no other quad of the scope uses (another claim, a statement, a held write,
+    a receipt) would be the last trace of the erased content: its label, its key and its
+    slug all spell the name. Like an origin only the erased writes used (see
+    :func:`strip_origins`), it goes, with what the owner taught about it (a predicate's
+    cardinality): the vocabulary is not covered by receipts, so nothing is resealed. A name
+    still used stays.
+    """
+    terms = {t for q in delete for t in (q[0], q[2]) if isinstance(t, URIRef)}
+    if not terms:
+        return []
+    rows = store.select(
+        query("uses_of"),
+        dataset=Dataset(default=(), named=(scope.vocabulary,)),
+        bindings={"iri": sorted(terms)},
+    )
+    own: dict[URIRef, list[Quad]] = defaultdict(list)
+    for row in rows:
+        iri = URIRef(str(row["iri"]))
+        if row["s"] == iri:
+            own[iri].append((row["s"], row["p"], row["o"], scope.vocabulary))
+    if not own:
+        return []
+    gone = set(delete)
+    graphs = tuple(
+        g
+        for g in store.graphs()
+        if isinstance(g, URIRef) and scope.owns(g) and g != scope.vocabulary
+    )
+    uses = store.select(
+        query("uses_of"),
+        dataset=Dataset(default=(), named=graphs),
+        bindings={"iri": sorted(own)},
+    )
+    kept = {
+        URIRef(str(row["iri"]))
+        for row in uses
+        if (row["s"], row["p"], row["o"], URIRef(str(row["g"]))) not in gone
+    }
+    # a name another name's quads point at (none are written so today) stays too
+    kept |= {
+        o for quads in own.values() for _, _, o, _ in quads if isinstance(o, URIRef) and o in own
+    }
+    return [q for iri in sorted(own) if iri not in kept for q in own[iri]]
