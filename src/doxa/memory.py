@@ -23,7 +23,7 @@ from rdflib import Dataset as RdflibDataset
 from rdflib import Graph, Literal, URIRef
 from rdflib.term import Node
 
-from doxa.audit.backups import backups_folder, swap_in_backup
+from doxa.audit.backups import backups_folder, begin_restore, erasure_present, swap_staged
 from doxa.audit.chain import verify_chain
 from doxa.audit.exports import (
     Progress,
@@ -134,6 +134,8 @@ from doxa.scope import Scope, check_name, known_scopes, mark_scope, scope_known,
 from doxa.store import Dataset, EmbeddedStore, Quad, QueryResult, Store
 from doxa.store.capabilities import Cloneable, Compactable, Journaled, OnDisk, cache_of
 from doxa.store.convert import forget_terms, ntriples
+from doxa.store.intents import RestoreIntent, read_restore, restore_path
+from doxa.store.intents import remove as remove_intent
 from doxa.store.journal import JournalEntry
 from doxa.store.location import Location, is_server_url, open_store, parse_location
 from doxa.terms import as_iri, as_text
@@ -149,6 +151,47 @@ SERVER_FILES_NOT_PURGED = (
     "the SPARQL server's own files (log, journal, checkpoints, backups) still hold the "
     "content until the server's tools purge them; see docs/remote.md, Erasure on a server"
 )
+
+
+def _finish_restore(path: Path, intent: RestoreIntent) -> dict[str, int]:
+    """Finish a restore from its recorded intent: swap the staged copy in, apply again each
+    erasure recorded since the backup (once: one already re-applied has its tombstones), let
+    the purge take them out of the files, and only then drop the intent."""
+    if intent.phase != "erase":
+        intent = swap_staged(path, intent)
+    since = [JournalEntry.from_json(line) for line in intent.erasures]
+    counts: dict[str, int] = {}
+    if since:
+        store = EmbeddedStore(path)  # one store for every re-applied erasure: one purge for all
+        try:
+            memories = {
+                scope: Memory(store, scope=scope, owns_store=False)
+                for scope in {e.scope for e in since}
+            }
+            reapplied: dict[str, list[Receipt]] = {}
+            for entry in since:
+                assert entry.erasure is not None
+                memory = memories[entry.scope]
+                counts[entry.scope] = counts.get(entry.scope, 0) + 1
+                if erasure_present(store, memory.scope, entry.erasure):
+                    continue  # re-applied before a crash; the open's rescan owes its purge
+                receipt = memory.gate.reapply_erasure(entry.erasure)
+                reapplied.setdefault(entry.scope, []).append(receipt)
+            for scope, receipts in reapplied.items():
+                memories[scope].purge_later(receipts, start=False)
+            memories[since[0].scope].purge_later([])  # one purge for all of them: start it
+        finally:
+            store.close()  # the purge finishes first: the files forget what was erased again
+    remove_intent(restore_path(path))
+    return counts
+
+
+def finish_pending_restore(directory: Path) -> None:
+    """Finish a restore a crash cut off in the store at ``directory`` (none: do nothing)."""
+    pending = read_restore(directory)
+    if pending is not None:
+        _log.warning("Finishing the restore of %s that was interrupted.", pending.backup)
+        _finish_restore(directory, pending)
 
 
 class Memory:
@@ -258,7 +301,14 @@ class Memory:
         store and closes it. Raises :class:`~doxa.InvalidInput` for a location that names no
         store.
         """
-        store = open_store(location, update_url=update_url, environ=environ, durable=durable)
+        where = (
+            location
+            if isinstance(location, Location)
+            else parse_location(location, update_url=update_url)
+        )
+        if where.directory is not None:
+            finish_pending_restore(where.directory)  # a restore a kill cut off: finish it
+        store = open_store(where, environ=environ, durable=durable)
         return cls._owning(
             store,
             scope=scope,
@@ -733,31 +783,18 @@ class Memory:
 
         The replaced store is kept as a backup (``<time>-replaced``), so nothing is lost.
         Every erasure recorded since the backup is applied again, tombstones included, and
-        purged from the files before this returns: erased content stays erased.
+        purged from the files before this returns: erased content stays erased. The restore
+        is recorded (``<store>.restore``) before anything is touched, so a restore a crash
+        cut off is finished by the next open, or by running this again; a pending restore of
+        another backup is finished first.
         """
         path, backup = Path(path), Path(backup)
-        since = swap_in_backup(path, backup)
-        counts: dict[str, int] = {}
-        if not since:
-            return counts
-        store = EmbeddedStore(path)  # one store for every re-applied erasure: one purge for all
-        try:
-            memories = {
-                scope: Memory(store, scope=scope, owns_store=False)
-                for scope in {e.scope for e in since}
-            }
-            reapplied: dict[str, list[Receipt]] = {}
-            for entry in since:
-                assert entry.erasure is not None
-                receipt = memories[entry.scope].gate.reapply_erasure(entry.erasure)
-                reapplied.setdefault(entry.scope, []).append(receipt)
-                counts[entry.scope] = counts.get(entry.scope, 0) + 1
-            for scope, receipts in reapplied.items():
-                memories[scope].purge_later(receipts, start=False)
-            memories[since[0].scope].purge_later([])  # one purge for all of them: start it
-        finally:
-            store.close()  # the purge finishes first: the files forget what was erased again
-        return counts
+        pending = read_restore(path)
+        if pending is not None:
+            counts = _finish_restore(path, pending)
+            if Path(pending.backup) == backup.resolve():
+                return counts  # the interrupted restore was this one: it is done now
+        return _finish_restore(path, begin_restore(path, backup))
 
     def backups(self) -> list[Path]:
         """The store's backups, oldest first."""

@@ -258,8 +258,18 @@ def unknown_scope(name: str, known: list[str]) -> UnknownScope:
 
     Names are compared normalised (:func:`doxa.text.normalise`: case, width, accents
     folded, separators dropped), then by spelling distance, so ``shop_v2`` points at
-    ``shop-v2`` and ``alcie`` at ``alice``.
+    ``shop-v2`` and ``alcie`` at ``alice``. A scope that holds graphs but no receipt log
+    (an import an older doxa let a crash cut off) is named as such, not as a typo.
     """
+    if name in known:  # graphs of the scope, yet no receipt and no marker
+        return UnknownScope(
+            f"Scope {name!r} holds graphs in this store but no receipt log, so it is no "
+            "memory doxa can use: an import into it was cut off before its receipts were "
+            f"written. Import the export again into a fresh store "
+            f"(`doxa --store NEW --scope {name} import FILE`).",
+            name=name,
+            suggestion=None,
+        )
     folded = {_fold(k): k for k in known}
     guess = folded.get(_fold(name))
     if guess is None:

@@ -8,7 +8,9 @@ events and held writes are deleted, then the backup is compacted.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import os
 import shutil
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -21,12 +23,21 @@ from doxa.errors import StoreError
 from doxa.gate.erasure import erasure_plan, strip_origins, subject_hash, unused_names
 from doxa.resources import query
 from doxa.scope import Scope, new_id
-from doxa.store import Change, Dataset, EmbeddedStore, Store
+from doxa.store import Change, Dataset, EmbeddedStore, Store, intents
 from doxa.store.capabilities import OnDisk
-from doxa.store.generations import is_store
-from doxa.store.journal import Journal, JournalEntry
+from doxa.store.generations import DirectoryLock, is_store
+from doxa.store.intents import RestoreIntent
+from doxa.store.journal import Journal
+from doxa.vocabulary import DOXA
 
-__all__ = ["accept_loss", "backups_folder", "purge_backup", "swap_in_backup"]
+__all__ = [
+    "accept_loss",
+    "backups_folder",
+    "begin_restore",
+    "erasure_present",
+    "purge_backup",
+    "swap_staged",
+]
 
 
 def backups_folder(store: Store) -> Path:
@@ -98,32 +109,104 @@ def _about_hashed(
     return found
 
 
-def swap_in_backup(path: Path, backup: Path) -> list[JournalEntry]:
-    """Put ``backup`` in place of the store at ``path``; returns the erasures recorded since.
+def begin_restore(path: Path, backup: Path) -> RestoreIntent:
+    """Stage ``backup`` beside the store at ``path`` and record the restore's intent.
 
-    The store being replaced is kept as a backup itself (``…-replaced``), so restoring loses
-    nothing. Decisions after the backup are dropped from the journal; the erasures recorded
-    since are returned, oldest first, for the caller to apply again
-    (:meth:`doxa.Memory.restore_backup` does, tombstones included).
+    Nothing of the store is touched yet: the backup is copied to ``<store>.restoring``, its
+    last receipt per scope read, and the intent (``<store>.restore``, fsynced) names the copy,
+    where the replaced store will be kept (``…-replaced``) and the erasures the journal
+    recorded after the backup. From then on the restore is owed: :func:`swap_staged` and
+    :meth:`doxa.Memory.restore_backup` finish it, and so does the next open after a crash.
+    Raises :class:`~doxa.StoreError` for what is not a backup, :class:`~doxa.StoreLocked`
+    while another process has the store open.
     """
     if not is_store(backup):
         raise StoreError(f"{backup} is not a store backup; list them with `doxa backups`.")
-    EmbeddedStore(path, journal=False).close()  # refuses a store another process has open
-    journal = Journal(path.with_name(f"{path.name}.journal"))
-    entries = list(journal.entries)
-    journal.close()
-    folder = path.with_name(f"{path.name}.backups")
-    folder.mkdir(parents=True, exist_ok=True)
-    kept = folder / (datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ") + "-replaced")
-    shutil.move(str(path), str(kept))
-    shutil.copytree(backup, path)
-    heads = _heads(path)
-    restored = [e for e in entries if e.sequence <= heads.get(e.scope, 0)]
-    since = [e for e in entries if e.sequence > heads.get(e.scope, 0) and e.erasure]
-    journal = Journal(path.with_name(f"{path.name}.journal"))
-    journal.rewrite(restored)
-    journal.close()
-    return since
+    lock = DirectoryLock(path)  # refuses a store another process has open, held throughout
+    try:
+        staged = path.with_name(f"{path.name}.restoring")
+        shutil.rmtree(staged, ignore_errors=True)  # a copy an earlier kill cut off
+        shutil.copytree(backup, staged)
+        heads = _heads(staged)
+        staged.with_name(f"{staged.name}.lock").unlink(missing_ok=True)
+        journal = Journal(path.with_name(f"{path.name}.journal"))
+        entries = list(journal.entries)
+        journal.close()
+        since = [e for e in entries if e.sequence > heads.get(e.scope, 0) and e.erasure]
+        folder = path.with_name(f"{path.name}.backups")
+        kept = folder / (datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ") + "-replaced")
+        intent = RestoreIntent(
+            backup=str(backup.resolve()),
+            staged=str(staged),
+            replaced=str(kept),
+            heads=heads,
+            erasures=tuple(e.as_json() for e in since),
+        )
+        intents.write(intents.restore_path(path), intent)
+        return intent
+    finally:
+        lock.release()
+
+
+def swap_staged(path: Path, intent: RestoreIntent) -> RestoreIntent:
+    """Put the staged copy in place of the store and cut the journal back to the backup.
+
+    Each step is a rename or an atomic rewrite, and each is skipped once done, so a restore a
+    crash interrupted runs this again safely. Returns the intent at its next phase (``erase``,
+    recorded): the erasures since the backup are still owed, and the journal no longer holds
+    them, only the intent does. The store being replaced is kept as a backup itself.
+    """
+    lock = DirectoryLock(path)
+    try:
+        staged, kept = Path(intent.staged), Path(intent.replaced)
+        if staged.exists():
+            if path.exists():
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                path.rename(kept)
+            staged.rename(path)
+            _sync(path.parent, kept.parent)
+        elif not is_store(path):
+            raise StoreError(
+                f"The restore into {path} was interrupted and its staged copy {staged} is "
+                f"gone; move {intents.restore_path(path)} aside and run `doxa restore "
+                f"{intent.backup}` again."
+            )
+        journal = Journal(path.with_name(f"{path.name}.journal"))
+        try:
+            journal.rewrite(
+                [e for e in journal.entries if e.sequence <= intent.heads.get(e.scope, 0)]
+            )
+        finally:
+            journal.close()
+        intent = dataclasses.replace(intent, phase="erase")
+        intents.write(intents.restore_path(path), intent)
+        return intent
+    finally:
+        lock.release()
+
+
+def erasure_present(store: Store, scope: Scope, record: dict[str, Any]) -> bool:
+    """Whether the store already holds a tombstone for every node a journaled erasure
+    buried: a restore a crash interrupted re-applied it already, so it is not applied twice."""
+    nodes = [str(n["node"]) for n in record.get("nodes", [])]
+    return all(
+        store.ask(
+            "ASK WHERE { ?event a ?erasure ; ?ends ?node }",
+            dataset=Dataset(default=(scope.log,)),
+            bindings={"erasure": DOXA.Erasure, "ends": DOXA.ends, "node": URIRef(node)},
+        )
+        for node in nodes
+    )
+
+
+def _sync(*directories: Path) -> None:
+    for directory in dict.fromkeys(directories):
+        if directory.is_dir():
+            descriptor = os.open(directory, os.O_RDONLY)
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
 
 
 def _heads(path: Path) -> dict[str, int]:

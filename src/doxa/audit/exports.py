@@ -20,9 +20,9 @@ from rdflib.term import Node
 from doxa.audit.chain import verify_chain
 from doxa.errors import InvalidInput, NotFound, StoreError
 from doxa.scope import Scope
-from doxa.store import Change, Quad, Store
+from doxa.store import Change, Quad, Store, intents
 from doxa.store.canon import ExportFormat, serialize
-from doxa.store.capabilities import cache_of
+from doxa.store.capabilities import OnDisk, cache_of
 from doxa.store.convert import read_quads
 from doxa.vocabulary import DOXA, OWL, PROV, RDF, RDFS, XSD
 
@@ -225,6 +225,12 @@ def import_scope(
         )
     verify_chain(rows)
     total = len(rows)
+    graphs = sorted({str(g) for _, _, _, g in rows})
+    # on disk, the graphs are recorded before the first batch, so that the next open undoes
+    # an import a kill -9 cut off (EmbeddedStore clears them) and the scope is empty again
+    intent = intents.import_path(store.path) if isinstance(store, OnDisk) else None
+    if intent is not None:
+        intents.write(intent, intents.ImportIntent(scope.name, tuple(graphs)))
     if progress is not None:
         progress(0, total)
     try:
@@ -232,14 +238,19 @@ def import_scope(
             store.apply(Change(insert=rows[start : start + _BATCH]))
             if progress is not None:
                 progress(min(start + _BATCH, total), total)
+        store.flush()
     except BaseException:
         # leave no half-restored scope behind
-        for graph in {g for _, _, _, g in rows}:
-            store.clear_graph(graph)
+        for graph in graphs:
+            store.clear_graph(URIRef(graph))
+        store.flush()
+        if intent is not None:
+            intents.remove(intent)
         raise
     finally:
         cache = cache_of(store)
         if cache is not None:
             cache.reset_all()  # topic lists, chain head and version were read before
-    store.flush()
+    if intent is not None:
+        intents.remove(intent)  # only now: every batch is in the store
     return total

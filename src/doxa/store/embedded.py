@@ -23,7 +23,7 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.errors import InvalidInput, StoreError, StoreLocked, WriteConflict
-from doxa.store import generations
+from doxa.store import generations, intents
 from doxa.store.base import (
     SLOT_TOKEN,
     SLOTS_GRAPH,
@@ -130,11 +130,17 @@ class EmbeddedStore(SoleWriter, Cloneable, PlainValues, Compactable):
             else:
                 self._directory_lock = generations.DirectoryLock(self._root)
                 _finish_compaction(self._root)  # only under the lock: see generations.tidy
+                if journal:
+                    _refuse_orphan_journal(self._root)
                 self._root.mkdir(parents=True, exist_ok=True)
                 generations.tidy(self._root)
                 where = generations.database(self._root)
                 self._live = _Generation(ox.Store(str(where)), where)
         except StoreLocked:
+            raise
+        except StoreError:  # already says what to do (an orphan journal)
+            if self._directory_lock is not None:
+                self._directory_lock.release()
             raise
         except (OSError, RuntimeError) as error:
             if self._directory_lock is not None:
@@ -154,6 +160,24 @@ class EmbeddedStore(SoleWriter, Cloneable, PlainValues, Compactable):
         self.flusher = (
             Flusher(self._flush_now, size=self._disk_bytes) if self._root is not None else None
         )
+        if self._root is not None:
+            self._undo_import(self._root)
+
+    def _undo_import(self, root: Path) -> None:
+        """Clear the graphs of an import a crash cut off (``<store>.import``, see
+        :mod:`doxa.store.intents`): the scope is as it was before, and the import can run
+        again. A kill during the undo leaves the record, so the next open undoes it again."""
+        try:
+            intent = intents.read_import(root)
+            if intent is None:
+                return
+            for graph in intent.graphs:
+                self.clear_graph(URIRef(graph))
+            self.flush()
+            intents.remove(intents.import_path(root))
+        except BaseException:
+            self.close()
+            raise
 
     @contextmanager
     def _reading(self) -> Iterator[ox.Store]:
@@ -691,6 +715,25 @@ def _take(
 
 def _sibling(path: Path, what: str) -> Path:
     return path.with_name(f"{path.name}.{what}")
+
+
+def _refuse_orphan_journal(path: Path) -> None:
+    """Refuse a journal of decisions beside a directory that holds no store: the store it
+    belonged to was removed (``rm -rf``) or replaced, which is no crash, and opening would
+    start an empty store that the journal calls damaged. Called only under the store's lock,
+    before the directory is created."""
+    journal = path.with_name(f"{path.name}.journal")
+    try:
+        holds = journal.stat().st_size > 0
+    except FileNotFoundError:
+        return
+    if holds and not generations.is_store(path):
+        raise StoreError(
+            f"{journal} holds the decisions of a store that is no longer at {path} (the "
+            "directory was removed or replaced); move that journal (and any "
+            f"{path.name}.purge beside it) away or delete it to start a new store there, or "
+            "put the removed store back (`doxa restore BACKUP` restores one from a backup)."
+        )
 
 
 def _finish_compaction(path: Path) -> None:

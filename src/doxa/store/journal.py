@@ -38,6 +38,29 @@ class JournalEntry:
     hash: str
     erasure: dict[str, Any] | None = field(default=None, compare=False)
 
+    def as_json(self) -> dict[str, Any]:
+        """The entry as its journal line's object (a restore's record keeps them too)."""
+        line: dict[str, Any] = {
+            "scope": self.scope,
+            "sequence": self.sequence,
+            "receipt": self.receipt,
+            "hash": self.hash,
+        }
+        if self.erasure is not None:
+            line["erasure"] = self.erasure
+        return line
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> JournalEntry:
+        """Read an entry back; raises KeyError, TypeError or ValueError for a damaged one."""
+        return cls(
+            scope=str(data["scope"]),
+            sequence=int(data["sequence"]),
+            receipt=str(data["receipt"]),
+            hash=str(data["hash"]),
+            erasure=data.get("erasure"),
+        )
+
 
 class Journal:
     """An append-only, fsynced record of every decision's receipt."""
@@ -63,14 +86,7 @@ class Journal:
             if not line.endswith(b"\n"):
                 break  # a line cut by a crash: it was never acknowledged
             try:
-                data = json.loads(line)
-                entry = JournalEntry(
-                    scope=str(data["scope"]),
-                    sequence=int(data["sequence"]),
-                    receipt=str(data["receipt"]),
-                    hash=str(data["hash"]),
-                    erasure=data.get("erasure"),
-                )
+                entry = JournalEntry.from_json(json.loads(line))
             except (ValueError, KeyError, TypeError):
                 break
             good += len(line)
@@ -158,12 +174,4 @@ class Journal:
 
 def _line(entry: JournalEntry) -> str:
     """One decision as its journal line."""
-    line: dict[str, Any] = {
-        "scope": entry.scope,
-        "sequence": entry.sequence,
-        "receipt": entry.receipt,
-        "hash": entry.hash,
-    }
-    if entry.erasure is not None:
-        line["erasure"] = entry.erasure
-    return json.dumps(line, sort_keys=True) + "\n"
+    return json.dumps(entry.as_json(), sort_keys=True) + "\n"

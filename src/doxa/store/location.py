@@ -24,9 +24,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from doxa.errors import InvalidInput
+from doxa.errors import InvalidInput, StoreError
 from doxa.store.base import Store
 from doxa.store.embedded import EmbeddedStore
+from doxa.store.intents import read_restore
 from doxa.store.remote import RemoteStore, endpoint_url
 
 __all__ = ["MEMORY", "Location", "is_server_url", "open_store", "parse_location"]
@@ -156,4 +157,12 @@ def open_store(
             user, password = environ.get("DOXA_STORE_USER"), environ.get("DOXA_STORE_PASSWORD")
             auth = (user, password or "") if user else None
         return RemoteStore(where.query_url, where.update_url, auth=auth)
+    pending = read_restore(where.directory) if where.directory is not None else None
+    if pending is not None:  # Memory.open_at finishes it first; a bare open must not serve it
+        raise StoreError(
+            f"A restore of {pending.backup} into {where.directory} was interrupted, so the "
+            "store may still hold content erased since that backup; finish it with "
+            f"`doxa --store {where.directory} restore {pending.backup}` (any doxa command "
+            "on the store finishes it too)."
+        )
     return EmbeddedStore(where.directory, durable=durable)
