@@ -102,8 +102,9 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
             produced = [o for _, p, o in triples if p == DOXA.produced]
             produced_anywhere.update(produced)
             expected = _value(triples, DOXA.contentDigest)
+            if expected is not None and str(log).endswith("/log"):
+                digested.update(produced)  # a "receipt" outside a log vouches for nothing
             if expected is not None:
-                digested.update(produced)
                 digests = {
                     node: quad_digest(content[node])
                     if node in content
@@ -143,8 +144,8 @@ def _check_strays(
     ``doxa:grantsKind`` granting closing). A quad is accounted for when its subject is a
     receipt of that log (the receipt's hash covers its triples there), a node a receipt
     produced with a content digest (the digest covers all its quads in covered graphs), or
-    the log's own bookkeeping: one chain head (checked against the latest receipt above)
-    and one change counter. Anything else was written past the gate.
+    the log's own bookkeeping: one chain head (checked against the latest receipt above),
+    one change counter and one erasure salt. Anything else was written past the gate.
     """
     for subject, quads in content.items():
         if subject in digested:
@@ -159,8 +160,9 @@ def _check_strays(
                     continue
             raise ChainBroken(
                 f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in graph {g} belongs to no "
-                f"receipted node: subject {s} was written past the gate (no receipt's hash "
-                "or content digest covers it); remove the quad or restore the export."
+                f"receipted node: subject {s} was written past the gate, since no receipt's "
+                "hash or content digest covers it; restore the scope from a backup or an "
+                "export that verifies."
             )
 
 
@@ -171,7 +173,7 @@ def _bookkeeping(predicate: Node, value: Node) -> bool:
     if predicate == DOXA.salt:
         return isinstance(value, Literal)
     if predicate == DOXA.version:
-        return isinstance(value, Literal) and isinstance(value.toPython(), int)
+        return isinstance(value, Literal) and type(value.toPython()) is int
     return False
 
 
