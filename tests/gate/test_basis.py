@@ -12,11 +12,12 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
+from rdflib import URIRef
 from tests.conftest import DOMAIN, EX, statement
 
 import doxa
 from doxa.errors import InvalidInput, NotFound
-from doxa.store import EmbeddedStore
+from doxa.store import Change, EmbeddedStore
 from doxa.vocabulary import DOXA
 
 
@@ -152,6 +153,18 @@ def test_a_retraction_flags_its_dependents_transitively(
     # the flags are part of the ending's decision, covered by its receipt: the chain verifies
     assert direct.recorded_at == through.recorded_at == receipt.recorded_at
     mem.verify()
+
+
+def test_a_stray_ending_does_not_hide_a_dependent_from_its_flag(
+    mem: doxa.Memory, clock: doxa.FixedClock, clash: dict[str, str]
+) -> None:
+    """An untyped doxa:ends quad written past the gate does not count as an ending: the
+    inference it names is still flagged, and the plan through it (the control above)."""
+    stray = (URIRef("urn:x:e"), DOXA.ends, mem.scope.fact(clash["inferred"]), mem.scope.log)
+    mem.store.apply(Change(insert=[stray]))
+    clock.advance(timedelta(minutes=1))
+    mem.retract(clash["call"], reason="the call was cancelled")
+    assert flagged_ids(mem) == {clash["inferred"], clash["plan"]}
 
 
 def test_a_supersession_names_the_successor(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
