@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
+from rdflib import URIRef
 from tests.conftest import DOMAIN, EX, statement
 
 import doxa
 from doxa.errors import InvalidInput, NotFound
-from doxa.store import EmbeddedStore
+from doxa.store import Change, EmbeddedStore
+from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA
 
 
@@ -152,6 +154,42 @@ def test_a_retraction_flags_its_dependents_transitively(
     # the flags are part of the ending's decision, covered by its receipt: the chain verifies
     assert direct.recorded_at == through.recorded_at == receipt.recorded_at
     mem.verify()
+
+
+def test_a_stray_ending_does_not_hide_a_dependent_from_its_flag(
+    mem: doxa.Memory, clock: doxa.FixedClock, clash: dict[str, str]
+) -> None:
+    """An untyped doxa:ends quad written past the gate does not count as an ending: the
+    inference it names is still flagged, and the plan through it (the control above)."""
+    stray = (URIRef("urn:x:e"), DOXA.ends, mem.scope.fact(clash["inferred"]), mem.scope.log)
+    mem.store.apply(Change(insert=[stray]))
+    clock.advance(timedelta(minutes=1))
+    mem.retract(clash["call"], reason="the call was cancelled")
+    assert flagged_ids(mem) == {clash["inferred"], clash["plan"]}
+
+
+def test_stray_flags_and_confirmations_are_not_events(
+    mem: doxa.Memory, clock: doxa.FixedClock, clash: dict[str, str]
+) -> None:
+    """Untyped doxa:confirms and doxa:flags quads written past the gate neither clear a flag
+    nor raise one; the owner's confirmation (the control) does clear it."""
+    clock.advance(timedelta(minutes=1))
+    mem.retract(clash["call"], reason="the call was cancelled")
+    log, later = mem.scope.log, dt_literal(clock.now() + timedelta(minutes=5))
+    confirm, flag = URIRef("urn:x:confirm"), URIRef("urn:x:flag")
+    strays = [
+        (confirm, DOXA.confirms, mem.scope.fact(clash["inferred"]), log),
+        (confirm, DOXA.recordedAt, later, log),
+        (flag, DOXA.flags, mem.scope.fact(clash["control"]), log),
+        (flag, DOXA.basisEnding, mem.scope.fact(clash["call"]), log),
+        (flag, DOXA.recordedAt, later, log),
+    ]
+    mem.store.apply(Change(insert=strays))
+    clock.advance(timedelta(minutes=10))
+    assert flagged_ids(mem) == {clash["inferred"], clash["plan"]}
+    mem.store.apply(Change(delete=strays))
+    mem.confirm(clash["inferred"], reason="checked: the clash stands anyway")
+    assert flagged_ids(mem) == {clash["plan"]}
 
 
 def test_a_supersession_names_the_successor(mem: doxa.Memory, clock: doxa.FixedClock) -> None:

@@ -71,6 +71,7 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
     resealed = _reseals(content, receipts, by_node)
     verified: dict[str, int] = {}
     produced_anywhere: set[Node] = set()
+    digested: set[Node] = set()  # produced by a receipt whose content digest covers them
     for log, members in receipts.items():
         subjects = {r: by_node[(log, r)] for r in members}
         chain = sorted(members, key=lambda r: _int(_value(subjects[r], DOXA.sequence)))
@@ -101,6 +102,8 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
             produced = [o for _, p, o in triples if p == DOXA.produced]
             produced_anywhere.update(produced)
             expected = _value(triples, DOXA.contentDigest)
+            if expected is not None and str(log).endswith("/log"):
+                digested.update(produced)  # a "receipt" outside a log vouches for nothing
             if expected is not None:
                 digests = {
                     node: quad_digest(content[node])
@@ -125,7 +128,53 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
             f"{unaccounted[0]} is in the record but no receipt produced it{more}: "
             "it was written past the gate."
         )
+    _check_strays(content, receipts, digested)
     return verified
+
+
+def _check_strays(
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]],
+    receipts: dict[Node, set[Node]],
+    digested: set[Node],
+) -> None:
+    """Every quad of a covered graph must be vouched for by the chain.
+
+    The gate's queries match patterns, not only typed nodes, so a quad no receipt covers
+    could still decide an outcome (an untyped ``doxa:ends`` silencing a rule, an untyped
+    ``doxa:grantsKind`` granting closing). A quad is accounted for when its subject is a
+    receipt of that log (the receipt's hash covers its triples there), a node a receipt
+    produced with a content digest (the digest covers all its quads in covered graphs), or
+    the log's own bookkeeping: one chain head (checked against the latest receipt above),
+    one change counter and one erasure salt. Anything else was written past the gate.
+    """
+    for subject, quads in content.items():
+        if subject in digested:
+            continue
+        bookkeeping: dict[tuple[Node, Node], int] = defaultdict(int)
+        for s, p, o, g in quads:
+            if subject in receipts.get(g, ()) and str(g).endswith("/log"):
+                continue
+            if s == g and str(g).endswith("/log") and _bookkeeping(p, o):
+                bookkeeping[(g, p)] += 1
+                if bookkeeping[(g, p)] == 1:
+                    continue
+            raise ChainBroken(
+                f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in graph {g} belongs to no "
+                f"receipted node: subject {s} was written past the gate, since no receipt's "
+                "hash or content digest covers it; restore the scope from a backup or an "
+                "export that verifies."
+            )
+
+
+def _bookkeeping(predicate: Node, value: Node) -> bool:
+    """Whether a quad on a log graph itself is its chain head, change counter or salt."""
+    if predicate == DOXA.head:
+        return isinstance(value, URIRef)
+    if predicate == DOXA.salt:
+        return isinstance(value, Literal)
+    if predicate == DOXA.version:
+        return isinstance(value, Literal) and type(value.toPython()) is int
+    return False
 
 
 def _reseals(

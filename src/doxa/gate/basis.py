@@ -94,7 +94,7 @@ def dependents(
         if not candidates:
             break
         seen |= set(candidates)
-        ended = store.referrers(DOXA.ends, list(candidates), scope.log)
+        ended = _ended(store, scope, list(candidates))
         live = [(d, b) for d, b in candidates.items() if str(d) not in ended]
         out += live
         frontier = [d for d, _ in live]
@@ -123,6 +123,25 @@ def flag_endings(
             if end.how != "erased":
                 change.insert.append((event, _BASIS, end.claim, log))
     return events
+
+
+def _ended(store: Store, scope: Scope, claims: Sequence[URIRef]) -> set[str]:
+    """Which of ``claims`` an ending event (supersession, retraction, erasure) ends.
+
+    Only a typed event counts, as in the ``live`` query fragment: a stray ``doxa:ends`` quad
+    that no gate wrote must not stop a dependent from being flagged. The types are read only
+    for the claims that have an ``ends`` at all (one more round trip, and only then).
+    """
+    found = store.referrers(DOXA.ends, claims, scope.log)
+    if not found:
+        return set()
+    events = {URIRef(e) for nodes in found.values() for e in nodes}
+    types = store.describe(sorted(events), [scope.log], predicates=[_TYPE])
+    typed = {e for e, pairs in types.items() if any(o in _ENDINGS for _, o in pairs)}
+    return {claim for claim, nodes in found.items() if typed.intersection(nodes)}
+
+
+_ENDINGS = frozenset({DOXA.Supersession, DOXA.Retraction, DOXA.Erasure})
 
 
 def _reason(scope: Scope, end: Ended, via: URIRef) -> str:
@@ -156,7 +175,7 @@ def flag_answers(
         ]
         if not waiting:
             continue
-        ended = store.referrers(DOXA.ends, waiting, scope.log)
+        ended = _ended(store, scope, waiting)
         for absent in (a for a in waiting if str(a) not in ended):
             event = scope.event(new_id())
             events.append(event)

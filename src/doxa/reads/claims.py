@@ -24,6 +24,8 @@ class _V:
 
     authority = DOXA.authority
     basis = DOXA.basis
+    basis_confirmed = DOXA.BasisConfirmed
+    basis_ended = DOXA.BasisEnded
     basis_ending = DOXA.basisEnding
     confirms = DOXA.confirms
     flags = DOXA.flags
@@ -98,17 +100,24 @@ def basis_flags(
     nodes = [n for group in (*flagged.values(), *confirmed.values()) for n in group]
     described = store.describe([URIRef(n) for n in nodes], [scope.log])
 
-    def recorded(node: str) -> datetime | None:
-        value = next((o for p, o in described.get(node, ()) if p == _V.recorded_at), None)
+    def recorded(node: str, kind: URIRef) -> datetime | None:
+        """When ``node`` was recorded, if it is an event of ``kind`` (a stray quad that no
+        gate wrote, untyped, neither flags nor confirms)."""
+        pairs = described.get(node, ())
+        if (_V.type, kind) not in pairs:
+            return None
+        value = next((o for p, o in pairs if p == _V.recorded_at), None)
         return instant(value) if value is not None else None
 
     found: dict[str, tuple[BasisEnd, ...]] = {}
     for claim, events in flagged.items():
-        confirmations = [t for n in confirmed.get(claim, ()) if (t := recorded(n)) is not None]
+        confirmations = [
+            t for n in confirmed.get(claim, ()) if (t := recorded(n, _V.basis_confirmed))
+        ]
         cleared = max((t for t in confirmations if t <= as_of), default=None)
         standing = []
         for event in events:
-            at = recorded(event)
+            at = recorded(event, _V.basis_ended)
             if at is None or at > as_of or (cleared is not None and at <= cleared):
                 continue
             values = dict(described[event])
