@@ -3,6 +3,8 @@ deep nesting refused before the store's parser sees it, and no check super-linea
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import socket
 import subprocess
 import sys
@@ -10,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+import pyoxigraph as ox
 import pytest
 
 import doxa
@@ -437,3 +440,30 @@ def test_queries_checked_from_many_threads_at_once_all_pass() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["300", "[]"]
+
+
+#: pieces that open or close comments, strings and IRIs in one grammar or the other
+PIECES = ["#", "\r", "\n", "'", "'''", '"""', "\\", "\f", "\u2028", "<", ">", " ?a ?b ?c ", "}"]
+
+
+def test_no_text_the_checker_passes_makes_the_store_call_out(listener: Listener) -> None:
+    """Differential: every text of two pieces, a SERVICE, and one piece (comment marks, line
+    ends, quotes, brackets) is checked, and each one the checker passes is run by a bare
+    Oxigraph store: none connects. The first hole (``# \\r SERVICE … \\n``) is in this set."""
+    service = f" SERVICE <{listener.url}> {{ ?a ?b ?c }} "
+    store = ox.Store()
+    before = listener.connections
+    passed = []
+    for first, second, third in itertools.product(PIECES, repeat=3):
+        text = "SELECT * WHERE { " + first + second + service + third + " }"
+        try:
+            checked = check_query(text)
+        except (doxa.ScopeViolation, doxa.InvalidInput):
+            continue
+        passed.append(text)
+        with contextlib.suppress(SyntaxError, OSError):
+            list(store.query(checked.text))  # type: ignore[arg-type]
+    time.sleep(0.05)
+    assert listener.connections == before
+    # control: a comment that hides the SERVICE from both parsers passes, and is run
+    assert "SELECT * WHERE { #\f" + service + "\n }" in passed
