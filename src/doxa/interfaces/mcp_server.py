@@ -382,8 +382,9 @@ def _agent_write(memory: Memory, given: dict[str, Any]) -> dict[str, Any]:
             "An agent cannot write with authority 'owner'; write as 'agent', 'tool' or 'external'."
         )
     standpoint = arguments["standpoint"]
-    owners = memory.scope.standpoint(Authority.OWNER.value)
-    if standpoint is not None and as_iri(standpoint, "standpoint") == owners:
+    if standpoint is not None and memory.scope.is_owners_standpoint(
+        as_iri(standpoint, "standpoint")
+    ):
         raise ToolError("An agent cannot write in the owner's standpoint; leave out 'standpoint'.")
     return arguments
 

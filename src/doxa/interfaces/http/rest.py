@@ -120,8 +120,9 @@ def _check_caller(
             "Forbidden",
             "Only the owner key may write a standing rule; leave out 'rule', or ask the owner.",
         )
-    owners = found.memory.scope.standpoint(Authority.OWNER.value)
-    if standpoint is not None and as_iri(standpoint, "standpoint") == owners:
+    if standpoint is not None and found.memory.scope.is_owners_standpoint(
+        as_iri(standpoint, "standpoint")
+    ):
         raise Problem(
             403,
             "Forbidden",
