@@ -231,6 +231,29 @@ def test_two_authorization_headers_are_refused(server: Server) -> None:
     assert "one Authorization header" in answer.json()["error"]["message"]
 
 
+@pytest.mark.parametrize("second", [OWNER, AGENT, "not-a-key"], ids=["owner", "same", "unknown"])
+@pytest.mark.parametrize(
+    ("method", "path"), [("GET", "/held"), ("GET", "/facts"), ("POST", "/sparql")]
+)
+def test_rest_refuses_two_authorization_headers_as_mcp_does(
+    server: Server, second: str, method: str, path: str
+) -> None:
+    """REST and SPARQL read the key with MCP's parse: two Authorization headers are 401
+    (whichever comes first), never the first one's caller; one header answers (control)."""
+    sparql = path == "/sparql"
+    content = b"ASK {}" if sparql else None
+    kind = [("content-type", "application/sparql-query")] if sparql else []
+    one = [("Authorization", f"Bearer {AGENT}"), *kind]
+    with httpx.Client(base_url=server.url) as client:
+        fine = client.request(method, path, headers=one, content=content)
+        assert fine.status_code == 200, fine.text
+        two = [*one, ("Authorization", f"Bearer {second}")]
+        answer = client.request(method, path, headers=two, content=content)
+    assert answer.status_code == 401, answer.text
+    assert answer.headers["www-authenticate"] == "Bearer"
+    assert "one Authorization header" in answer.json()["error"]["message"]
+
+
 @pytest.mark.parametrize("query", ["key=" + AGENT, "api_key=" + OWNER, "x=1"])
 def test_a_query_string_is_refused(server: Server, query: str) -> None:
     """A key in the URL would land in logs: refused even beside a good header."""
