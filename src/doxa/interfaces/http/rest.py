@@ -363,7 +363,7 @@ def audit(found: Owner, infer: bool = False, format: str = "json") -> Any:
     chosen = format.strip().casefold()
     if chosen != "json" and chosen not in _REPORT_TYPES:
         raise Problem(
-            400, "Bad Request", f"{format!r} is not an audit format; use json, turtle or json-ld."
+            400, "InvalidInput", f"{format!r} is not an audit format; use json, turtle or json-ld."
         )
     report = found.memory.audit(infer=infer)
     if chosen == "json":
