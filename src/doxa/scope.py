@@ -25,6 +25,7 @@ from rdflib import RDF, URIRef
 
 from doxa.errors import InvalidInput, UnknownScope
 from doxa.store.base import Change, Dataset, Store
+from doxa.terms import normal_iri
 from doxa.text import DEFAULT_LANGUAGE, check_language, normalise
 from doxa.vocabulary import DOXA
 
@@ -164,6 +165,13 @@ class Scope:
 
     def standpoint(self, whose: str) -> URIRef:
         return self._graph(f"standpoint/{whose}")
+
+    def is_owners_standpoint(self, iri: object) -> bool:
+        """Whether ``iri`` names the owner's standpoint in any spelling (``URN:doxa:…``,
+        ``…/%6Fwner``): the one check REST and MCP make before an agent's write, on the
+        normal form (:func:`doxa.terms.normal_iri`), never the raw text."""
+        owners = self.standpoint("owner")
+        return normal_iri(str(iri)) == str(owners)
 
     def local_id(self, iri: object) -> str:
         """The id at the end of a fact, receipt, event or held-write IRI."""

@@ -29,7 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from doxa.errors import InvalidInput
 from doxa.model import Authority, RuleMode, Support
-from doxa.terms import MAX_LANGUAGE, literal
+from doxa.terms import MAX_LANGUAGE, literal, normal_iri
 
 __all__ = [
     "FACT_ID_PATTERN",
@@ -375,7 +375,22 @@ def remember_arguments(given: Mapping[str, object], naming: Naming | None = None
             value = item.parse(value)
         out[item.name] = value
     out["object"] = _object(given, names)
+    _canonical_standpoint(out["standpoint"], names)
     return out
+
+
+def _canonical_standpoint(standpoint: object, names: Naming) -> None:
+    """Refuse a second spelling of a doxa IRI as a standpoint (``URN:doxa:…``,
+    ``urn:DOXA:…``, ``…/%6Fwner``): stored as sent it would be another graph to every
+    SPARQL reader, yet the same IRI to RFC 3986/8141, so one spelling is kept, and said."""
+    if standpoint is None:
+        return
+    normal = normal_iri(str(standpoint))
+    if normal.startswith("urn:doxa:") and normal != str(standpoint):
+        raise InvalidInput(
+            f"{names.name('standpoint')} {str(standpoint)!r} is another spelling of <{normal}>; "
+            f"write it as {normal!r}."
+        )
 
 
 def _object(given: Mapping[str, object], names: Naming) -> object:

@@ -118,3 +118,4 @@ def test_get_audit_is_the_owners(client: TestClient) -> None:
         bad = client.get("/audit", params={"format": "xml"}, headers=_bearer(OWNER))
         assert bad.status_code == 400
         assert "use json, turtle or json-ld" in bad.text
+        assert bad.json()["error"]["type"] == "InvalidInput"  # the error table's, no space

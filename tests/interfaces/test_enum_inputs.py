@@ -25,6 +25,7 @@ from doxa.interfaces.cli import main
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
 from doxa.memory import Memory
+from doxa.scope import Scope
 from doxa.store import EmbeddedStore
 from doxa.vocabulary import DOXA
 
@@ -180,6 +181,11 @@ REST_ATTACKS: list[tuple[dict[str, Any], int, str]] = [
     ({"rule": "forbids", "authority": "agent", "support": "stated"}, 403, "Forbidden"),
     ({"rule": "FORBIDS"}, 400, "InvalidInput"),
     ({"standpoint": OWNER_POINT}, 403, "Forbidden"),
+    # scheme and NID are case-insensitive, an unreserved escape is its character: one IRI
+    ({"standpoint": "URN:doxa:scope:alice/standpoint/owner"}, 400, "InvalidInput"),
+    ({"standpoint": "urn:DOXA:scope:alice/standpoint/owner"}, 400, "InvalidInput"),
+    ({"standpoint": "urn:doxa:scope:alice/standpoint/%6Fwner"}, 400, "InvalidInput"),
+    ({"standpoint": "urn:%64oxa:scope:alice/standpoint/owner"}, 400, "InvalidInput"),
     ({"support": "STATED"}, 400, "InvalidInput"),
     ({"Authority": "owner"}, 422, "InvalidRequest"),
     ({"authority_": "owner"}, 422, "InvalidRequest"),
@@ -321,3 +327,40 @@ def test_the_cli_reads_enum_flags_with_the_shared_parse(
     with doxa.Memory.open(tmp_path / "m", scope="default") as mem:
         [rule] = mem.facts()
         assert (rule.authority, rule.rule_mode) == (Authority.OWNER, RuleMode.FORBIDS)
+
+
+@pytest.mark.parametrize(
+    ("iri", "owners"),
+    [
+        (OWNER_POINT, True),
+        ("URN:doxa:scope:alice/standpoint/owner", True),
+        ("urn:DoXa:scope:alice/standpoint/owner", True),
+        ("urn:doxa:scope:alice/standpoint/%6Fwner", True),
+        ("urn:doxa:scope:alice/standpoint/%6fwner", True),
+        ("urn:doxa:scope:alice/standpoint/agent", False),
+        ("urn:doxa:scope:bob/standpoint/owner", False),
+        ("urn:doxa:scope:alice/standpoint/owner%2F", False),
+        ("urn:doxa:scope:alice/standpoint/Owner", False),
+    ],
+)
+def test_the_owners_standpoint_is_recognised_in_every_spelling(iri: str, owners: bool) -> None:
+    """The one check REST and MCP make compares normal forms: the scheme and the URN's
+    namespace id in any case, and an escaped unreserved letter, name the owner's standpoint;
+    another standpoint, scope or name (the NSS keeps its case) does not (controls)."""
+    assert Scope.named("alice").is_owners_standpoint(iri) is owners
+
+
+def test_a_respelt_doxa_standpoint_is_refused_and_others_are_kept() -> None:
+    """Every interface's parse refuses a second spelling of a doxa IRI as a standpoint,
+    saying which to write; the canonical one and a standpoint outside doxa pass as sent."""
+    from doxa.writes import remember_arguments
+
+    with pytest.raises(InvalidInput, match="another spelling of <urn:doxa:scope:alice/"):
+        remember_arguments(
+            {"text": "x", "topic": "t", "standpoint": "URN:doxa:scope:alice/standpoint/a"}
+        )
+    for kept in ("urn:doxa:scope:alice/standpoint/a", "HTTP://Example.org/%7Esp"):
+        assert (
+            remember_arguments({"text": "x", "topic": "t", "standpoint": kept})["standpoint"]
+            == kept
+        )

@@ -114,6 +114,45 @@ def test_service_never_reaches_the_network(
     assert control.status_code == 200
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SELECT ?a WHERE {{ # \r SERVICE <{u}> {{ ?x ?y ?a }} \n }}",
+        "SELECT * WHERE {{ # \\u000D SERVICE <{u}> {{ ?a ?b ?c }} \n }}",
+    ],
+    ids=["typed CR", "escaped CR"],
+)
+@pytest.mark.parametrize("method", ["POST", "GET"])
+def test_a_comment_ended_by_a_cr_hides_no_service(
+    alice: httpx.Client, listener: Listener, text: str, method: str
+) -> None:
+    """A ``#`` comment ended by a lone CR (a comment to rdflib, query text to Oxigraph) is 400
+    InvalidInput and no connection is made, by POST or by a plain GET; the same query with a
+    space for the CR (the whole line a comment to both) answers 200 (control)."""
+    sparql = text.format(u=listener.url)
+    before = listener.connections
+    if method == "GET":
+        refused = alice.get("/sparql", params={"query": sparql})
+    else:
+        refused = query(alice, sparql)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["type"] == "InvalidInput"
+    assert "carriage return" in refused.json()["error"]["message"]
+    time.sleep(0.05)
+    assert listener.connections == before
+    control = sparql.replace("\r", " ").replace("\\u000D", " ")
+    assert query(alice, control).status_code == 200
+
+
+def test_a_lone_surrogate_is_400(alice: httpx.Client) -> None:
+    """``\\uD800`` in a query is 400 InvalidInput, not a 500 from the store's encoder; the
+    character spelled by one \\U escape answers (control)."""
+    refused = query(alice, "SELECT * { BIND('\\uD800' AS ?x) }")
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["type"] == "InvalidInput"
+    assert query(alice, "SELECT * { BIND('\\U0001F600' AS ?x) }").status_code == 200
+
+
 # -- finding 7: the dataset's IRIs ----------------------------------------------------
 
 

@@ -271,6 +271,9 @@ def test_the_fact_id_pattern_is_the_gates_reader(memory: doxa.Memory) -> None:
         ({"authority": "\u043ewner"}, "Input should be 'agent', 'tool' or 'external'"),
         ({"authority": "owner "}, "Input should be 'agent', 'tool' or 'external'"),
         ({"standpoint": "urn:doxa:scope:alice/standpoint/owner"}, "owner's standpoint"),
+        ({"standpoint": "URN:doxa:scope:alice/standpoint/owner"}, "another spelling of"),
+        ({"standpoint": "urn:DOXA:scope:alice/standpoint/owner"}, "another spelling of"),
+        ({"standpoint": "urn:doxa:scope:alice/standpoint/%6Fwner"}, "another spelling of"),
     ],
 )
 def test_a_bad_argument_is_a_clear_tool_error_and_nothing_is_written(

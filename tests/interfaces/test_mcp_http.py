@@ -231,6 +231,29 @@ def test_two_authorization_headers_are_refused(server: Server) -> None:
     assert "one Authorization header" in answer.json()["error"]["message"]
 
 
+@pytest.mark.parametrize("second", [OWNER, AGENT, "not-a-key"], ids=["owner", "same", "unknown"])
+@pytest.mark.parametrize(
+    ("method", "path"), [("GET", "/held"), ("GET", "/facts"), ("POST", "/sparql")]
+)
+def test_rest_refuses_two_authorization_headers_as_mcp_does(
+    server: Server, second: str, method: str, path: str
+) -> None:
+    """REST and SPARQL read the key with MCP's parse: two Authorization headers are 401
+    (whichever comes first), never the first one's caller; one header answers (control)."""
+    sparql = path == "/sparql"
+    content = b"ASK {}" if sparql else None
+    kind = [("content-type", "application/sparql-query")] if sparql else []
+    one = [("Authorization", f"Bearer {AGENT}"), *kind]
+    with httpx.Client(base_url=server.url) as client:
+        fine = client.request(method, path, headers=one, content=content)
+        assert fine.status_code == 200, fine.text
+        two = [*one, ("Authorization", f"Bearer {second}")]
+        answer = client.request(method, path, headers=two, content=content)
+    assert answer.status_code == 401, answer.text
+    assert answer.headers["www-authenticate"] == "Bearer"
+    assert "one Authorization header" in answer.json()["error"]["message"]
+
+
 @pytest.mark.parametrize("query", ["key=" + AGENT, "api_key=" + OWNER, "x=1"])
 def test_a_query_string_is_refused(server: Server, query: str) -> None:
     """A key in the URL would land in logs: refused even beside a good header."""
@@ -350,3 +373,37 @@ def test_serves_banner_names_mcp_only_where_it_is_served(
     assert served  # the server would have run
     assert ("MCP (Streamable HTTP)" in result.output) is sdk
     assert ("no MCP: pip install 'doxa[mcp]'" in result.output) is not sdk
+
+
+@pytest.mark.parametrize(
+    "id", [{"a": 1}, [1], 1.5, True, None], ids=["object", "array", "fraction", "bool", "null"]
+)
+def test_a_request_whose_id_is_no_id_is_invalid(server: Server, id: object) -> None:
+    """A request whose id is an object, array, fraction, boolean or null is -32600 (400), not
+    taken for a notification (202, no answer); the same request with id 1 answers (control)."""
+    request = LIST | {"id": id}
+    answer = raw_post(server, json.dumps(request).encode(), bearer(AGENT))
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"]["code"] == -32600
+    assert "id is a string or an integer" in answer.json()["error"]["message"]
+    control = raw_post(server, json.dumps(LIST).encode(), bearer(AGENT))
+    assert control.status_code == 200
+    assert control.json()["id"] == 1
+
+
+def test_a_notification_without_an_id_is_still_accepted(server: Server) -> None:
+    """A notification has no id at all: it is read as one (202), as the protocol says."""
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert raw_post(server, json.dumps(note).encode(), bearer(AGENT)).status_code == 202
+
+
+@pytest.mark.parametrize("key", [AGENT, OWNER])
+def test_get_opens_no_event_stream(server: Server, key: str) -> None:
+    """GET /mcp is 405 with ``Allow: POST`` at once (the endpoint is stateless and offers no
+    SSE stream, which the SDK's GET would hold open forever); POST answers (control)."""
+    headers = {"Accept": "text/event-stream", **bearer(key)}
+    answer = httpx.get(f"{server.url}/mcp", headers=headers, timeout=5)
+    assert answer.status_code == 405, answer.text
+    assert answer.headers["allow"] == "POST"
+    assert answer.json()["error"]["type"] == "MethodNotAllowed"
+    assert raw_post(server, json.dumps(LIST).encode(), bearer(key)).status_code == 200

@@ -3,6 +3,8 @@ deep nesting refused before the store's parser sees it, and no check super-linea
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import socket
 import subprocess
 import sys
@@ -10,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+import pyoxigraph as ox
 import pytest
 
 import doxa
@@ -79,6 +82,17 @@ BYPASSES = {
     "by variable": "SELECT * WHERE {{ BIND(<{u}> AS ?u) SERVICE ?u {{ ?a ?b ?c }} }}",
     "in ASK": "ASK {{ SERVICE SILENT <{u}> {{ ?a ?b ?c }} }}",
     "in CONSTRUCT": "CONSTRUCT {{ ?a ?b ?c }} WHERE {{ SERVICE <{u}> {{ ?a ?b ?c }} }}",
+    # rdflib's comment runs to a line feed, Oxigraph's ends at a carriage return too
+    "comment ended by a CR": "SELECT * WHERE {{ # \r SERVICE <{u}> {{ ?a ?b ?c }} \n }}",
+    "comment ended by \\u000D": "SELECT * WHERE {{ # \\u000D SERVICE <{u}> {{ ?a ?b ?c }} \n }}",
+    "comment ended by \\U0000000D": (
+        "SELECT * WHERE {{ # \\U0000000D SERVICE <{u}> {{ ?a ?b ?c }} \n }}"
+    ),
+    "comment ended by two CRs": "SELECT * WHERE {{ #\r\rSERVICE <{u}> {{ ?a ?b ?c }}\r\n }}",
+    "CR in a subquery": (
+        "SELECT * WHERE {{ {{ SELECT * WHERE {{ # \r SERVICE <{u}> {{ ?a ?b ?c }} \n }} }} }}"
+    ),
+    "CR in EXISTS": "ASK {{ FILTER EXISTS {{ #\rSERVICE SILENT <{u}> {{ ?a ?b ?c }}\n }} }}",
 }
 
 
@@ -126,6 +140,79 @@ def test_a_parsed_service_says_so(memory: doxa.Memory, sparql: str) -> None:
 def test_service_as_a_word_is_allowed(seeded: doxa.Memory, sparql: str) -> None:
     """A variable, IRI, string, prefixed name or comment that says "service" is no SERVICE."""
     assert seeded.sparql(sparql).form == "select"
+
+
+#: characters that end a line somewhere (Python's str.splitlines, Unicode) but end a SPARQL
+#: comment for neither rdflib nor Oxigraph: the SERVICE after them stays inside the comment
+NOT_LINE_ENDS = {
+    "form feed": "\f",
+    "vertical tab": "\v",
+    "NEL": "\u0085",
+    "line separator": "\u2028",
+    "paragraph separator": "\u2029",
+    "file separator": "\x1c",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_LINE_ENDS))
+def test_other_line_ends_keep_the_comment_going(
+    seeded: doxa.Memory, listener: Listener, name: str
+) -> None:
+    """After ``#``, a form feed, NEL or U+2028 does not end the comment for the checker or for
+    the store: the SERVICE behind it is comment to both, the query runs and nothing connects;
+    the same SERVICE after a line feed is refused (control)."""
+    char = NOT_LINE_ENDS[name]
+    before = listener.connections
+    hidden = f"SELECT * WHERE {{ ?r ?p ?o # {char} SERVICE <{listener.url}> {{ ?a ?b ?c }} \n }}"
+    assert seeded.sparql(hidden).rows
+    time.sleep(0.05)
+    assert listener.connections == before
+    with pytest.raises(doxa.ScopeViolation):
+        seeded.sparql(hidden.replace(char, "\n"))
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\\u000D\\u000A"], ids=["typed", "escaped"])
+def test_windows_line_ends_are_read_alike(seeded: doxa.Memory, end: str) -> None:
+    """A CR before a LF ends a comment for both parsers: a query with Windows line ends runs,
+    and a SERVICE on the line after such a comment is refused as SERVICE."""
+    lines = ["SELECT * WHERE {", "  # the facts", "  ?r ?p ?o", "}"]
+    assert seeded.sparql(end.join(lines)).rows
+    lines.insert(2, "  SERVICE <http://127.0.0.1:9/x> { ?a ?b ?c }")
+    with pytest.raises(doxa.ScopeViolation) as refused:
+        seeded.sparql(end.join(lines))
+    assert str(refused.value) == SERVICE_REFUSED
+
+
+def test_a_lone_carriage_return_is_refused_with_the_reason(seeded: doxa.Memory) -> None:
+    """A lone CR anywhere (outside a comment too) is refused as invalid with what to write
+    instead; the escape ``\\r`` in a string is the character CR and runs (control)."""
+    for text in ["SELECT * WHERE {\r?r ?p ?o }", 'SELECT * WHERE { BIND("""a\rb""" AS ?x) }']:
+        with pytest.raises(doxa.InvalidInput, match="carriage return"):
+            seeded.sparql(text)
+    result = seeded.sparql('SELECT ?x WHERE { BIND("a\\rb" AS ?x) }')
+    assert [str(v) for v in result.rows[0]] == ["a\rb"]
+
+
+@pytest.mark.parametrize(
+    "sparql",
+    [
+        "SELECT * { BIND('\\uD800' AS ?x) }",
+        "SELECT * { BIND('\\uDFFF' AS ?x) }",
+        "SELECT * { BIND('\\uD83D\\uDE00' AS ?x) }",
+        "SELECT * { BIND('\ud800' AS ?x) }",
+        "SELECT * { ?s ?p ?o } # \\uD800",
+        "SELECT * { ?s <urn:\\uD800> ?o }",
+    ],
+    ids=["high", "low", "escaped pair", "raw", "in a comment", "in an IRI"],
+)
+def test_a_lone_surrogate_is_invalid_input(memory: doxa.Memory, sparql: str) -> None:
+    """A surrogate (escaped, a pair of \\u escapes, or raw) is no character: invalid input with
+    the reason, not an encoding error from the store; one \\U escape for the same character
+    runs (control)."""
+    with pytest.raises(doxa.InvalidInput, match="lone surrogate"):
+        memory.sparql(sparql)
+    result = memory.sparql("SELECT ?x { BIND('\\U0001F600' AS ?x) }")
+    assert [str(v) for v in result.rows[0]] == ["\U0001f600"]
 
 
 def test_escapes_are_read_as_the_store_reads_them(memory: doxa.Memory) -> None:
@@ -353,3 +440,30 @@ def test_queries_checked_from_many_threads_at_once_all_pass() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["300", "[]"]
+
+
+#: pieces that open or close comments, strings and IRIs in one grammar or the other
+PIECES = ["#", "\r", "\n", "'", "'''", '"""', "\\", "\f", "\u2028", "<", ">", " ?a ?b ?c ", "}"]
+
+
+def test_no_text_the_checker_passes_makes_the_store_call_out(listener: Listener) -> None:
+    """Differential: every text of two pieces, a SERVICE, and one piece (comment marks, line
+    ends, quotes, brackets) is checked, and each one the checker passes is run by a bare
+    Oxigraph store: none connects. The first hole (``# \\r SERVICE … \\n``) is in this set."""
+    service = f" SERVICE <{listener.url}> {{ ?a ?b ?c }} "
+    store = ox.Store()
+    before = listener.connections
+    passed = []
+    for first, second, third in itertools.product(PIECES, repeat=3):
+        text = "SELECT * WHERE { " + first + second + service + third + " }"
+        try:
+            checked = check_query(text)
+        except (doxa.ScopeViolation, doxa.InvalidInput):
+            continue
+        passed.append(text)
+        with contextlib.suppress(SyntaxError, OSError):
+            list(store.query(checked.text))  # type: ignore[arg-type]
+    time.sleep(0.05)
+    assert listener.connections == before
+    # control: a comment that hides the SERVICE from both parsers passes, and is run
+    assert "SELECT * WHERE { #\f" + service + "\n }" in passed

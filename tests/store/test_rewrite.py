@@ -82,6 +82,21 @@ def test_every_form_gets_its_dataset(sparql: str, form: str) -> None:
     STORE.query(text)  # parses
 
 
+@pytest.mark.parametrize("end", ["\r", "\n", "\r\n"], ids=["CR", "LF", "CRLF"])
+def test_a_comment_ends_where_the_server_ends_it(end: str) -> None:
+    """A comment ends at a CR as at a LF (the SPARQL grammar's rule, and Oxigraph's): the FROM
+    after ``# x\\r`` is a clause the server would read, so it is dropped; a FROM inside the
+    comment stays a comment (control)."""
+    sparql = f"SELECT ?o # x{end}FROM <{GRAPHS[3]}>\nWHERE {{ ?s ?p ?o }}"
+    text = restrict(sparql, [URIRef(GRAPHS[0])], [])
+    assert f"FROM <{GRAPHS[3]}>" not in text
+    solutions = STORE.query(text)
+    assert isinstance(solutions, ox.QuerySolutions)
+    assert {s["o"].value for s in solutions if s["o"] is not None} == {GRAPHS[0]}
+    commented = f"SELECT ?o # x FROM <{GRAPHS[3]}>{end}WHERE {{ ?s ?p ?o }}"
+    assert f"# x FROM <{GRAPHS[3]}>" in restrict(commented, [URIRef(GRAPHS[0])], [])
+
+
 def test_text_that_is_no_query_is_refused() -> None:
     """An update or garbage is not a query; a query is (control)."""
     with pytest.raises(ValueError, match="not a SPARQL query"):

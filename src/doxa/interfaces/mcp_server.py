@@ -382,8 +382,9 @@ def _agent_write(memory: Memory, given: dict[str, Any]) -> dict[str, Any]:
             "An agent cannot write with authority 'owner'; write as 'agent', 'tool' or 'external'."
         )
     standpoint = arguments["standpoint"]
-    owners = memory.scope.standpoint(Authority.OWNER.value)
-    if standpoint is not None and as_iri(standpoint, "standpoint") == owners:
+    if standpoint is not None and memory.scope.is_owners_standpoint(
+        as_iri(standpoint, "standpoint")
+    ):
         raise ToolError("An agent cannot write in the owner's standpoint; leave out 'standpoint'.")
     return arguments
 
@@ -693,6 +694,14 @@ def check_message(
             '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.',
             value.get("id") if isinstance(value, dict) else None,
         )
+    if "id" in value and not _valid_id(value["id"]):
+        # the SDK would take it for a notification (no reply, HTTP 202): say it is invalid
+        return _refusal(
+            INVALID_REQUEST,
+            "Invalid Request: a JSON-RPC id is a string or an integer; send one such as "
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, or leave the id out for a '
+            "notification.",
+        )
     params = value.get("params") if value.get("method") == "tools/call" else None
     if arguments is not None and isinstance(params, dict):
         takes = arguments.get(str(params.get("name")))
@@ -710,6 +719,12 @@ def check_message(
                 value.get("id"),
             )
     return None
+
+
+def _valid_id(id: object) -> bool:
+    """Whether ``id`` is one the SDK reads as a request's (a string or an integer, never a
+    boolean, null, fraction, array or object)."""
+    return isinstance(id, str | int) and not isinstance(id, bool)
 
 
 class _Replies(Protocol):
@@ -814,6 +829,10 @@ class _CheckedRequests:
         self._arguments = arguments
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            # stateless, JSON answers: no SSE stream to open (the SDK's would never end)
+            await _answer(send, 405, _NO_STREAM, allow=b"POST")
+            return
         if scope["type"] != "http" or scope["method"] != "POST":
             await self._app(scope, receive, send)
             return
@@ -850,17 +869,26 @@ class _CheckedRequests:
         await self._app(scope, replay, send)
 
 
-async def _answer(send: Send, status: int, payload: bytes) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(payload)).encode()),
-            ],
+_NO_STREAM = json.dumps(
+    {
+        "error": {
+            "type": "MethodNotAllowed",
+            "message": "This MCP endpoint is stateless and opens no event stream; POST one "
+            "JSON-RPC message and read the JSON answer.",
+            "status": 405,
         }
-    )
+    }
+).encode("utf-8")
+
+
+async def _answer(send: Send, status: int, payload: bytes, *, allow: bytes | None = None) -> None:
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+    ]
+    if allow is not None:
+        headers.append((b"allow", allow))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})
 
 

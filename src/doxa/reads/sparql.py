@@ -7,12 +7,22 @@ parses the result with rdflib's SPARQL 1.1 parser and walks the whole syntax tre
 refused, and so is anything that parses as an update rather than a query. Text that does not
 parse as one query is refused too, so a trick that fools one tokenizer (``1SERVICE``,
 ``trueSERVICE``) never reaches the store. The store then runs exactly the text that was
-checked, escapes already expanded, so the two parsers cannot read different queries. The
-dataset is set by the store, not by the query: ``FROM`` and ``FROM NAMED`` cannot widen it.
+checked, escapes already expanded, so the two parsers cannot read different queries.
+
+Where the two parsers would read the same text differently, the text is refused before either
+reads it. A ``#`` comment ends at a line feed for rdflib but at a carriage return *or* a line
+feed for Oxigraph (and for the SPARQL grammar), so a lone carriage return (one not followed by a
+line feed, typed or spelled ``\\u000D``) is refused: after ``# \\r`` the checker would see a
+comment where the store sees a query, ``SERVICE`` included. A carriage return before a line
+feed (a Windows line end) ends a comment for both alike and is kept. Other characters that end a
+line elsewhere (form feed, vertical tab, NEL, U+2028, U+2029) end a comment for neither parser.
+A lone surrogate (``\\uD800``) is no character, and no store can take it, so it is refused too.
+The dataset is set by the store, not by the query: ``FROM`` and ``FROM NAMED`` cannot widen it.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,6 +57,18 @@ _TOO_DEEP = (
     "The SPARQL query is nested too deeply to be checked (groups, brackets or parentheses "
     "dozens of levels deep, or some 80 triple patterns joined by '.' in one group); split it "
     "into smaller groups { … } { … } or shorten it."
+)
+_LONE_CR = re.compile(r"\r(?!\n)")
+_LONE_CR_REFUSED = (
+    "The SPARQL query is not valid: it holds a carriage return that is not followed by a line "
+    "feed (typed, or spelled \\u000D), which parsers read differently (one ends a comment "
+    "there, another does not); end lines with \\n (or \\r\\n), and in a string write the "
+    "escape \\r instead."
+)
+_SURROGATE_REFUSED = (
+    "The SPARQL query is not valid: it holds a lone surrogate ({code}, half of a UTF-16 pair, "
+    "not a character); write the character itself, or spell it with one \\U escape such as "
+    "\\U0001F600."
 )
 _FORMS = {
     "SelectQuery": "select",
@@ -116,7 +138,8 @@ def check_query(sparql: str) -> CheckedQuery:
     escapes expanded in the text the store will run.
 
     Raises :class:`~doxa.ScopeViolation` for an update or a ``SERVICE`` anywhere, and
-    :class:`~doxa.InvalidInput` for text that is not one SPARQL 1.1 query.
+    :class:`~doxa.InvalidInput` for text that is not one SPARQL 1.1 query, or that holds a
+    lone carriage return or a lone surrogate (see the module's docstring).
 
     >>> check_query("ASK { ?s <urn:service> 'SERVICE' }")
     CheckedQuery(form='ask', text="ASK { ?s <urn:service> 'SERVICE' }")
@@ -134,6 +157,7 @@ def check_query(sparql: str) -> CheckedQuery:
             "The SPARQL query is not valid: a \\u escape spells another \\u escape; write the "
             "character itself."
         )
+    _refuse_ambiguous(text)
     try:
         with _PARSING:
             tree = parseQuery(text)
@@ -148,6 +172,27 @@ def check_query(sparql: str) -> CheckedQuery:
     query = tree[-1]
     assert isinstance(query, CompValue)
     return CheckedQuery(_FORMS[query.name], text)
+
+
+def _refuse_ambiguous(text: str) -> None:
+    """Refuse text the checker and the store would read differently, or the store cannot take.
+
+    Raises :class:`~doxa.InvalidInput` for a lone carriage return (rdflib's comment runs on past
+    it, Oxigraph's ends there) and for a lone surrogate (not a character; UTF-8 has no bytes for
+    it). Both are decided on the text after escape expansion, the text both parsers read.
+
+    >>> _refuse_ambiguous("SELECT * {\\r\\n}  # Windows line ends are read alike\\r\\n")
+    >>> _refuse_ambiguous("SELECT * { # \\r SERVICE <http://h/> { } \\n }")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    doxa.errors.InvalidInput: The SPARQL query is not valid: it holds a carriage return ...
+    """
+    if _LONE_CR.search(text):
+        raise InvalidInput(_LONE_CR_REFUSED)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        code = f"U+{ord(text[error.start]):04X}"
+        raise InvalidInput(_SURROGATE_REFUSED.format(code=code)) from None
 
 
 def _is_update(text: str) -> bool:

@@ -108,10 +108,20 @@ def _unauthorized(message: str) -> Problem:
 
 
 def bearer_key(request: Request) -> str | None:
-    header = request.headers.get("authorization")
-    if header is None:
+    """The key of the request's one ``Authorization: Bearer KEY`` header, or None for none.
+
+    REST, SPARQL and the mounted MCP apps all read the key here, so they refuse alike (401):
+    two or more Authorization headers (which one a proxy or framework keeps differs, so
+    neither is trusted), and a header that is not the scheme (any case), spaces and a key.
+    Several spaces before the key are one separator, as RFC 6750's ``"Bearer" 1*SP token``
+    allows; a space inside the key makes it another key.
+    """
+    headers = request.headers.getlist("authorization")
+    if not headers:
         return None
-    scheme, _, key = header.partition(" ")
+    if len(headers) > 1:
+        raise _unauthorized("Send one Authorization header with one key, not several.")
+    scheme, _, key = headers[0].partition(" ")
     if scheme.lower() != "bearer" or not key.strip():
         raise _unauthorized(
             "The Authorization header must be 'Bearer KEY'; use a key from the server's "

@@ -120,8 +120,9 @@ def _check_caller(
             "Forbidden",
             "Only the owner key may write a standing rule; leave out 'rule', or ask the owner.",
         )
-    owners = found.memory.scope.standpoint(Authority.OWNER.value)
-    if standpoint is not None and as_iri(standpoint, "standpoint") == owners:
+    if standpoint is not None and found.memory.scope.is_owners_standpoint(
+        as_iri(standpoint, "standpoint")
+    ):
         raise Problem(
             403,
             "Forbidden",
@@ -362,7 +363,7 @@ def audit(found: Owner, infer: bool = False, format: str = "json") -> Any:
     chosen = format.strip().casefold()
     if chosen != "json" and chosen not in _REPORT_TYPES:
         raise Problem(
-            400, "Bad Request", f"{format!r} is not an audit format; use json, turtle or json-ld."
+            400, "InvalidInput", f"{format!r} is not an audit format; use json, turtle or json-ld."
         )
     report = found.memory.audit(infer=infer)
     if chosen == "json":

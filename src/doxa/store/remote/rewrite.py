@@ -4,7 +4,9 @@ A remote server is told which graphs a query may see by ``FROM`` and ``FROM NAME
 the query itself, because not every server honours the Protocol's ``default-graph-uri`` and
 ``named-graph-uri`` parameters (Virtuoso 7 adds a query's own ``FROM`` graphs to them instead
 of letting the parameters win). The rewrite reads the text token by token, so IRIs, strings and
-comments that merely contain the word ``FROM`` are left alone.
+comments that merely contain the word ``FROM`` are left alone. A comment (and a short string)
+ends at a carriage return as at a line feed, as the SPARQL grammar says and servers read it, so
+the FROM in ``# \\r FROM <g>`` is a clause to drop, not a comment to keep.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ EMPTY_GRAPH = URIRef("urn:doxa:empty")
 # to the end of its line (or of the text) instead of failing after its scan, and an IRI that
 # never closes fails at the next '<' at the latest, so no character is scanned twice.
 _TOKEN = re.compile(
-    r"""(?P<skip>'''.*?(?:'''|\Z)|\"\"\".*?(?:\"\"\"|\Z)|'(?:[^'\\\n]|\\.)*'?|"(?:[^"\\\n]|\\.)*"?"""
-    r"|\#[^\n]*)"
+    r"""(?P<skip>'''.*?(?:'''|\Z)|\"\"\".*?(?:\"\"\"|\Z)|'(?:[^'\\\n\r]|\\.)*'?|"(?:[^"\\\n\r]|\\.)*"?"""
+    r"|\#[^\r\n]*)"
     r"|(?P<iri><[^<>\"{}|^`\\\s]*>)"
     r"|(?P<word>[A-Za-z_][\w-]*(?::[\w.-]*)?|:[\w.-]*|[?$]\w+)"
     r"|(?P<open>\{)|(?P<close>\})|(?P<other>\S)",
