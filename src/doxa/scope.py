@@ -25,8 +25,7 @@ from rdflib import RDF, URIRef
 
 from doxa.errors import InvalidInput, UnknownScope
 from doxa.store.base import Change, Dataset, Store
-from doxa.terms import normal_iri
-from doxa.text import DEFAULT_LANGUAGE, check_language, normalise
+from doxa.text import DEFAULT_LANGUAGE, check_language, normal_iri, normalise
 from doxa.vocabulary import DOXA
 
 __all__ = [
@@ -169,7 +168,7 @@ class Scope:
     def is_owners_standpoint(self, iri: object) -> bool:
         """Whether ``iri`` names the owner's standpoint in any spelling (``URN:doxa:…``,
         ``…/%6Fwner``): the one check REST and MCP make before an agent's write, on the
-        normal form (:func:`doxa.terms.normal_iri`), never the raw text."""
+        normal form (:func:`doxa.text.normal_iri`), never the raw text."""
         owners = self.standpoint("owner")
         return normal_iri(str(iri)) == str(owners)
 

@@ -27,6 +27,7 @@ __all__ = [
     "check_language",
     "label_words",
     "name_key",
+    "normal_iri",
     "normalise",
     "stemmed",
     "stems",
@@ -342,3 +343,36 @@ def label_words(name: str) -> str:
     """
     local = re.split(r"[#/:]", name.rstrip("#/:"))[-1]
     return " ".join(part for part in _CAMEL.split(local) if part)
+
+
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def normal_iri(text: str) -> str:
+    """``text`` in the one spelling of the IRIs it is equivalent to: percent-encoded
+    unreserved characters decoded, other escapes' hex upper-cased (RFC 3986, 6.2.2), the
+    scheme lower-cased, and a URN's namespace id too (RFC 8141: ``URN:DOXA:`` is ``urn:doxa:``).
+
+    A guard that compares an IRI with one of doxa's compares the normal forms, so a second
+    spelling of the owner's standpoint is the owner's standpoint.
+
+    >>> normal_iri("URN:DOXA:scope:alice/standpoint/%6Fwner")
+    'urn:doxa:scope:alice/standpoint/owner'
+    >>> normal_iri("http://Example.org/a%2fb")  # a reserved escape stays, the host is kept
+    'http://Example.org/a%2Fb'
+    """
+
+    def decoded(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in _UNRESERVED else f"%{match.group(1).upper()}"
+
+    text = _PERCENT.sub(decoded, text)
+    scheme, colon, rest = text.partition(":")
+    if not colon:
+        return text
+    scheme = scheme.lower()
+    if scheme == "urn":
+        nid, colon, nss = rest.partition(":")
+        rest = f"{nid.lower()}{colon}{nss}"
+    return f"{scheme}:{rest}"

@@ -29,7 +29,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from doxa.errors import InvalidInput
 from doxa.model import Authority, RuleMode, Support
-from doxa.terms import MAX_LANGUAGE, literal, normal_iri
+from doxa.terms import MAX_LANGUAGE, literal
+from doxa.text import normal_iri
 
 __all__ = [
     "FACT_ID_PATTERN",
