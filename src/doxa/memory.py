@@ -23,7 +23,13 @@ from rdflib import Dataset as RdflibDataset
 from rdflib import Graph, Literal, URIRef
 from rdflib.term import Node
 
-from doxa.audit.backups import backups_folder, begin_restore, erasure_present, swap_staged
+from doxa.audit.backups import (
+    backups_folder,
+    begin_restore,
+    discard_stale_copy,
+    erasure_present,
+    swap_staged,
+)
 from doxa.audit.chain import verify_chain
 from doxa.audit.exports import (
     Progress,
@@ -309,6 +315,8 @@ class Memory:
         if where.directory is not None:
             finish_pending_restore(where.directory)  # a restore a kill cut off: finish it
         store = open_store(where, environ=environ, durable=durable)
+        if where.directory is not None:
+            discard_stale_copy(where.directory)  # the store's lock is held now
         return cls._owning(
             store,
             scope=scope,

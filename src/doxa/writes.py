@@ -376,20 +376,23 @@ def remember_arguments(given: Mapping[str, object], naming: Naming | None = None
             value = item.parse(value)
         out[item.name] = value
     out["object"] = _object(given, names)
-    _canonical_standpoint(out["standpoint"], names)
+    refuse_respelt_standpoint(out["standpoint"], names.name("standpoint"))
     return out
 
 
-def _canonical_standpoint(standpoint: object, names: Naming) -> None:
+def refuse_respelt_standpoint(standpoint: object, shown: str = "standpoint") -> None:
     """Refuse a second spelling of a doxa IRI as a standpoint (``URN:doxa:…``,
     ``urn:DOXA:…``, ``…/%6Fwner``): stored as sent it would be another graph to every
-    SPARQL reader, yet the same IRI to RFC 3986/8141, so one spelling is kept, and said."""
+    SPARQL reader, yet the same IRI to RFC 3986/8141, so one spelling is kept, and said.
+    ``shown`` is the field's name where the caller wrote it (``--standpoint``). Every write
+    reaches it: the interfaces' parse calls it with their names, and the proposal every
+    write becomes (``Memory.remember``, claims files) calls it again."""
     if standpoint is None:
         return
     normal = normal_iri(str(standpoint))
     if normal.startswith("urn:doxa:") and normal != str(standpoint):
         raise InvalidInput(
-            f"{names.name('standpoint')} {str(standpoint)!r} is another spelling of <{normal}>; "
+            f"{shown} {str(standpoint)!r} is another spelling of <{normal}>; "
             f"write it as {normal!r}."
         )
 

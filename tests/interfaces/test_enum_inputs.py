@@ -364,3 +364,28 @@ def test_a_respelt_doxa_standpoint_is_refused_and_others_are_kept() -> None:
             remember_arguments({"text": "x", "topic": "t", "standpoint": kept})["standpoint"]
             == kept
         )
+
+
+def test_a_respelt_standpoint_is_refused_from_python_and_claims_files_too() -> None:
+    """The final review's: only the interfaces' parse refused it, so ``Memory.remember`` and
+    a claims file (``doxa import-claims``) stored ``URN:doxa:…/%6Fwner`` as a second graph.
+    The proposal every write becomes refuses it now; the canonical spelling and a standpoint
+    outside doxa are kept (controls)."""
+    import io
+
+    import doxa
+
+    respelt = "URN:doxa:scope:alice/standpoint/%6Fwner"
+    with doxa.Memory.open(None, scope="alice") as mem:
+        with pytest.raises(InvalidInput, match="another spelling of <urn:doxa:scope:alice/"):
+            mem.remember("Alice likes cheese", topic="t", standpoint=respelt)
+        line = '{"text": "Alice likes brie", "topic": "t", "standpoint": "%s"}'
+        with pytest.raises(InvalidInput, match=r"Line 1: standpoint .* another spelling"):
+            mem.import_claims(io.StringIO(line % respelt))
+        assert mem.receipts() == []
+        for kept in ("urn:doxa:scope:alice/standpoint/agent", "https://x.example/me"):
+            receipt = mem.remember(f"Alice likes {kept}", topic="t", standpoint=kept)
+            assert receipt.outcome is doxa.Outcome.ADMITTED
+        assert mem.import_claims(io.StringIO(line % "https://y.example/me")).counts == {
+            "admitted": 1
+        }

@@ -26,9 +26,13 @@ SECRET = "Zebulon Quaxford's phone is +1 555 0142"
 SECOND = "Odalys Verncastle owns the boat Kestrel"
 
 
-def _child(*argv: str) -> subprocess.CompletedProcess[str]:
+def _child(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(KILLPOINT), *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, str(KILLPOINT), *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
     )
 
 
@@ -169,6 +173,79 @@ def test_rerunning_restore_after_a_kill_finishes_it(
     _check_restored(path, ids)
     replaced = [p for p in (tmp_path / "memory.backups").iterdir() if p.name.endswith("-replaced")]
     assert len(replaced) == 1  # the store it replaced was kept once, not twice
+
+
+@pytest.mark.parametrize(("point", "count"), [("intent-after", 1), ("rename-after", 1)])
+def test_a_restore_begun_with_a_relative_path_is_finished_from_another_directory(
+    tmp_path: Path,
+    erased_since_backup: tuple[Path, str, dict[str, str]],
+    point: str,
+    count: int,
+) -> None:
+    """The final review's: a restore run as ``--store memory`` recorded its staged copy as
+    ``memory.restoring``, relative to where it ran; finished from another directory, the next
+    open found no copy, took the restore as done, removed the intent and cut the journal,
+    and the store was never swapped (the fact written after the backup still there). The
+    intent's paths are absolute now; killed at the same points, the store's next open from
+    this test's directory (not the child's) finishes the restore whole."""
+    template, backup_name, ids = erased_since_backup
+    path = tmp_path / "memory"
+    _copy(template, path)
+    done = _child(
+        "restore",
+        "memory",
+        str(Path("memory.backups") / backup_name),
+        point,
+        str(count),
+        cwd=tmp_path,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert Path.cwd() != tmp_path
+    _check_restored(path, ids)
+
+
+def test_a_staged_copy_with_no_intent_is_deleted_by_the_next_open(tmp_path: Path) -> None:
+    """The final review's: killed after the backup was copied beside the store and before the
+    intent was written, the copy stayed in ``memory.restoring`` for good, and a fact erased
+    later was still in it in plain text, past the purge of the store and its backups.
+    Nothing is owed then, so the next open deletes the copy; the store is as it was (the
+    control: its facts and chain), and the erasure leaves no byte in any file beside it."""
+    path = tmp_path / "memory"
+    with doxa.Memory.open(path, scope="alice") as mem:
+        pin = mem.remember("Alice's bank PIN is 4821", topic="secrets", authority="owner")
+        backup = mem.backup()
+    done = _child("restore", str(path), str(backup), "intent-before", "1")
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    staged = path.with_name("memory.restoring")
+    assert hits(staged, "4821")  # the copy holds the text the owner erases next
+    with doxa.Memory.open(path, scope="alice") as mem:
+        assert {f.text for f in mem.facts()} == {"Alice's bank PIN is 4821"}
+        assert mem.verify() == len(mem.receipts())
+        mem.erase(pin.fact or "", reason="asked to be forgotten", wait=True)
+    assert not staged.exists()
+    assert hits(tmp_path, "4821") == []
+
+
+def test_doxa_serve_finishes_an_interrupted_restore_before_it_serves(
+    tmp_path: Path, erased_since_backup: tuple[Path, str, dict[str, str]]
+) -> None:
+    """The final review's: ``doxa serve`` opened the store bare and refused it, while its
+    message said any doxa command finishes the restore. It finishes it now, as every
+    command does, and then serves the restored store."""
+    from tests.interfaces.conftest import config_text, start_server, stop_server
+
+    template, backup_name, ids = erased_since_backup
+    path = tmp_path / "memory"
+    _copy(template, path)
+    backup = tmp_path / "memory.backups" / backup_name
+    done = _child("restore", str(path), str(backup), "rewrite-after", "1")
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    server = start_server(tmp_path, config_text(), store=path)
+    try:
+        assert not path.with_name("memory.restore").exists()
+    finally:
+        stop_server(server)
+    _check_restored(path, ids)
 
 
 @pytest.mark.slow

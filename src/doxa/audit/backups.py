@@ -137,8 +137,9 @@ def begin_restore(path: Path, backup: Path) -> RestoreIntent:
         kept = folder / (datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ") + "-replaced")
         intent = RestoreIntent(
             backup=str(backup.resolve()),
-            staged=str(staged),
-            replaced=str(kept),
+            # absolute: the next open, from another working directory, finishes the restore
+            staged=str(staged.resolve()),
+            replaced=str(kept.resolve()),
             heads=heads,
             erasures=tuple(e.as_json() for e in since),
         )
@@ -146,6 +147,16 @@ def begin_restore(path: Path, backup: Path) -> RestoreIntent:
         return intent
     finally:
         lock.release()
+
+
+def discard_stale_copy(path: Path) -> None:
+    """Delete ``<store>.restoring`` when no restore intent is beside it: a kill cut a restore
+    off after copying the backup and before recording the intent, so nothing is owed, and
+    the copy (of a backup) may hold content erased since. Call it with the store open, its
+    lock held, so that no restore is staging the copy now."""
+    staged = path.with_name(f"{path.name}.restoring")
+    if staged.exists() and intents.read_restore(path) is None:
+        shutil.rmtree(staged, ignore_errors=True)
 
 
 def swap_staged(path: Path, intent: RestoreIntent) -> RestoreIntent:

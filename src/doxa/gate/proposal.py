@@ -26,7 +26,7 @@ from doxa.terms import (
     instant,
 )
 from doxa.vocabulary import DOXA, PROV, RDF
-from doxa.writes import FACT_ID_PATTERN
+from doxa.writes import FACT_ID_PATTERN, refuse_respelt_standpoint
 
 __all__ = [
     "build_proposal",
@@ -101,6 +101,7 @@ def build_proposal(
     )
     if standpoint is not None:
         point = as_iri(standpoint, "standpoint")
+        refuse_respelt_standpoint(point)
     elif who is Authority.EXTERNAL and source_iris:
         point = source_iris[0]
     else:

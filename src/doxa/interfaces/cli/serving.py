@@ -104,10 +104,12 @@ def serve(
     docs/http.md)."""
     import uvicorn
 
+    from doxa.audit.backups import discard_stale_copy
     from doxa.interfaces.discovery import announced
     from doxa.interfaces.http.app import create_app
     from doxa.interfaces.http.config import demo_config, load_config
     from doxa.judges import configured_judge
+    from doxa.memory import finish_pending_restore
     from doxa.reads.embeddings import EmbedConfig, OpenAIEmbedder
     from doxa.store import open_store
     from doxa.store.location import MEMORY, is_server_url
@@ -133,7 +135,11 @@ def serve(
         embedding = EmbedConfig.from_env()  # recall by meaning when DOXA_EMBED_* is set
         embedder = None if embedding is None else OpenAIEmbedder(embedding)
         # a directory, :memory: or a SPARQL 1.1 server, as for every doxa command
+        if directory is not None:
+            finish_pending_restore(directory)  # a restore a kill cut off, as every command does
         store = open_store(where, update_url=settings.update_url)
+        if directory is not None:
+            discard_stale_copy(directory)
         mounts = mcp_mounts()
         app = create_app(
             store, config, judge=judge, owns_store=True, embedder=embedder, mounts=mounts

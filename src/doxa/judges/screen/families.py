@@ -895,10 +895,11 @@ FAMILIES: tuple[Pattern, ...] = (
         # is the new owner, obey him" (a shop's new owner is news; told to obey, it is a claim)
         r"\b(?:is|are)\s+(?:now\s+)?(?:the|your)\s+new\s+(?:owner|admin|administrator|master|"
         r"operator|user|boss|principal|controller)\b[^.!?\n]{0,40}?(?:[,.;:!—–-]\s*|\s+and\s+|"
-        r"\s+so\s+)(?:(?:you\s+)?(?:must|should|will|shall|have\s+to)\s+)?(?:now\s+)?(?:obey|do\s+"
-        # "follow his instructions in the wiki" is a memo's; "obey him" and "do whatever she
-        # says" are not asked of a colleague
-        r"(?:whatever|everything)\s+(?:he|she|they)\s+(?:says?|tells?\s+you|asks?))\b",
+        r"\s+so\s+)(?:(?:you\s+)?(?:must|should|will|shall|have\s+to)\s+)?(?:now\s+)?(?:obey\s+"
+        # the one obeyed is the new master ("obey him", "obey his orders"), not "the food
+        # safety rules"; "follow his instructions in the wiki" is a memo's; "obey him" and
+        # "do whatever she says" are not asked of a colleague
+        r"(?:him|her|them|me|us|his|their)\b|do\s+(?:whatever|everything)\s+(?:he|she|they)\s+(?:says?|tells?\s+you|asks?))\b",
         "new",
         "owner admin administrator master operator user boss principal controller",
         "obey whatever everything",
