@@ -19,10 +19,11 @@ from doxa.store import EmbeddedStore, Store
 EX = "http://example.org/"
 
 DOMAIN = b"""
+@prefix doxa: <https://w3id.org/doxa#> .
 @prefix ex: <http://example.org/> .
 @prefix owl: <http://www.w3.org/2002/07/owl#> .
 ex:dayOfWeek a owl:ObjectProperty, owl:FunctionalProperty .
-ex:birthYear a owl:DatatypeProperty, owl:FunctionalProperty .
+ex:birthYear a owl:DatatypeProperty, owl:FunctionalProperty, doxa:UnchangingProperty .
 ex:livesIn a owl:ObjectProperty, owl:FunctionalProperty .
 ex:likes a owl:ObjectProperty .
 """

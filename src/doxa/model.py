@@ -313,6 +313,10 @@ class Verdict:
     #: names; the gate checks they come from the write's text and resolves them like names
     #: given by the writer (None: the judge gave none)
     statement: tuple[str, str, str] | None = None
+    #: with ``unclear``: the question only the owner can answer, "replace or add?", as the
+    #: IRI of the predicate (or sentence pattern) whose number of values nobody has said.
+    #: The owner's answer teaches it and re-judges every write waiting on the same question.
+    asks: str | None = None
 
 
 @dataclass(frozen=True)
@@ -402,6 +406,10 @@ class HeldWrite:
     held_at: datetime
     reason: str
     targets: tuple[str, ...] = ()
+    #: the question it waits on ("replace or add?" for this predicate or sentence pattern,
+    #: :attr:`Verdict.asks`), or None: the owner's answer to it decides every write waiting
+    #: on it at once
+    asks: str | None = None
 
 
 @dataclass(frozen=True)

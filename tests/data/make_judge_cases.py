@@ -117,9 +117,9 @@ def schedule() -> Iterator[Case]:
             f"schedule-{n}-was-wrong",
             k,
             "was_wrong",
-            c(f"no, the {who} call is on {other}", other),
+            c(f"the {who} call is on {other}, not {day}", other),
             c(f"{who} calls on {day}", day, authority="agent"),
-            note="two days for the same (unbounded) time: the agent's was wrong",
+            note="the writer names the agent's day and denies it: it was wrong",
         )
         yield case(
             f"schedule-{n}-lower-authority",
@@ -319,9 +319,17 @@ def location() -> Iterator[Case]:
             f"loc-{n}-was-wrong",
             k,
             "was_wrong",
-            c(f"{who} lives in {other}", other),
+            c(f"{who} lives in {other}, not {city}", other),
             c(f"{who} probably lives in {city}", city, authority="agent"),
-            note="the owner corrects an unbounded guess",
+            note="the owner denies the agent's guess by name: it was wrong",
+        )
+        yield case(
+            f"loc-{n}-undated-move",
+            k,
+            "replaces",
+            c(f"{who} lives in {other} now", other),
+            c(f"{who} lives in {city}", city),
+            note="an undated new home starts when it is recorded: a move, not a correction",
         )
         yield case(
             f"loc-{n}-lower-authority",
@@ -442,9 +450,17 @@ def work() -> Iterator[Case]:
             f"work-{n}-tool-corrects",
             k,
             "was_wrong",
+            c(f"HR system: {who} works for {other}, not {firm}", other, authority="tool"),
+            c(f"{who} works for {firm}", firm, authority="agent"),
+            note="a tool's record denies an agent's guess by name: it was wrong",
+        )
+        yield case(
+            f"work-{n}-undated-change",
+            k,
+            "replaces",
             c(f"HR system: {who} works for {other}", other, authority="tool"),
             c(f"{who} works for {firm}", firm, authority="agent"),
-            note="a tool's record corrects an agent's unbounded guess",
+            note="an undated new employer starts when it is recorded: the world changed",
         )
 
 
@@ -512,9 +528,9 @@ def contact() -> Iterator[Case]:
             f"contact-{n}-email-was-wrong",
             k,
             "was_wrong",
-            c(f"{who}'s e-mail is {mail2}", "primaryEmail", mail2),
+            c(f"{who}'s e-mail is {mail2}, not {mail}", "primaryEmail", mail2),
             c(f"{who}'s e-mail is probably {mail}", "primaryEmail", mail, authority="agent"),
-            note="the owner corrects an unbounded guess",
+            note="the owner denies the agent's guess by name: it was wrong",
         )
         yield case(
             f"contact-{n}-email-lower",
@@ -610,9 +626,9 @@ def preference() -> Iterator[Case]:
             f"pref-{n}-drink-was-wrong",
             k,
             "was_wrong",
-            c(f"{who}'s favourite drink is rooibos", "favouriteDrink", "Rooibos"),
+            c(f"{who}'s favourite drink is rooibos, not coffee", "favouriteDrink", "Rooibos"),
             c(f"{who} seems to like coffee best", "favouriteDrink", "Coffee", authority="agent"),
-            note="the owner corrects the agent's guess",
+            note="the owner denies the agent's guess by name: it was wrong",
         )
         yield case(
             f"pref-{n}-drink-lower",

@@ -213,7 +213,14 @@ def test_a_refinement_rests_on_what_it_refines(mem: doxa.Memory, clock: doxa.Fix
     """A fact admitted as adding detail (doxa:refines) is flagged when the refined one ends."""
     broad = say(mem, "The offsite is in spring", clock, authority="owner")
     clock.advance(timedelta(minutes=1))
-    detail = mem.remember("The offsite is in spring, in April", topic="meetings", revises=broad)
+    # a revision that only adds words replaces its line (issue 36); the owner who approves
+    # an agent's such edit as adding detail keeps both, the new one refining the old
+    held = mem.remember(
+        "The offsite is in spring, in April", topic="meetings", revises=broad, authority="agent"
+    )
+    assert held.outcome is doxa.Outcome.HELD, held.reason
+    assert held.fact is not None
+    detail = mem.approve(held.fact, as_relation=doxa.Relation.ADDS_DETAIL)
     assert detail.relation is doxa.Relation.ADDS_DETAIL, detail.reason
     assert detail.fact is not None
     assert flagged_ids(mem) == set()

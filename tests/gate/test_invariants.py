@@ -164,17 +164,20 @@ def test_values_that_do_not_overlap_in_time_are_new(memory: doxa.Memory) -> None
     assert overlapping.relation is not doxa.Relation.NEW
 
 
-def test_a_value_without_start_against_a_dated_one_is_unclear(memory: doxa.Memory) -> None:
-    """No start date cannot tell a change from a correction: held as unclear."""
+def test_a_value_without_start_starts_when_recorded(memory: doxa.Memory) -> None:
+    """An undated value starts when it is recorded: it replaces a value that started before
+    then, and against one planned to start later it cannot tell which holds (unclear)."""
     statement(
         memory, "Call on Wednesday", "call", "dayOfWeek", EX + "Wednesday", valid_from="2026-01-01"
     )
     undated = statement(memory, "Call on Thursday", "call", "dayOfWeek", EX + "Thursday")
-    assert (undated.relation, undated.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
-    dated = statement(
-        memory, "Call on Friday", "call", "dayOfWeek", EX + "Friday", valid_from="2026-02-01"
+    assert undated.relation is doxa.Relation.REPLACES, undated.reason
+    # control: a value planned to start after now, then an undated one
+    statement(
+        memory, "Review on Monday", "review", "dayOfWeek", EX + "Monday", valid_from="2099-01-01"
     )
-    assert dated.relation is doxa.Relation.REPLACES
+    ahead = statement(memory, "Review on Tuesday", "review", "dayOfWeek", EX + "Tuesday")
+    assert (ahead.relation, ahead.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
 
 
 def test_current_graph_keeps_a_statement_another_fact_still_holds(memory: doxa.Memory) -> None:

@@ -117,7 +117,7 @@ def test_a_statement_about_another_subject_is_unclear(mem: doxa.Memory) -> None:
         (
             "The supplier call is on Wednesday",
             "The supplier call is on Wednesday at 10",
-            "adds_detail",
+            "replaces",
             JAN,
         ),
         (
@@ -152,9 +152,10 @@ def test_text_revisions(mem: doxa.Memory, old: str, new: str, relation: str, sta
 
 
 def test_closing_is_held_until_earned(mem: doxa.Memory) -> None:
-    """Naming the target forces nothing: without an earned or granted kind it is held."""
-    tea = likes(mem, "tea", valid_from=JAN)
-    coffee = likes(mem, "coffee", valid_from=MAR, revises=tea.fact)
+    """An agent naming the target forces nothing: without an earned or granted kind it is
+    held (the owner's own revision applies at once: tests/gate/test_corrections.py)."""
+    tea = likes(mem, "tea", valid_from=JAN, authority="agent")
+    coffee = likes(mem, "coffee", valid_from=MAR, revises=tea.fact, authority="agent")
     assert (coffee.relation, coffee.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.HELD)
     assert mem.get(tea.fact or "").status is doxa.FactStatus.LIVE
     [held] = mem.held()
@@ -190,8 +191,10 @@ def test_a_burst_of_named_closings_raises_the_alarm(clock: doxa.FixedClock) -> N
         turn = EX + "turn/1"
         outcomes = []
         for n in range(4):
-            old = likes(mem, f"tea{n}", valid_from=JAN)
-            new = likes(mem, f"coffee{n}", valid_from=MAR, turn=turn, revises=old.fact)
+            old = likes(mem, f"tea{n}", valid_from=JAN, authority="agent")
+            new = likes(
+                mem, f"coffee{n}", valid_from=MAR, turn=turn, revises=old.fact, authority="agent"
+            )
             outcomes.append(new.outcome)
         assert outcomes[0] is doxa.Outcome.ADMITTED  # control: the first closing goes through
         assert doxa.Outcome.HELD in outcomes
@@ -295,8 +298,8 @@ def test_an_erased_target_is_not_found(mem: doxa.Memory) -> None:
 
 
 def test_a_held_target_is_refused(mem: doxa.Memory) -> None:
-    tea = likes(mem, "tea", valid_from=JAN)
-    held = likes(mem, "coffee", valid_from=MAR, revises=tea.fact)
+    tea = likes(mem, "tea", valid_from=JAN, authority="agent")
+    held = likes(mem, "coffee", valid_from=MAR, revises=tea.fact, authority="agent")
     assert held.outcome is doxa.Outcome.HELD
     before = stored(mem)
     with pytest.raises(InvalidInput, match="held, waiting for a decision"):

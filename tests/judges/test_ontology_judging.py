@@ -110,9 +110,9 @@ def test_subclass_object_is_more_detail(mem: doxa.Memory) -> None:
     say(mem, "jana is an engineer", "jana", "role", "Engineer", kind="work")
     senior = say(mem, "jana is a senior engineer", "jana", "role", "SeniorEngineer", kind="work")
     assert senior.relation is doxa.Relation.ADDS_DETAIL
-    # control: an unrelated role contradicts (no start: the old one was wrong)
+    # control: an unrelated role contradicts (no start: it starts when recorded, a change)
     sales = say(mem, "jana is head of sales", "jana", "role", "HeadOfSales", kind="work")
-    assert sales.relation is doxa.Relation.WAS_WRONG
+    assert sales.relation is doxa.Relation.REPLACES
 
 
 def test_a_rule_forbidding_a_country_covers_its_cities(mem: doxa.Memory) -> None:

@@ -29,6 +29,7 @@ from doxa.errors import (
     WriteConflict,
 )
 from doxa.gate.closing import Closing
+from doxa.gate.correcting import owner_revision, undated_start
 from doxa.gate.deciding import MAX_ATTEMPTS, UNLOCKED_ATTEMPTS, Decider, pause
 from doxa.gate.embedding import WriteVector, embed_write
 from doxa.gate.erasing import Erasing
@@ -51,6 +52,7 @@ from doxa.model import (
 )
 from doxa.reads.embeddings import Embedder
 from doxa.reads.ledger import judge_key, origins
+from doxa.reads.receipts import receipts_deciding
 from doxa.scope import Scope, new_id
 from doxa.store import Store
 from doxa.terms import dt_literal
@@ -194,13 +196,16 @@ class Gate(WritePath):
             now=self.clock.now(),
             meaning=None if vector is None else vector.meaning,
         )
-        if proposal.predicate is None:
-            return evidence
+        if proposal.predicate is None:  # a text: the owner's answers on sentence patterns
+            return replace(evidence, lessons=self.names.lessons())
         table = evidence.properties
         predicate, _ = table.canonical(proposal.predicate)
         cardinality = self.names.cardinality(predicate)
-        if cardinality is Cardinality.ONE:  # the owner's lesson: one value, as if declared
+        if cardinality in (Cardinality.ONE, Cardinality.UNCHANGING):
+            # the owner's lesson: one value (that never changes), as if declared
             table = replace(table, functional=table.functional | {predicate})
+        if cardinality is Cardinality.UNCHANGING:
+            table = replace(table, unchanging=table.unchanging | {predicate})
         return replace(evidence, cardinality=cardinality, properties=table)
 
     def preview(self, proposal: Proposal, *, embedder: Embedder | None = None) -> Verdict:
@@ -292,6 +297,10 @@ class Gate(WritePath):
         graph = self.scope.rules if proposal.is_rule else self.scope.topic(proposal.topic)
 
         def hold(status: HoldStatus, why: str) -> Receipt:
+            waiting = self._waiting_copy(digest, proposal.id)
+            if waiting is not None:  # the same write already waits: one wait, not two
+                return waiting
+            asks = verdict.asks if verdict is not None else None
             self.record.hold(
                 decision,
                 proposal.iri,
@@ -302,6 +311,8 @@ class Gate(WritePath):
                 status,
                 now,
                 judge=judge_key(judge, version),
+                asks=URIRef(asks) if asks is not None else None,
+                digest=digest,
             )
             return self.record.commit(decision, replace(draft, reason=why), now)
 
@@ -330,22 +341,40 @@ class Gate(WritePath):
             return self.record.commit(decision, replace(draft, outcome=Outcome.QUARANTINED), now)
         if relation in (Relation.UNCLEAR, Relation.CLASHES_WITH_RULE):
             return hold(HoldStatus.AWAITING_OWNER, reason)
-        if relation.closes:
+        if relation.closes and not owner_revision(proposal, targets):
             held = self.closing.held_because(
                 decision, proposal, evidence, targets, judge_key(judge, version), now
             )
             if held is not None:
                 return hold(HoldStatus.AWAITING_OWNER, f"{reason}; held: {held}")
+        if relation.closes and owner_revision(proposal, targets):
+            reason += "; the owner's own revision of the fact it names: applied"
+            draft = replace(draft, reason=reason)
         if relation is Relation.ADDS_DETAIL:
             pairs = [*pairs, *((DOXA.refines, t) for t in targets)]
+        starts = proposal.valid_from
+        if relation is Relation.REPLACES and starts is None:
+            starts, pairs = undated_start(pairs, proposal, now)
         self.record.admit(decision, proposal.iri, pairs, graph, now)
         if vector is not None:  # derived, beside the claim: one transaction, erased with it
             decision.change.insert += vector.quads(self.scope, proposal.iri)
         if relation.closes:
-            self.record.close(
-                decision, relation, targets, proposal.iri, proposal.valid_from, reason, now
-            )
+            self.record.close(decision, relation, targets, proposal.iri, starts, reason, now)
         return self.record.commit(decision, replace(draft, outcome=Outcome.ADMITTED), now)
+
+    def _waiting_copy(self, digest: str, own: str) -> Receipt | None:
+        """The receipt that put the same write (same writer, content and fields: the same
+        input digest) in pending, if it still waits there; None otherwise. ``own`` is the
+        write's own id: a held write judged again is no copy of itself."""
+        held_id = self.record.waiting_copy(digest, own)
+        if held_id is None:
+            return None
+        found = [
+            r
+            for r in receipts_deciding(self.store, self.scope, self.scope.fact(held_id))
+            if r.outcome is Outcome.HELD
+        ]
+        return found[-1] if found else None
 
     def _read_statement(
         self,
@@ -426,7 +455,26 @@ class Gate(WritePath):
                 receipts.append(receipt)
         return receipts
 
-    def _rejudge_one(self, held_id: str, decision: Decision) -> Receipt | None:
+    def rejudge_question(self, question: URIRef) -> list[Receipt]:
+        """Judge again every write waiting for the owner on ``question`` (a predicate or a
+        sentence pattern the owner just taught): the answer decides them all at once.
+
+        Each gets the new verdict's outcome and receipt: admitted, or held again for another
+        reason (a closing not earned yet, a stronger fact it contradicts), so none is left
+        waiting on an answered question. One whose judge asks the same question again (an
+        answer a domain ontology overrides) waits as it was, with no new receipt.
+        """
+        receipts = []
+        for held_id in self.record.waiting_on(question):
+            step = partial(self._rejudge_one, held_id, still_asking=question)
+            receipt = self.decider.decide(step)
+            if receipt is not None:
+                receipts.append(receipt)
+        return receipts
+
+    def _rejudge_one(
+        self, held_id: str, decision: Decision, *, still_asking: URIRef | None = None
+    ) -> Receipt | None:
         try:
             held, claim = self.record.held(held_id)
         except NotFound:
@@ -438,6 +486,8 @@ class Gate(WritePath):
             verdict = self.judge.judge(proposal, evidence)
         except JudgeUnavailable:
             return None  # still down: the write stays held, nothing is lost
+        if still_asking is not None and verdict.asks == str(still_asking):
+            return None  # the same question is still open: it waits as it was
         self.record.unhold(decision, held_id, held, claim)
         return self._publish(
             proposal,
@@ -461,8 +511,15 @@ class Gate(WritePath):
         return self.closing.refusal(kind) is None
 
     def approve(self, held_id: str, *, as_relation: Relation | None = None) -> Receipt:
-        """Admit a held write as the owner decided (see :meth:`OwnerDecisions.approve`)."""
-        return self.owner.approve(held_id, as_relation=as_relation)
+        """Admit a held write as the owner decided (see :meth:`OwnerDecisions.approve`).
+
+        An answer that teaches a predicate (or a sentence pattern) one value, many or
+        unchanging then decides every other write waiting on the same question
+        (:meth:`rejudge_question`), so the owner answers each question once."""
+        receipt, taught = self.owner.answer(held_id, as_relation=as_relation)
+        if taught is not None:
+            self.rejudge_question(taught)
+        return receipt
 
     def reject(self, held_id: str, *, reason: str) -> Receipt:
         """Discard a held write; its content leaves pending, the receipt stays."""

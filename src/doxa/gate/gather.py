@@ -17,6 +17,7 @@ from doxa.gate.believed import believed_by_keys
 from doxa.gate.index import TERM
 from doxa.gate.revising import revision_target
 from doxa.judges.base import Evidence
+from doxa.judges.patterns import head_key
 from doxa.judges.sentences import frame_key
 from doxa.model import Fact, Proposal
 from doxa.ontology.closure import broader_objects, property_table
@@ -52,6 +53,26 @@ def live_by_key(store: Store, scope: Scope, key: Literal | Sequence[Literal]) ->
         dataset = Dataset(default=(scope.topic(topic), scope.log))
         found += load_facts(store, scope, dataset, group)
     return found
+
+
+#: how many live texts sharing a head key a write is compared with: a head many facts share
+#: ("Alice likes …") costs a bounded read, the newest first
+HEAD_CANDIDATES = 32
+
+
+def live_by_head(store: Store, scope: Scope, key: str, topic: str) -> list[Fact]:
+    """Live text claims of ``topic`` carrying the head key ``key``, at most
+    :data:`HEAD_CANDIDATES` of them."""
+    head = Literal(key)
+    if not store.referrers(TERM, [head], scope.search):
+        return []  # no claim carries it: one index seek
+    rows = store.select(
+        query("live_by_head") + f"\nORDER BY DESC(?claim)\nLIMIT {HEAD_CANDIDATES}",
+        dataset=Dataset(default=(scope.search, scope.log)),
+        bindings={"key": head, "topic": Literal(topic)},
+    )
+    claims = list(dict.fromkeys(URIRef(str(r["claim"])) for r in rows))
+    return load_facts(store, scope, Dataset(default=(scope.topic(topic), scope.log)), claims)
 
 
 def live_by_keys(store: Store, scope: Scope, keys: list[Literal]) -> list[Fact]:
@@ -173,6 +194,12 @@ def gather(
         value = frame_key(proposal.text)  # one lookup: the same text, or the same subject
         keys = [Literal(text_key(proposal.text)), *([Literal(value)] if value else [])]
         same = [f for f in live_by_keys(store, scope, keys) if f.topic == proposal.topic]
+        head = head_key(proposal.text)
+        if head is not None:  # the texts it may be the same sentence of, another value
+            known = {f.id for f in same}
+            same += [
+                f for f in live_by_head(store, scope, head, proposal.topic) if f.id not in known
+            ]
         if similar and now is not None:
             close = recall(
                 store,
@@ -211,6 +238,7 @@ def gather(
         broader=broader_objects(store, objects) if proposal.structured else {},
         superseded=tuple(superseded),
         target=target,
+        now=now,
     )
 
 

@@ -286,6 +286,10 @@ class Names:
             return Cardinality.DECLARED
         return self._lessons().get(predicate, Cardinality.UNKNOWN)
 
+    def lessons(self) -> dict[URIRef, Cardinality]:
+        """Every lesson the owner taught in this scope, by predicate or sentence pattern."""
+        return dict(self._lessons())
+
     def _lessons(self) -> dict[URIRef, Cardinality]:
         """Every lesson of the scope (few: one per taught predicate), kept in the store's
         cache until the vocabulary graph changes; read afresh where there is no cache."""
@@ -301,19 +305,40 @@ class Names:
         lessons: dict[URIRef, Cardinality] = {}
         for row in self.store.select(
             "SELECT ?p ?type WHERE { ?p a ?type FILTER(?type IN (<http://www.w3.org/2002/07/"
-            "owl#FunctionalProperty>, <https://w3id.org/doxa#ManyValuedProperty>)) }",
+            "owl#FunctionalProperty>, <https://w3id.org/doxa#ManyValuedProperty>, "
+            "<https://w3id.org/doxa#UnchangingProperty>)) }",
             dataset=Dataset(default=(self.scope.vocabulary,)),
         ):
             predicate = URIRef(str(row["p"]))
-            if row["type"] == OWL.FunctionalProperty:  # one value wins a (raced) double lesson
-                lessons[predicate] = Cardinality.ONE
-            else:
-                lessons.setdefault(predicate, Cardinality.MANY)
+            # raced double lessons: unchanging wins over one value, one value over many
+            taught = _TAUGHT[URIRef(str(row["type"]))]
+            if _RANK[taught] > _RANK[lessons.get(predicate, Cardinality.UNKNOWN)]:
+                lessons[predicate] = taught
         if kept is not None and kept.generation == generation:
             kept.lessons = lessons
         return lessons
 
     def lesson(self, predicate: URIRef, cardinality: Cardinality) -> list[Quad]:
         """The vocabulary quads that record the owner's answer for ``predicate``."""
-        kind = {Cardinality.ONE: OWL.FunctionalProperty, Cardinality.MANY: DOXA.ManyValuedProperty}
-        return [(predicate, RDF.type, kind[cardinality], self.scope.vocabulary)]
+        kinds = {
+            Cardinality.ONE: (OWL.FunctionalProperty,),
+            Cardinality.MANY: (DOXA.ManyValuedProperty,),
+            Cardinality.UNCHANGING: (DOXA.UnchangingProperty, OWL.FunctionalProperty),
+        }
+        return [(predicate, RDF.type, k, self.scope.vocabulary) for k in kinds[cardinality]]
+
+
+#: the vocabulary class each lesson is recorded as
+_TAUGHT = {
+    OWL.FunctionalProperty: Cardinality.ONE,
+    DOXA.ManyValuedProperty: Cardinality.MANY,
+    DOXA.UnchangingProperty: Cardinality.UNCHANGING,
+}
+#: which lesson wins when two were recorded for one predicate (two owners' answers raced)
+_RANK = {
+    Cardinality.UNKNOWN: 0,
+    Cardinality.DECLARED: 0,
+    Cardinality.MANY: 1,
+    Cardinality.ONE: 2,
+    Cardinality.UNCHANGING: 3,
+}

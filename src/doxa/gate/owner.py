@@ -84,7 +84,14 @@ class OwnerDecisions:
         return self.record.commit(decision, draft, now)
 
     def approve(self, held_id: str, *, as_relation: Relation | None = None) -> Receipt:
-        """Admit a held write as the owner decided, and leave a receipt.
+        """Admit a held write as the owner decided, and leave a receipt (see :meth:`answer`)."""
+        return self.answer(held_id, as_relation=as_relation)[0]
+
+    def answer(
+        self, held_id: str, *, as_relation: Relation | None = None
+    ) -> tuple[Receipt, URIRef | None]:
+        """Admit a held write as the owner decided; its receipt, and the predicate (or
+        sentence pattern) the answer taught, if it taught one.
 
         What it closes is gathered again now, not taken from the time it was held: on a
         functional predicate every other value believed in time the approved one overlaps
@@ -95,9 +102,13 @@ class OwnerDecisions:
         ``as_relation`` (``replaces`` or ``was_wrong``) says how to end them; without it the
         held verdict's relation ends only the facts the judge named, and the receipt's
         reason names each other fact ended and how.
+
+        On a "replace or add?" question (nobody has said how many values the predicate
+        holds) ``as_relation`` is also the owner's lesson: ``replaces`` one value at a time,
+        ``new`` or ``adds_detail`` many, ``was_wrong`` one value that never changes.
         """
 
-        def step(decision: Decision) -> Receipt:
+        def step(decision: Decision) -> tuple[Receipt, URIRef | None]:
             held, claim = self.record.held(held_id)
             relation = as_relation or _held_relation(held)
             saved = tuple(URIRef(str(t)) for p, t in held if p == DOXA.target)
@@ -112,18 +123,32 @@ class OwnerDecisions:
             graph = self.scope.rules if is_rule else self.scope.topic(str(values[DOXA.topic]))
             valid_from = values.get(DOXA.validFrom)
             starts = None if valid_from is None else instant(valid_from)
-            lesson = None if is_rule or as_relation is None else self._lesson(values, relation)
+            # an undated value ends the others as of when it was received (the latest
+            # moment the change can have happened), unless the owner says they were wrong
+            undated = starts is None and Relation.WAS_WRONG not in (as_relation, relation)
+            if undated:
+                starts = _received(claim, now, values.get(DOXA.validUntil))
+            asks = next((URIRef(str(o)) for p, o in held if p == DOXA.asks), None)
+            lesson = (
+                None
+                if is_rule or as_relation is None
+                else self._lesson(values, relation, asks)
+            )
             reason = "approved by the owner"
             if lesson is not None:
                 predicate, cardinality = lesson
                 decision.change.insert += self.names.lesson(predicate, cardinality)
-                reason += f"; learned: <{predicate}> holds " + (
-                    "one value at a time" if cardinality is Cardinality.ONE else "many values"
-                )
-            one = lesson[0] if lesson is not None and lesson[1] is Cardinality.ONE else None
+                reason += f"; learned: <{predicate}> holds {_HOLDS[cardinality]}"
+            one = (
+                lesson[0]
+                if lesson is not None and lesson[1] in (Cardinality.ONE, Cardinality.UNCHANGING)
+                else None
+            )
             found = Conflicts()
             if not is_rule:
-                found = self._conflicts(values, starts, relation, one, saved, as_relation)
+                found = self._conflicts(
+                    values, starts, relation, one, saved, as_relation, undated=undated
+                )
             closings = found.closings
             reason += _unjudged_endings(self.scope, closings, saved, chosen=as_relation)
             reason += found.explain(self.scope)
@@ -138,6 +163,13 @@ class OwnerDecisions:
                 named = tuple(t for t in saved if t not in ending and self.record.is_live(t))
                 if named:
                     closings.append((relation, named))
+            supersedes = found.yields_to is not None or any(
+                how is Relation.REPLACES for how, _ in closings
+            )
+            if undated and supersedes and starts is not None:
+                pairs.append((DOXA.validFrom, dt_literal(starts)))
+            elif undated:
+                starts = None  # ends nothing by supersession: its start stays unknown
             self.record.admit(decision, iri, pairs, graph, now)
             closed = tuple(t for _, targets in closings for t in targets)
             for closing, targets in closings:
@@ -156,7 +188,7 @@ class OwnerDecisions:
                 self.record.supersede_admitted(
                     decision, iri, later, until, "approved by the owner: a later value holds", now
                 )
-            return self._signed(
+            receipt = self._signed(
                 decision,
                 Outcome.APPROVED,
                 reason,
@@ -166,6 +198,7 @@ class OwnerDecisions:
                 targets=closed,
                 **_scores(held, claim, agreed=relation is _held_relation(held)),
             )
+            return receipt, lesson[0] if lesson is not None else None
 
         return self.decider.decide(step)
 
@@ -474,26 +507,35 @@ class OwnerDecisions:
         return stored
 
     def _lesson(
-        self, values: dict[URIRef, Node], relation: Relation
+        self, values: dict[URIRef, Node], relation: Relation, asks: URIRef | None = None
     ) -> tuple[URIRef, Cardinality] | None:
-        """What the owner's chosen relation teaches about the write's predicate: one value
-        or many, where nobody has said and the subject has another live value; else None."""
+        """What the owner's chosen relation teaches: one value, many, or one that never
+        changes. About the question the write waits on (``asks``: a predicate or a sentence
+        pattern), or else about the write's predicate where nobody has said and the subject
+        has another live value; None where it teaches nothing."""
         subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
-        if subject is None or not isinstance(predicate, URIRef) or obj is None:
+        if asks is not None:
+            canonical = asks
+        elif subject is None or not isinstance(predicate, URIRef) or obj is None:
             return None
-        table = property_table(self.store)
-        canonical, _ = table.canonical(predicate)
+        else:
+            table = property_table(self.store)
+            canonical, _ = table.canonical(predicate)
+            keys = table.keys(subject, predicate, obj)
+            others = [
+                f
+                for f in live_by_keys(self.store, self.scope, keys)
+                if f.subject == subject
+                and f.predicate == predicate
+                and not same_term(f.object, obj)
+            ]
+            if not others:
+                return None
         if self.names.cardinality(canonical) is not Cardinality.UNKNOWN:
             return None
-        keys = table.keys(subject, predicate, obj)
-        others = [
-            f
-            for f in live_by_keys(self.store, self.scope, keys)
-            if f.subject == subject and f.predicate == predicate and not same_term(f.object, obj)
-        ]
-        if not others:
-            return None
-        if relation.closes:
+        if relation is Relation.WAS_WRONG:
+            return canonical, Cardinality.UNCHANGING
+        if relation is Relation.REPLACES:
             return canonical, Cardinality.ONE
         if relation in (Relation.NEW, Relation.ADDS_DETAIL):
             return canonical, Cardinality.MANY
@@ -507,6 +549,8 @@ class OwnerDecisions:
         functional: URIRef | None = None,
         judged: tuple[URIRef, ...] = (),
         chosen: Relation | None = None,
+        *,
+        undated: bool = False,
     ) -> Conflicts:
         """The values an approved write must end, grouped by how to end them: the live
         values and the superseded ones believed in the time it claims, each once; and the
@@ -527,7 +571,9 @@ class OwnerDecisions:
         superseded when the approved value starts later, else retracted. The judge never
         saw it, so its verdict says nothing about it: a held ``was_wrong`` must not retract
         a value that simply came before, nor a held ``replaces`` supersede one that starts
-        after it (at an end before its own start).
+        after it (at an end before its own start). An ``undated`` value (``starts`` is when
+        it was received) supersedes one that started at that same instant too: it gave no
+        start, so it is the later word, not a second value claiming the same time.
         """
         subject, predicate, obj = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))
         if subject is None or not isinstance(predicate, URIRef) or obj is None:
@@ -579,7 +625,11 @@ class OwnerDecisions:
                 how = chosen
             elif relation.closes and fact.iri in judged:
                 how = relation
-            elif starts is not None and (fact.valid_from is None or starts > fact.valid_from):
+            elif starts is not None and (
+                fact.valid_from is None
+                or starts > fact.valid_from
+                or (undated and starts == fact.valid_from)
+            ):
                 how = Relation.REPLACES
             else:
                 how = Relation.WAS_WRONG
@@ -631,6 +681,25 @@ class Conflicts:
                 "(a later value)"
             )
         return "".join(f"; {word}" for word in words)
+
+
+#: how the receipt words a lesson
+_HOLDS = {
+    Cardinality.ONE: "one value at a time",
+    Cardinality.MANY: "many values",
+    Cardinality.UNCHANGING: "one value that never changes",
+}
+
+
+def _received(claim: list[Pair], now: datetime, ends: Node | None) -> datetime | None:
+    """When a held write was received (its ``doxa:heldAt``; ``now`` if it has none): the start
+    an undated value takes once approved, or None when it ends by then (see
+    :func:`doxa.gate.correcting.undated_start`)."""
+    held_at = dict(claim).get(DOXA.heldAt)
+    received = instant(held_at) if held_at is not None else now
+    if ends is not None and instant(ends) <= received:
+        return None
+    return received
 
 
 def _starts_after(fact: Fact, starts: datetime | None) -> bool:

@@ -328,7 +328,12 @@ class Record:
         now: datetime,
         *,
         judge: str | None = None,
+        asks: URIRef | None = None,
+        digest: str | None = None,
     ) -> None:
+        """Put a write in pending, waiting with ``status`` for ``reason``. ``asks`` is the
+        question it waits on (:attr:`~doxa.model.Verdict.asks`); ``digest`` its input digest,
+        so the same write sent again finds it waiting (:meth:`waiting_copy`)."""
         pending = self.scope.pending
         held = self.scope.held(self.scope.local_id(iri))
         change = decision.change
@@ -346,6 +351,31 @@ class Record:
         change.insert += [(held, DOXA.target, t, pending) for t in targets]
         if judge is not None:  # whose verdict the owner's decision will score
             change.insert.append((held, DOXA.scoresJudge, Literal(judge), pending))
+        if asks is not None:
+            change.insert.append((held, DOXA.asks, asks, pending))
+        if digest is not None:
+            change.insert.append((held, DOXA.inputDigest, Literal(digest), pending))
+
+    def waiting_copy(self, digest: str, own: str) -> str | None:
+        """The id of a write other than ``own`` waiting in pending with this input digest
+        (the same writer's same content and fields), or None."""
+        rows = self.store.select(
+            query("waiting_with_digest"),
+            dataset=Dataset(default=(self.scope.pending,)),
+            bindings={"digest": Literal(digest)},
+        )
+        ids = sorted(self.scope.local_id(URIRef(str(r["claim"]))) for r in rows)
+        others = [i for i in ids if i != own]
+        return others[0] if others else None
+
+    def waiting_on(self, question: URIRef) -> list[str]:
+        """Ids of the writes waiting for the owner on ``question``, oldest first."""
+        rows = self.store.select(
+            query("waiting_on"),
+            dataset=Dataset(default=(self.scope.pending,)),
+            bindings={"question": question},
+        )
+        return [self.scope.local_id(URIRef(str(r["claim"]))) for r in rows]
 
     def held(self, held_id: str) -> tuple[list[Pair], list[Pair]]:
         pending = Dataset(default=(self.scope.pending,))

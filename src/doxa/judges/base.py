@@ -5,8 +5,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from rdflib import URIRef
 from rdflib.term import Node
 
 from doxa.model import Fact, Proposal, Verdict
@@ -21,6 +23,9 @@ class Cardinality(enum.Enum):
     DECLARED = "declared"  #: the ontology declares the predicate: its axioms decide
     ONE = "one"  #: the owner taught it: one value at a time (owl:FunctionalProperty)
     MANY = "many"  #: the owner taught it: several values (doxa:ManyValuedProperty)
+    #: the owner taught it: one value that never changes (doxa:UnchangingProperty): a second
+    #: value means the first was wrong, never that the world changed
+    UNCHANGING = "unchanging"
     UNKNOWN = "unknown"  #: nobody has said: a second value for a subject asks the owner
 
 
@@ -40,7 +45,12 @@ class Evidence:
     (:class:`Cardinality`; a lesson of one value is also in ``properties`` as functional).
     ``released`` says the owner released the write from quarantine: it is a quotation, so a
     judge must not call it an instruction, and every other check (the owner's rules first)
-    still applies.
+    still applies. ``now`` is the write's belief time as the gate will record it: an undated
+    write that replaces a value starts then (docs/concepts.md, "Undated corrections"), so a
+    judge compares starts with it; None where the caller knows no time (a judge then treats
+    an undated write as starting after every start it sees). ``lessons`` are the owner's
+    answers in this scope, by predicate or sentence pattern
+    (:func:`doxa.judges.patterns.pattern_iri`): one value, many, or one that never changes.
     """
 
     same_topic: tuple[Fact, ...]
@@ -52,6 +62,8 @@ class Evidence:
     target: Fact | None = None
     cardinality: Cardinality = Cardinality.DECLARED
     released: bool = False
+    now: datetime | None = None
+    lessons: Mapping[URIRef, Cardinality] = field(default_factory=dict)
 
     @property
     def consulted(self) -> tuple[Fact, ...]:

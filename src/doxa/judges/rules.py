@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from rdflib import URIRef
 from rdflib.term import Node
 
 from doxa.errors import InvalidInput
 from doxa.judges.base import Cardinality, Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.screen import SCREENED, screen
-from doxa.judges.sentences import frame, revision_shape
+from doxa.judges.patterns import align, pattern_iri
+from doxa.judges.sentences import frame, revision_shape, says_not, value_words
 from doxa.model import Fact, Proposal, Relation, RuleMode, Verdict
 from doxa.text import normalise, with_article
 from doxa.vocabulary import DOXA
@@ -186,7 +188,7 @@ class RuleJudge(Judge):
                 )
             return Verdict(Relation.SAME, (target.id,), "the same statement is already stored")
         if conflicts:
-            return self._judge_conflict(proposal, conflicts)
+            return self._judge_conflict(proposal, evidence, conflicts, predicate=predicate)
         if detail:
             return Verdict(
                 Relation.ADDS_DETAIL,
@@ -205,7 +207,9 @@ class RuleJudge(Judge):
                 tuple(f.id for f in second),
                 f"replace or add? a second value of <{predicate}> for this subject, and no "
                 "ontology says whether it holds one value or many; approve it as replaces (one "
-                "value at a time) or as new (a second value), and later writes follow that answer",
+                "value at a time), as new (a second value) or as was_wrong (one value that never "
+                "changes), and every write waiting on the same question follows that answer",
+                asks=str(predicate),
             )
         return Verdict(Relation.NEW, (), "nothing stored says otherwise")
 
@@ -244,8 +248,22 @@ class RuleJudge(Judge):
         return found
 
     def _judge_conflict(
-        self, proposal: Proposal, conflicts: list[Fact], slot: str = "one value at a time"
+        self,
+        proposal: Proposal,
+        evidence: Evidence,
+        conflicts: list[Fact],
+        slot: str = "one value at a time",
+        *,
+        predicate: URIRef | None = None,
+        unchanging: bool = False,
     ) -> Verdict:
+        """Two values of one slot: which one stands, by authority, then by the clocks.
+
+        A weaker write never ends a stronger fact (the owner decides). On a property that
+        never changes (``predicate`` declared or taught unchanging, or ``unchanging``) a
+        second value means the first was wrong. Otherwise the starts decide
+        (:func:`_timing`): an undated write starts when it is recorded, so it replaces.
+        """
         stronger = [f for f in conflicts if f.authority.rank > proposal.authority.rank]
         if stronger:
             return Verdict(
@@ -254,19 +272,36 @@ class RuleJudge(Judge):
                 f"{with_article(proposal.authority.value)} write contradicts a fact of higher "
                 f"authority ({stronger[0].authority.value}); the owner decides",
             )
-        relations = {_timing(f.valid_from, proposal.valid_from) for f in conflicts}
         targets = tuple(f.id for f in conflicts)
-        if relations == {Relation.REPLACES}:
+        denied = [f for f in conflicts if says_not(proposal.text, _value_of(f))]
+        if denied:
             return Verdict(
-                Relation.REPLACES,
+                Relation.WAS_WRONG,
                 targets,
-                f"{slot}, and the new value starts after the old one",
+                f"{slot}, and the write says the old value was wrong "
+                f"(\"not {' '.join(_value_of(denied[0]))}\")",
             )
+        if unchanging or (
+            predicate is not None and evidence.properties.is_unchanging(predicate)
+        ):
+            return Verdict(
+                Relation.WAS_WRONG,
+                targets,
+                f"{slot}, and it never changes: the old value was wrong",
+            )
+        relations = {_timing(f.valid_from, proposal.valid_from, evidence.now) for f in conflicts}
+        if relations == {Relation.REPLACES}:
+            when = (
+                "the new value starts after the old one"
+                if proposal.valid_from is not None
+                else "the new value gives no start, so it starts when it is recorded"
+            )
+            return Verdict(Relation.REPLACES, targets, f"{slot}, and {when}")
         if relations == {Relation.WAS_WRONG}:
             return Verdict(
                 Relation.WAS_WRONG,
                 targets,
-                f"{slot}, and both values claim the same time: the old one was wrong",
+                f"{slot}, and both values claim the same start: the old one was wrong",
             )
         return Verdict(
             Relation.UNCLEAR,
@@ -296,19 +331,32 @@ class RuleJudge(Judge):
                 "subject or property; the owner decides",
             )
         if how in ("same", "implied"):
-            detail = _added_bound(proposal, target)
-            if detail is not None:
-                return Verdict(Relation.ADDS_DETAIL, (target.id,), detail)
-            return Verdict(
-                Relation.SAME, (target.id,), f"the write says what {target.id} already says"
+            bound = _added_bound(proposal, target)
+            if bound is None:
+                return Verdict(
+                    Relation.SAME, (target.id,), f"the write says what {target.id} already says"
+                )
+            # the same statement with a time bound: a fuller line, not another value
+            return self._judge_conflict(
+                proposal, evidence, [target], f"the writer names the fact it revises ({bound})"
             )
         if how == "detail":
-            return Verdict(
-                Relation.ADDS_DETAIL,
-                (target.id,),
-                f"the write refines {target.id} without contradicting it",
+            # the writer replaced that line with a fuller one: the old line ends (history
+            # keeps it) rather than staying live beside its own edit; a refinement is no
+            # other value, so it supersedes even on a property that never changes
+            return self._judge_conflict(
+                proposal,
+                evidence,
+                [target],
+                "the writer names the fact it revises and says more than it did",
             )
-        return self._judge_conflict(proposal, [target], "the writer names the fact it revises")
+        return self._judge_conflict(
+            proposal,
+            evidence,
+            [target],
+            "the writer names the fact it revises",
+            predicate=_canonical_predicate(proposal, evidence),
+        )
 
     def _fallback_revision(self, proposal: Proposal, evidence: Evidence, target: Fact) -> Verdict:
         """A text the rule judge cannot read: the fallback decides, with the target shown."""
@@ -329,6 +377,41 @@ class RuleJudge(Judge):
             )
         return verdict
 
+    def _judge_pattern(
+        self, proposal: Proposal, evidence: Evidence, texts: list[Fact]
+    ) -> Verdict | None:
+        """A text that is a stored text of its topic with another value (one span differs:
+        :func:`~doxa.judges.patterns.align`): the owner's lesson on their sentence pattern
+        decides. One value: the new value replaces (or, denied by name, was wrong); one that
+        never changes: the old one was wrong; many: a second value, ``new``. A pattern
+        nobody has answered for asks the owner, once: "replace or add?". None when no text
+        aligns, or only many-valued patterns do."""
+        slots: dict[str, list[Fact]] = {}
+        for fact in texts:
+            found = align(proposal.text, fact.text)
+            if found is not None:
+                slots.setdefault(found.key, []).append(fact)
+        for key, facts in sorted(slots.items()):
+            pattern = pattern_iri(key)
+            taught = evidence.lessons.get(pattern, Cardinality.UNKNOWN)
+            if taught is Cardinality.MANY:
+                continue
+            slot = f"the same sentence with another value (pattern {key[:8]})"
+            if taught in (Cardinality.ONE, Cardinality.UNCHANGING):
+                return self._judge_conflict(
+                    proposal, evidence, facts, slot, unchanging=taught is Cardinality.UNCHANGING
+                )
+            return Verdict(
+                Relation.UNCLEAR,
+                tuple(f.id for f in facts),
+                f"replace or add? {slot}, and the owner has not said whether it holds one value "
+                "or many; approve it as replaces (one value at a time), as new (a second "
+                "value) or as was_wrong (one value that never changes), and every write "
+                "waiting on the same question follows that answer",
+                asks=str(pattern),
+            )
+        return None
+
     def _judge_text(self, proposal: Proposal, evidence: Evidence) -> Verdict:
         wanted = normalise(proposal.text)
         texts = [f for f in evidence.same_topic if f.subject is None and f.topic == proposal.topic]
@@ -348,8 +431,11 @@ class RuleJudge(Judge):
             ]
             if changed:
                 return self._judge_conflict(
-                    proposal, changed, "the same sentence with another value"
+                    proposal, evidence, changed, "the same sentence with another value"
                 )
+        aligned = self._judge_pattern(proposal, evidence, texts)
+        if aligned is not None:
+            return aligned
         if self.fallback is not None:
             verdict = self.fallback.judge(proposal, evidence)
             return replace(
@@ -385,6 +471,22 @@ def _structured_revision(proposal: Proposal, evidence: Evidence, target: Fact) -
     return "elsewhere"
 
 
+def _value_of(fact: Fact) -> tuple[str, ...]:
+    """The words of a stored fact's value, as a writer denying it would write them: its
+    object's, or the value its sentence states (empty when neither is known)."""
+    if fact.object is not None:
+        return value_words(str(fact.object))
+    stated = frame(fact.text)
+    return stated.value if stated is not None else ()
+
+
+def _canonical_predicate(proposal: Proposal, evidence: Evidence) -> URIRef | None:
+    """The canonical form of a structured write's predicate (None for a text write)."""
+    if proposal.predicate is None:
+        return None
+    return evidence.properties.canonical(proposal.predicate)[0]
+
+
 def _added_bound(proposal: Proposal, target: Fact) -> str | None:
     """Why a write that says what ``target`` says adds detail (a time bound it lacked)."""
     if proposal.valid_until is not None and target.valid_until is None:
@@ -403,14 +505,27 @@ def _same_statement(fact: Fact, proposal: Proposal) -> bool:
     )
 
 
-def _timing(old: datetime | None, new: datetime | None) -> Relation:
-    """Replaces when the new value starts later; was_wrong when both claim the same time.
+def _timing(old: datetime | None, new: datetime | None, now: datetime | None) -> Relation:
+    """How a new value of a one-value slot stands to an old one, by their starts.
 
-    A new value with no start against an old one that has a start is unclear: it may be a
-    correction, or a change whose date nobody said.
+    Replaces when the new value starts later; was_wrong when both claim the same explicit
+    start (two values at one time: one of them was never true). A new value with no start
+    starts when it is recorded (``now``, docs/decisions.md "Undated corrections"): it
+    replaces an old value that started before then or whose start is unknown, and is unclear
+    against one that starts later (a change planned ahead, then an undated value: the
+    owner decides).
+
+    >>> from datetime import UTC, datetime as t
+    >>> jan, mar = t(2026, 1, 1, tzinfo=UTC), t(2026, 3, 1, tzinfo=UTC)
+    >>> [_timing(None, None, mar).value, _timing(jan, None, mar).value]
+    ['replaces', 'replaces']
+    >>> [_timing(mar, jan, mar).value, _timing(jan, jan, mar).value, _timing(mar, None, jan).value]
+    ['unclear', 'was_wrong', 'unclear']
     """
     if new is None:
-        return Relation.WAS_WRONG if old is None else Relation.UNCLEAR
+        if old is not None and now is not None and old > now:
+            return Relation.UNCLEAR
+        return Relation.REPLACES
     if old is None or new > old:
         return Relation.REPLACES
     if new == old:

@@ -44,7 +44,7 @@ from typing import Literal
 
 from doxa.text import normalise
 
-__all__ = ["Frame", "another_value", "frame", "frame_key", "revision_shape"]
+__all__ = ["Frame", "another_value", "frame", "frame_key", "revision_shape", "says_not", "value_words"]
 
 _COPULAS = frozenset({"is", "was"})
 _CHANGES = frozenset({"moved", "changed", "switched"})
@@ -143,3 +143,44 @@ def _in_order(part: list[str], whole: list[str]) -> bool:
     """Whether every word of ``part`` appears in ``whole``, in the same order."""
     remaining = iter(whole)
     return all(word in remaining for word in part)
+
+
+def says_not(text: str, value: tuple[str, ...]) -> bool:
+    """Whether ``text`` says outright that ``value`` (normalised words) is not so: the words
+    ``not`` and then the value, as in "Bob was born in 1977, not 1971". The one correction
+    cue the rule judge is sure of: the writer names the old value and denies it, so the old
+    value was wrong rather than replaced.
+
+    >>> says_not("Bob lives in Lisbon, not Paris", ("paris",))
+    True
+    >>> says_not("Bob lives in Lisbon, not far from Paris", ("paris",))
+    False
+    >>> says_not("Bob lives in Lisbon", ("paris",))
+    False
+    """
+    if not value:
+        return False
+    tokens = normalise(text).split()
+    width = len(value)
+    return any(
+        tokens[at] == "not" and tuple(tokens[at + 1 : at + 1 + width]) == value
+        for at in range(len(tokens) - width)
+    )
+
+
+def value_words(value: str) -> tuple[str, ...]:
+    """The normalised words of a value as a person would write it: an IRI's local name with
+    its camel case split ("FlatWhite": flat white), or a literal's text.
+
+    >>> value_words("http://example.org/FlatWhite"), value_words("bob@example.org")
+    (('flat', 'white'), ('bob', '@', 'example', 'org'))
+    """
+    local = value.rstrip("/#")
+    if "://" in local or local.startswith("urn:"):
+        local = local.rsplit("#", 1)[-1].rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+        spaced = "".join(
+            f" {c}" if c.isupper() and at and not local[at - 1].isupper() else c
+            for at, c in enumerate(local)
+        )
+        local = spaced.replace("_", " ").replace("-", " ")
+    return tuple(normalise(local).split())

@@ -148,6 +148,7 @@ def property_table(store: Store) -> PropertyTable:
             inverse=axioms.get("inverse", ()),
             sub=axioms.get("sub", ()),
             functional=[a for a, _ in axioms.get("functional", ())],
+            unchanging=[a for a, _ in axioms.get("unchanging", ())],
         )
         _TABLES[digest] = table
     if kept is not None and kept.generation == generation:  # else the closure changed meanwhile

@@ -58,6 +58,9 @@ class PropertyTable:
     supers: Mapping[URIRef, frozenset[URIRef]] = field(default_factory=dict)
     #: canonical properties with one value at a time
     functional: frozenset[URIRef] = frozenset()
+    #: canonical properties whose one value never changes (``doxa:UnchangingProperty``; each
+    #: is functional too): a second value means the first was wrong
+    unchanging: frozenset[URIRef] = frozenset()
 
     @classmethod
     def build(
@@ -67,9 +70,12 @@ class PropertyTable:
         inverse: Iterable[tuple[URIRef, URIRef]] = (),
         sub: Iterable[tuple[URIRef, URIRef]] = (),
         functional: Iterable[URIRef] = (),
+        unchanging: Iterable[URIRef] = (),
     ) -> PropertyTable:
-        """Build the table from axiom pairs (as read from the closure)."""
-        functional_set = set(functional)
+        """Build the table from axiom pairs (as read from the closure). An unchanging
+        property holds one value at a time too, so it counts as functional."""
+        unchanging_set = set(unchanging)
+        functional_set = set(functional) | unchanging_set
         sub_pairs = {(a, b) for a, b in sub if a != b}
         # equivalence: declared, or sub-properties of each other
         links: dict[URIRef, set[URIRef]] = {}
@@ -121,10 +127,14 @@ class PropertyTable:
         fun = frozenset(
             canon.get(p, (p, False))[0] for p in functional_set if not canon.get(p, (p, False))[1]
         )
+        fixed = frozenset(
+            canon.get(p, (p, False))[0] for p in unchanging_set if not canon.get(p, (p, False))[1]
+        )
         return cls(
             canon=canon,
             supers={k: frozenset(v) for k, v in supers.items()},
             functional=fun,
+            unchanging=fixed,
         )
 
     def canonical(self, predicate: URIRef) -> tuple[URIRef, bool]:
@@ -158,6 +168,16 @@ class PropertyTable:
     def is_functional(self, predicate: URIRef) -> bool:
         """Whether a (canonical) property or any of its super-properties is functional."""
         return bool(self.family(predicate) & self.functional)
+
+    def is_unchanging(self, predicate: URIRef) -> bool:
+        """Whether a (canonical) property or any of its super-properties never changes value.
+
+        >>> ex = "http://example.org/"
+        >>> table = PropertyTable.build(unchanging=[URIRef(ex + "birthYear")])
+        >>> table.is_unchanging(URIRef(ex + "birthYear")), table.is_functional(URIRef(ex + "birthYear"))
+        (True, True)
+        """
+        return bool(self.family(predicate) & self.unchanging)
 
     def shared_functional(self, a: URIRef, b: URIRef) -> bool:
         """Whether values of canonical properties ``a`` and ``b`` compete for one slot."""

@@ -32,6 +32,7 @@ def held(store: Store, scope: Scope) -> list[HeldWrite]:
         if claim is None:  # decided between the two reads (by another thread): not held now
             continue
         relation = values.get(DOXA.relation)
+        asks = values.get(DOXA.asks)
         result.append(
             HeldWrite(
                 id=claim.id,
@@ -45,6 +46,7 @@ def held(store: Store, scope: Scope) -> list[HeldWrite]:
                 held_at=instant(values[DOXA.heldAt][0]),
                 reason=str(values[DOXA.reason][0]),
                 targets=tuple(sorted(scope.local_id(t) for t in values.get(DOXA.target, []))),
+                asks=str(asks[0]) if asks else None,
             )
         )
     return sorted(result, key=lambda h: (h.held_at, h.id))
