@@ -1,0 +1,314 @@
+"""Patterns: two texts that are the same sentence with another value, in any wording.
+
+:mod:`doxa.judges.sentences` reads one English shape ("the X is Y"). This module reads none:
+it lines two texts up word by word and asks whether they differ in one place only. "Bob lives
+in Paris" and "Bob lives in Berlin" differ in one span, so they are one sentence, the
+*pattern* "<name> lives in <value>", with two values; what the owner answers once about a
+pattern (one value at a time, or many) then holds for every subject written in it, so
+"Carol lives in Rome" after "Carol lives in Oslo" needs no second question. Pure functions,
+no store: the gate indexes texts by :func:`head_key` and asks :func:`align` of candidates.
+
+The rules, on tokens (below), chosen so that a wrong alignment is rare, because a pattern
+the owner called one-valued closes the old value of every text that aligns with it:
+
+1. **Tokens** are the text's whitespace-separated pieces, each read as its normalised words
+   (:func:`doxa.text.normalise`, after look-alike letters, capitals too, are read as the
+   ASCII letter they imitate, as :func:`doxa.text.name_key` does), so "555-0101" and
+   "New-York" are one token each and punctuation around a word does not count. Pieces with
+   no word are skipped. The change cues "now", "currently", "presently" and "nowadays" are
+   dropped, "(has) changed to" / "(has) switched to" read as "is", and "an" as "a": "Bob's
+   phone number is now 555-0199" lines up with "Bob's phone number is 555-0101", "drives an
+   Audi" with "drives a Honda".
+2. **Bounds**: a text of more than 1,024 characters or 64 tokens never aligns (a sentence
+   that states one value is short); the work is linear in the text, with no regular
+   expression of this module's own.
+3. **One span**: the common prefix and suffix are stripped; what is left on each side is
+   the *value*, one to four tokens on both sides (an empty side is a detail added or
+   dropped, not another value), after a *shared prefix of two tokens or more* (the subject
+   and its verb: a text whose value comes first never aligns). A value that is part of a
+   name takes the whole name: "New York" against "New Jersey" is that value, not "York".
+4. **Values, not a change of meaning**: nothing aligns when either text holds a negation
+   ("not", "no", "never", "nor", "cannot", an "n't" form …) or says it adds a value
+   ("also", "too", "another", "as well" …); a value holds no conjunction or quantifier
+   ("and", "or", "only", "both", "all", "&", "/" between words …); a value does not start
+   (after "a", "an" or "the") or end with a function word (a preposition, a copula, a
+   pronoun: "in Paris" against "near Paris", "on Monday" against "at 10", "is" against
+   "was" are a change of relation, not of value); and the shared part must hold a word
+   that is neither a name nor a function word ("<name> is <value>" or "<name> has a
+   <value>" is too general a pattern to learn one answer for).
+5. **Names** are tokens written with a capital first letter that are not function words
+   ("The", "In", "My" …; a modal past the first word is: "in May", "Will Smith"), in
+   either text; a run of them is one ``<name>`` slot of the
+   pattern (with ``'s`` when its last token is a possessive). A text without a lower-case
+   letter marks no names (capitals tell nothing there). Names stay words in the
+   ``subject``: two texts about other people never align, they only share a pattern.
+
+>>> found = align("Bob lives in Berlin", "Bob lives in Paris")
+>>> found.pattern, found.new_value, found.old_value
+('<name> lives in <value>', 'Berlin', 'Paris')
+>>> align("Carol lives in Oslo", "Carol lives in Rome").key == found.key
+True
+>>> found = align("Maria Keller's team uses Bazel for builds",
+...               "Maria Keller's team uses Make for builds")
+>>> found.pattern, found.subject
+("<name>'s team uses <value> for builds", 'maria keller s team uses <value> for builds')
+>>> align("Bob lives in Berlin", "Carol lives in Berlin") is None  # another subject
+True
+>>> align("Alice speaks German", "Alice does not speak German") is None
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from doxa.text import ascii_lookalikes, normalise, unconfused, visible
+
+__all__ = ["Alignment", "align", "head_key"]
+
+_MAX_CHARS = 1024
+_MAX_TOKENS = 64
+_MAX_VALUE = 4
+_MIN_PREFIX = 2
+
+_ARTICLES = frozenset({"a", "an", "the"})
+_MODALS = frozenset({"will", "would", "shall", "should", "can", "could", "may", "might", "must"})
+#: words that carry a sentence's grammar, not its content: never a name, never a value's edge
+_FUNCTION = _ARTICLES | _MODALS | frozenset(
+    {
+        # copulas and auxiliaries
+        "am", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had",
+        "do", "does", "did",
+        # prepositions
+        "in", "on", "at", "to", "from", "by", "of", "for", "with", "into", "onto", "near",
+        "over", "under", "about", "after", "before", "since", "until", "via", "per", "as",
+        "than", "between", "within", "across", "through", "around", "off", "out", "up",
+        "down", "inside", "outside",
+        # pronouns and determiners
+        "i", "me", "my", "we", "us", "our", "you", "your", "he", "him", "his", "she", "her",
+        "it", "its", "they", "them", "their", "this", "that", "these", "those", "there",
+        "here", "who", "whom", "whose", "which", "what", "where", "when", "why", "how",
+        # conjunctions
+        "and", "or", "but", "so", "if", "then", "because", "while",
+    }
+)  # fmt: skip
+#: capitalised only because a sentence starts with them
+_NOT_NAMES = _FUNCTION | frozenset(
+    {"today", "yesterday", "tomorrow", "every", "each", "some", "all", "please", "also"}
+)
+_NEGATIONS = frozenset(
+    {"not", "no", "never", "nobody", "none", "nothing", "nowhere", "neither", "nor", "cannot",
+     "without"}
+)  # fmt: skip
+#: words that say a value is added beside another, not instead of it
+_ADDITIVE = frozenset({"also", "too", "another", "additionally", "besides"})
+#: words a single value does not hold: lists, quantifiers, restrictions
+_NOT_IN_VALUE = _NEGATIONS | _ADDITIVE | frozenset(
+    {"and", "or", "but", "plus", "only", "just", "both", "either", "all", "some", "several",
+     "many", "etc", "&", "+"}
+)  # fmt: skip
+#: change cues dropped before lining up: "is now X" says what "is X" says
+_CUES = frozenset({"now", "currently", "presently", "nowadays"})
+_CHANGE_VERBS = frozenset({"changed", "switched"})
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+_EDGE = ".,;:!?\"'()[]{}<>«»“”„"
+
+
+@dataclass(frozen=True)
+class _Token:
+    """One whitespace-separated piece of a text: its normalised words and how it was written."""
+
+    word: str
+    raw: str
+    name: bool = False
+    possessive: bool = False
+    negation: bool = False
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Two texts that are one sentence with another value.
+
+    ``pattern``: the sentence with its value as ``<value>`` and its names as ``<name>``
+    (readable); ``key``: 24 hex digits of a hash of the pattern, shared by every subject
+    written in it (a lesson's id); ``subject``: the sentence's words with the value as
+    ``<value>`` and its names kept, which identifies the slot; ``new_value`` and
+    ``old_value``: the differing spans as written.
+    """
+
+    pattern: str
+    key: str
+    subject: str
+    new_value: str
+    old_value: str
+
+
+def align(new: str, old: str) -> Alignment | None:
+    """``new`` and ``old`` as one sentence with another value, or None (the rules above).
+
+    >>> align("Alice prefers tea", "Alice prefers coffee").pattern
+    '<name> prefers <value>'
+    >>> align("Bob's phone number is now 555-0199", "Bob's phone number is 555-0101").new_value
+    '555-0199'
+    >>> align("Bob lives in Paris", "Bob lives in Paris") is None
+    True
+    """
+    a, b = _tokens(new), _tokens(old)
+    if a is None or b is None or not _may_align(a) or not _may_align(b):
+        return None
+    if [t.word for t in a] == [t.word for t in b]:
+        return None
+    shortest = min(len(a), len(b))
+    start = 0
+    while start < shortest and a[start].word == b[start].word:
+        start += 1
+    end = 0  # tokens shared at the end, never overlapping the shared start
+    while end < shortest - start and a[-1 - end].word == b[-1 - end].word:
+        end += 1
+
+    def named(at: int, from_end: bool) -> bool:
+        x, y = (a[-1 - at], b[-1 - at]) if from_end else (a[at], b[at])
+        return x.name or y.name
+
+    # a value that is part of a name takes the whole name ("New York" / "New Jersey")
+    if start < len(a) - end and start < len(b) - end:
+        while start > 0 and named(start - 1, False) and (named(start, False)):
+            start -= 1
+        while end > 0 and named(end - 1, True) and named(end, True):
+            end -= 1
+    new_span, old_span = a[start : len(a) - end], b[start : len(b) - end]
+    if start < _MIN_PREFIX or not (_is_value(new_span) and _is_value(old_span)):
+        return None
+    prefix, suffix = a[:start], a[len(a) - end :]
+    names = [x.name or y.name for x, y in zip(a, b, strict=False)][:start]
+    names += [a[i].name or b[i - len(a) + len(b)].name for i in range(len(a) - end, len(a))]
+    shared = [*prefix, *suffix]
+    if not any(t.word not in _FUNCTION and not n for t, n in zip(shared, names, strict=True)):
+        return None
+    pattern = " ".join([*_slots(prefix, names[:start]), "<value>", *_slots(suffix, names[start:])])
+    subject = " ".join([*(t.word for t in prefix), "<value>", *(t.word for t in suffix)])
+    digest = hashlib.sha256(("pattern " + pattern).encode("utf-8")).hexdigest()[:24]
+    return Alignment(pattern, digest, subject, _shown(new_span), _shown(old_span))
+
+
+def head_key(text: str) -> str | None:
+    """An index key shared by every text that could align with ``text``, or None when none
+    could (fewer than three tokens, too long, a negation or an added value).
+
+    ``"=h"`` and 24 hex digits of a hash of the first two tokens' words: two texts that
+    align share a prefix of at least two tokens, so they share this key.
+
+    >>> head_key("Bob lives in Paris") == head_key("BOB LIVES in Berlin now")
+    True
+    >>> head_key("Bob lives") is None, head_key("Bob does not live in Paris") is None
+    (True, True)
+    """
+    tokens = _tokens(text)
+    if tokens is None or len(tokens) <= _MIN_PREFIX or not _may_align(tokens):
+        return None
+    head = "|".join(t.word for t in tokens[:_MIN_PREFIX])
+    return "=h" + hashlib.sha256(("head " + head).encode("utf-8")).hexdigest()[:24]
+
+
+def _tokens(text: str) -> list[_Token] | None:
+    """The text's tokens (rule 1), or None past the bounds (rule 2)."""
+    if len(text) > _MAX_CHARS:
+        return None
+    shown = visible(text).translate(_APOSTROPHES)
+    if len(shown) > _MAX_CHARS * 4:  # a compatibility form can spell out several letters
+        return None
+    cased = any(c.islower() for c in shown)  # all capitals: capitals name nothing
+    lookalikes = ascii_lookalikes()
+    tokens: list[_Token] = []
+    for piece in shown.split():
+        # look-alikes read before case folding too: a capital's fold may look like nothing
+        word = normalise(piece if piece.isascii() else unconfused(piece.translate(lookalikes)))
+        if not word:
+            continue
+        if len(tokens) == _MAX_TOKENS:
+            return None
+        raw = piece.strip(_EDGE)
+        head = word.split(" ", 1)[0]
+        tokens.append(
+            _Token(
+                word=word,
+                raw=raw,
+                name=cased and raw[:1].isupper() and _may_name(head, first=not tokens),
+                possessive=raw.lower().endswith("'s"),
+                negation=word in _NEGATIONS or raw.lower().endswith("n't"),
+            )
+        )
+    return _canonical(tokens)
+
+
+def _may_name(word: str, *, first: bool) -> bool:
+    """Whether a capitalised word can be a name: not a function word, though a modal past
+    the first word can ("in May", "Will Smith")."""
+    return word not in _NOT_NAMES or (word in _MODALS and not first)
+
+
+def _canonical(tokens: list[_Token]) -> list[_Token]:
+    """Change cues dropped, "(has) changed to" read as "is", "an" as "a" (rule 1)."""
+    kept = [_Token(word="a", raw=t.raw) if t.word == "an" else t for t in tokens]
+    kept = [t for t in kept if t.word not in _CUES]
+    out: list[_Token] = []
+    at = 0
+    while at < len(kept):
+        token = kept[at]
+        if token.word in _CHANGE_VERBS and at + 1 < len(kept) and kept[at + 1].word == "to":
+            if out and out[-1].word == "has":
+                out.pop()
+            out.append(_Token(word="is", raw="is"))
+            at += 2
+            continue
+        out.append(token)
+        at += 1
+    return out
+
+
+def _may_align(tokens: list[_Token]) -> bool:
+    """Whether a text could be one value of a slot: no negation, no added value (rule 4)."""
+    for at, token in enumerate(tokens):
+        if token.negation or token.word in _ADDITIVE:
+            return False
+        if token.word == "as" and at + 1 < len(tokens) and tokens[at + 1].word == "well":
+            return False
+    return True
+
+
+def _is_value(span: list[_Token]) -> bool:
+    """Whether a differing span reads as a value (rules 3 and 4)."""
+    if not 1 <= len(span) <= _MAX_VALUE:
+        return False
+    for token in span:
+        words = token.word.split(" ")
+        if _NOT_IN_VALUE.intersection(words):
+            return False
+        if "/" in words and any(w.isalpha() for w in words):  # "Paris/Berlin": a list
+            return False
+    body = span[1:] if span[0].word in _ARTICLES else span
+    return bool(body) and not _grammar(body[0]) and not _grammar(body[-1])
+
+
+def _grammar(token: _Token) -> bool:
+    """A function word, not a name spelt like one ("May")."""
+    return token.word in _FUNCTION and not token.name
+
+
+def _slots(tokens: list[_Token], names: list[bool]) -> list[str]:
+    """The pattern's words for a shared part: each run of names one ``<name>`` (rule 5)."""
+    out: list[str] = []
+    for token, name in zip(tokens, names, strict=True):
+        if not name:
+            out.append(token.word)
+        elif out and out[-1] == "<name>":  # the run goes on
+            out[-1] = "<name>'s" if token.possessive else "<name>"
+        else:
+            out.append("<name>'s" if token.possessive else "<name>")
+    return out
+
+
+def _shown(span: list[_Token]) -> str:
+    """A value as written (punctuation around it dropped)."""
+    return " ".join(t.raw for t in span)
