@@ -130,9 +130,7 @@ class OwnerDecisions:
                 starts = _received(claim, now, values.get(DOXA.validUntil))
             asks = next((URIRef(str(o)) for p, o in held if p == DOXA.asks), None)
             lesson = (
-                None
-                if is_rule or as_relation is None
-                else self._lesson(values, relation, asks)
+                None if is_rule or as_relation is None else self._lesson(values, relation, asks)
             )
             reason = "approved by the owner"
             if lesson is not None:

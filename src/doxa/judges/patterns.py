@@ -63,9 +63,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from rdflib import URIRef
+
 from doxa.text import ascii_lookalikes, normalise, unconfused, visible
 
-__all__ = ["Alignment", "align", "head_key"]
+__all__ = ["PATTERN", "Alignment", "align", "head_key", "pattern_iri"]
+
+#: the IRIs of sentence patterns: what the owner's lesson on one is recorded about
+PATTERN = "urn:doxa:pattern:"
 
 _MAX_CHARS = 1024
 _MAX_TOKENS = 64
@@ -190,6 +195,16 @@ def align(new: str, old: str) -> Alignment | None:
     subject = " ".join([*(t.word for t in prefix), "<value>", *(t.word for t in suffix)])
     digest = hashlib.sha256(("pattern " + pattern).encode("utf-8")).hexdigest()[:24]
     return Alignment(pattern, digest, subject, _shown(new_span), _shown(old_span))
+
+
+def pattern_iri(key: str) -> URIRef:
+    """The IRI a sentence pattern's lesson is recorded about (in a scope's vocabulary, as a
+    predicate's is): only the pattern's key, a hash, so no word of a text is stored there.
+
+    >>> str(pattern_iri(align("Bob lives in Berlin", "Bob lives in Paris").key))[:18]
+    'urn:doxa:pattern:1'
+    """
+    return URIRef(PATTERN + key)
 
 
 def head_key(text: str) -> str | None:

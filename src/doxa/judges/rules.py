@@ -84,7 +84,7 @@ class RuleJudge(Judge):
 
     def _rule_clash(self, proposal: Proposal, evidence: Evidence) -> Verdict | None:
         if not proposal.structured:
-            return None
+            return self._text_rule_clash(proposal, evidence)
         assert proposal.subject is not None
         assert proposal.predicate is not None
         table = evidence.properties
@@ -126,6 +126,29 @@ class RuleJudge(Judge):
                     Relation.CLASHES_WITH_RULE,
                     (rule.id,),
                     f"the owner's rule {rule.id} requires another value",
+                )
+        return None
+
+    def _text_rule_clash(self, proposal: Proposal, evidence: Evidence) -> Verdict | None:
+        """The owner's rules written as text, compared with a text write as stored texts
+        are: a ``requires`` rule that is the same sentence with another value is clashed
+        with (held for the owner, never closed); a ``forbids`` rule saying what the write
+        says forbids it."""
+        wanted = normalise(proposal.text)
+        for rule in evidence.rules:
+            if rule.subject is not None or rule.predicate is not None:
+                continue
+            if rule.rule_mode is RuleMode.REQUIRES and align(proposal.text, rule.text):
+                return Verdict(
+                    Relation.CLASHES_WITH_RULE,
+                    (rule.id,),
+                    f"the owner's rule {rule.id} requires another value of the same sentence",
+                )
+            if rule.rule_mode is RuleMode.FORBIDS and normalise(rule.text) == wanted:
+                return Verdict(
+                    Relation.CLASHES_WITH_RULE,
+                    (rule.id,),
+                    f"the owner's rule {rule.id} forbids this",
                 )
         return None
 
@@ -279,11 +302,9 @@ class RuleJudge(Judge):
                 Relation.WAS_WRONG,
                 targets,
                 f"{slot}, and the write says the old value was wrong "
-                f"(\"not {' '.join(_value_of(denied[0]))}\")",
+                f'("not {" ".join(_value_of(denied[0]))}")',
             )
-        if unchanging or (
-            predicate is not None and evidence.properties.is_unchanging(predicate)
-        ):
+        if unchanging or (predicate is not None and evidence.properties.is_unchanging(predicate)):
             return Verdict(
                 Relation.WAS_WRONG,
                 targets,

@@ -44,7 +44,15 @@ from typing import Literal
 
 from doxa.text import normalise
 
-__all__ = ["Frame", "another_value", "frame", "frame_key", "revision_shape", "says_not", "value_words"]
+__all__ = [
+    "Frame",
+    "another_value",
+    "frame",
+    "frame_key",
+    "revision_shape",
+    "says_not",
+    "value_words",
+]
 
 _COPULAS = frozenset({"is", "was"})
 _CHANGES = frozenset({"moved", "changed", "switched"})

@@ -1,0 +1,334 @@
+"""Corrections on the everyday path (issue 36): undated, by the owner, answered once.
+
+Each behaviour sits beside its control: the same write that must not do it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from tests.conftest import DOMAIN, EX, statement
+
+import doxa
+
+JAN = "2026-01-05"
+
+
+@pytest.fixture
+def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
+    memory = doxa.Memory.open(None, scope="alice", clock=clock)
+    memory.add_ontology(DOMAIN)
+    yield memory
+    memory.close()
+
+
+def home(mem: doxa.Memory, city: str, **kwargs: object) -> doxa.Receipt:
+    """``ex:livesIn`` holds one value at a time (the test ontology says so)."""
+    kwargs.setdefault("authority", "owner")
+    kwargs.setdefault("kind", "location")
+    return statement(mem, f"Bob lives in {city}", "bob", "livesIn", EX + city, **kwargs)
+
+
+def born(mem: doxa.Memory, year: int, **kwargs: object) -> doxa.Receipt:
+    """``ex:birthYear`` never changes (``doxa:UnchangingProperty`` in the test ontology)."""
+    kwargs.setdefault("authority", "owner")
+    kwargs.setdefault("kind", "biographical")
+    return statement(mem, f"Bob was born in {year}", "bob", "birthYear", year, **kwargs)
+
+
+def live_at(mem: doxa.Memory, when: str, subject: str = EX + "bob") -> list[str]:
+    return sorted(f.text for f in mem.facts(valid_at=when, subject=subject))
+
+
+# -- 1. an undated correction keeps history true --------------------------------------------
+
+
+def test_an_undated_revision_is_a_move_not_a_retraction(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """The owner's undated revision supersedes: Paris stays true before, Berlin after, and at
+    no instant are both true."""
+    paris = home(mem, "Paris")
+    clock.set("2026-03-09T09:00:00Z")
+    berlin = home(mem, "Berlin", revises=paris.fact)
+    assert (berlin.relation, berlin.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.ADMITTED)
+    assert mem.get(paris.fact or "").status is doxa.FactStatus.SUPERSEDED
+    clock.set("2026-03-20T09:00:00Z")
+    assert live_at(mem, "2026-03-05") == ["Bob lives in Paris"]
+    assert live_at(mem, "2026-03-09T09:00:00Z") == ["Bob lives in Berlin"]
+    assert live_at(mem, "2026-03-10") == ["Bob lives in Berlin"]
+    # the belief clock: on 5 March nothing said Berlin
+    assert sorted(f.text for f in mem.facts(as_of="2026-03-05")) == ["Bob lives in Paris"]
+
+
+def test_a_dated_revision_keeps_its_own_start(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
+    """Control: a revision that gives its start keeps it (no recorded time is put on it)."""
+    paris = home(mem, "Paris")
+    clock.set("2026-03-09T09:00:00Z")
+    home(mem, "Berlin", revises=paris.fact, valid_from="2026-02-01")
+    assert live_at(mem, "2026-01-20") == ["Bob lives in Paris"]
+    assert live_at(mem, "2026-02-10") == ["Bob lives in Berlin"]
+
+
+def test_an_approved_undated_value_starts_when_it_was_received(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """An agent's undated new value, held, then approved: it starts when it was written (not
+    from the beginning of time), so the day before it only the old value is true."""
+    home(mem, "Paris", authority="agent")
+    clock.set("2026-03-09T09:00:00Z")
+    berlin = home(mem, "Berlin", authority="agent")
+    assert (berlin.relation, berlin.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.HELD)
+    clock.set("2026-03-12T09:00:00Z")
+    mem.approve(berlin.fact or "")
+    assert live_at(mem, "2026-03-08") == ["Bob lives in Paris"]
+    assert live_at(mem, "2026-03-10") == ["Bob lives in Berlin"]
+    assert live_at(mem, "2026-03-12T10:00:00Z") == ["Bob lives in Berlin"]
+
+
+def test_an_undated_first_value_has_an_unknown_start(mem: doxa.Memory) -> None:
+    """A first value without a start is true as far back as anyone asks (docs/decisions.md)."""
+    home(mem, "Paris")
+    assert live_at(mem, "1990-01-01") == ["Bob lives in Paris"]
+    assert mem.facts(subject=EX + "bob")[0].valid_from is None
+
+
+def test_a_property_that_never_changes_is_corrected_not_moved(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """A second birth year means the first was wrong; a second home means a move."""
+    mem.grant("biographical")
+    first = born(mem, 1971, authority="agent")
+    clock.advance(timedelta(days=1))
+    right = born(mem, 1977)
+    assert right.relation is doxa.Relation.WAS_WRONG, right.reason
+    assert mem.get(first.fact or "").status is doxa.FactStatus.RETRACTED
+    # control: a one-value property that can change
+    mem.grant("location")
+    home(mem, "Paris", authority="agent")
+    clock.advance(timedelta(days=1))
+    assert home(mem, "Berlin").relation is doxa.Relation.REPLACES
+
+
+def test_a_writer_who_denies_the_old_value_by_name_retracts_it(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """ "… Lisbon, not Paris": the writer says Paris was wrong; without the cue it is a move."""
+    mem.grant("location")
+    paris = home(mem, "Paris", authority="agent")
+    clock.advance(timedelta(days=1))
+    lisbon = statement(
+        mem, "Bob lives in Lisbon, not Paris", "bob", "livesIn", EX + "Lisbon", authority="owner",
+        kind="location",
+    )  # fmt: skip
+    assert lisbon.relation is doxa.Relation.WAS_WRONG, lisbon.reason
+    assert mem.get(paris.fact or "").status is doxa.FactStatus.RETRACTED
+    # control: "not far from" denies nothing
+    clock.advance(timedelta(days=1))
+    near = statement(
+        mem, "Bob lives in Porto, not far from Lisbon", "bob", "livesIn", EX + "Porto",
+        authority="owner", kind="location",
+    )  # fmt: skip
+    assert near.relation is doxa.Relation.REPLACES, near.reason
+
+
+# -- 2. the owner's explicit revision applies at once -----------------------------------------
+
+
+def test_the_owners_revision_applies_where_closing_is_not_earned(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """Nothing earned, nothing granted: the owner naming their fact still replaces it."""
+    tea = statement(mem, "Alice prefers tea", "alice", "prefers", "tea", authority="owner")
+    clock.advance(timedelta(hours=1))
+    green = statement(
+        mem, "Alice prefers green tea", "alice", "prefers", "green tea", authority="owner",
+        revises=tea.fact,
+    )  # fmt: skip
+    assert (green.relation, green.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.ADMITTED)
+    assert "the owner's own revision" in green.reason
+    assert mem.get(tea.fact or "").status is doxa.FactStatus.SUPERSEDED
+    assert mem.held() == []
+
+
+def test_an_agents_revision_still_waits_where_closing_is_not_earned(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """Control: the same revision by an agent is held for the owner."""
+    tea = statement(mem, "Alice prefers tea", "alice", "prefers", "tea", authority="agent")
+    clock.advance(timedelta(hours=1))
+    green = statement(
+        mem, "Alice prefers green tea", "alice", "prefers", "green tea", authority="agent",
+        revises=tea.fact,
+    )  # fmt: skip
+    assert (green.relation, green.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.HELD)
+    assert mem.get(tea.fact or "").status is doxa.FactStatus.LIVE
+
+
+def test_the_owner_without_revises_is_judged_as_anyone(mem: doxa.Memory) -> None:
+    """Control: an owner's write that names no fact is the judge's inference to close: it
+    waits where closing is not earned."""
+    home(mem, "Paris", authority="agent")
+    berlin = home(mem, "Berlin")
+    assert (berlin.relation, berlin.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.HELD)
+
+
+# -- 4. an edited line replaces its line ----------------------------------------------------
+
+
+def test_an_edit_that_adds_words_replaces_its_line(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """ "prefers tea" edited to "prefers green tea": the old line ends, history keeps it."""
+    tea = mem.remember("Alice prefers tea", topic="food", authority="owner")
+    clock.advance(timedelta(hours=1))
+    green = mem.remember(
+        "Alice prefers green tea", topic="food", authority="owner", revises=tea.fact
+    )
+    assert green.relation is doxa.Relation.REPLACES, green.reason
+    assert [f.text for f in mem.facts(topic="food")] == ["Alice prefers green tea"]
+    assert [e.kind for e in mem.history(tea.fact or "").events][-1] == "superseded"
+
+
+def test_the_same_line_again_changes_nothing(mem: doxa.Memory) -> None:
+    """Control: a revision with the same words is the same fact."""
+    tea = mem.remember("Alice prefers tea", topic="food", authority="owner")
+    again = mem.remember("alice prefers tea.", topic="food", authority="owner", revises=tea.fact)
+    assert again.relation is doxa.Relation.SAME
+    assert [f.text for f in mem.facts(topic="food")] == ["Alice prefers tea"]
+
+
+# -- 3. one answer per question -------------------------------------------------------------
+
+
+def asked(mem: doxa.Memory, n: int, clock: doxa.FixedClock) -> list[doxa.Receipt]:
+    """``n`` subjects each get a second value of an undeclared predicate: each asks."""
+    waiting = []
+    for i in range(n):
+        statement(mem, f"p{i} drinks tea", f"p{i}", "drinks", "tea", authority="agent")
+        clock.advance(timedelta(minutes=1))
+        waiting.append(
+            statement(mem, f"p{i} drinks coffee", f"p{i}", "drinks", "coffee", authority="agent")
+        )
+    return waiting
+
+
+@pytest.mark.parametrize(
+    ("answer", "live_each"),
+    [(doxa.Relation.NEW, 2), (doxa.Relation.REPLACES, 1)],
+    ids=["many", "one"],
+)
+def test_an_answer_decides_every_write_waiting_on_the_question(
+    mem: doxa.Memory, clock: doxa.FixedClock, answer: doxa.Relation, live_each: int
+) -> None:
+    """Twelve writes wait on "replace or add?" for one predicate; one answer decides all."""
+    mem.grant("general")
+    waiting = asked(mem, 12, clock)
+    assert all(w.relation is doxa.Relation.UNCLEAR for w in waiting)
+    assert len({h.asks for h in mem.held()}) == 1
+    mem.approve(waiting[0].fact or "", as_relation=answer)
+    assert mem.held() == []
+    for i in range(12):
+        assert len(mem.facts(subject=EX + f"p{i}")) == live_each
+    # a later subject follows the lesson without asking
+    clock.advance(timedelta(minutes=1))
+    statement(mem, "q drinks tea", "q", "drinks", "tea", authority="agent")
+    later = statement(mem, "q drinks milk", "q", "drinks", "milk", authority="agent")
+    assert later.relation is (doxa.Relation.NEW if answer is doxa.Relation.NEW else answer)
+
+
+def test_a_plain_approval_teaches_nothing_and_leaves_the_others_waiting(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """Control: approving without an answer decides that write only."""
+    waiting = asked(mem, 3, clock)
+    mem.approve(waiting[0].fact or "")
+    assert len(mem.held()) == 2
+
+
+def test_the_same_write_sent_three_times_waits_once(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """Same writer, same content and fields: the waiting write is returned, not queued."""
+    statement(mem, "r drinks tea", "r", "drinks", "tea", authority="agent")
+    sent = [
+        statement(mem, "r drinks coffee", "r", "drinks", "coffee", authority="agent")
+        for _ in range(3)
+    ]
+    assert len(mem.held()) == 1
+    assert {s.id for s in sent} == {sent[0].id}
+    assert {s.fact for s in sent} == {sent[0].fact}
+    # control: another writer's same words wait on their own
+    statement(mem, "r drinks coffee", "r", "drinks", "coffee", authority="tool")
+    assert len(mem.held()) == 2
+
+
+# -- 5. plain sentences, offline ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "other_old", "other_new"),
+    [
+        ("Bob lives in Paris", "Bob lives in Berlin", "Carol lives in Oslo", "Carol lives in Rome"),
+        ("Alice prefers tea", "Alice prefers coffee", "Dan prefers water", "Dan prefers juice"),
+        (
+            "Xavier was born in the city of London",
+            "Xavier was born in the city of Leeds",
+            "Yara was born in the city of York",
+            "Yara was born in the city of Hull",
+        ),
+    ],
+    ids=["lives-in", "prefers", "born-in-the-city-of"],
+)
+def test_sentences_that_correct_each_other_ask_once_then_follow(
+    mem: doxa.Memory, clock: doxa.FixedClock, old: str, new: str, other_old: str, other_new: str
+) -> None:
+    """The first pair asks "replace or add?"; answered "replaces", the old line ends and the
+    next subject's pair of the same pattern replaces without asking."""
+    mem.grant("general")
+    mem.remember(old, topic="people", authority="agent")
+    clock.advance(timedelta(hours=1))
+    question = mem.remember(new, topic="people", authority="agent")
+    assert question.relation is doxa.Relation.UNCLEAR, question.reason
+    mem.approve(question.fact or "", as_relation=doxa.Relation.REPLACES)
+    assert [f.text for f in mem.facts(topic="people")] == [new]
+    mem.remember(other_old, topic="people", authority="agent")
+    clock.advance(timedelta(hours=1))
+    follow = mem.remember(other_new, topic="people", authority="agent")
+    assert (follow.relation, follow.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.ADMITTED)
+    assert sorted(f.text for f in mem.facts(topic="people")) == sorted([new, other_new])
+
+
+def test_a_many_valued_pattern_stays_many(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
+    """ "speaks French" / "speaks German": answered "a second value", both stay, and so do
+    the next subject's."""
+    mem.grant("general")
+    mem.remember("Alice speaks French", topic="people", authority="agent")
+    question = mem.remember("Alice speaks German", topic="people", authority="agent")
+    mem.approve(question.fact or "", as_relation=doxa.Relation.NEW)
+    mem.remember("Zoe speaks Polish", topic="people", authority="agent")
+    follow = mem.remember("Zoe speaks Czech", topic="people", authority="agent")
+    assert follow.relation is doxa.Relation.NEW
+    assert len(mem.facts(topic="people")) == 4
+    assert mem.held() == []
+
+
+def test_texts_about_other_subjects_do_not_ask(mem: doxa.Memory) -> None:
+    """Control: the same pattern about two people is two facts, no question."""
+    mem.remember("Bob lives in Paris", topic="people", authority="agent")
+    other = mem.remember("Carol lives in Berlin", topic="people", authority="agent")
+    assert (other.relation, other.outcome) == (doxa.Relation.NEW, doxa.Outcome.ADMITTED)
+
+
+def test_an_owners_rule_written_as_text_is_compared_with_texts(mem: doxa.Memory) -> None:
+    """A required sentence with another value clashes (held); the same value does not."""
+    mem.remember("The office is in Leeds", topic="rules", authority="owner", rule="requires")
+    clash = mem.remember("The office is in Hull", topic="places", authority="agent")
+    assert (clash.relation, clash.outcome) == (
+        doxa.Relation.CLASHES_WITH_RULE,
+        doxa.Outcome.HELD,
+    )
+    fine = mem.remember("The office is in Leeds", topic="places", authority="agent")
+    assert fine.relation is not doxa.Relation.CLASHES_WITH_RULE
