@@ -16,8 +16,8 @@ from rdflib.term import Node
 from doxa.errors import InvalidInput
 from doxa.judges.base import Cardinality, Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
-from doxa.judges.screen import SCREENED, screen
 from doxa.judges.patterns import align, pattern_iri
+from doxa.judges.screen import SCREENED, screen
 from doxa.judges.sentences import frame, revision_shape, says_not, value_words
 from doxa.model import Fact, Proposal, Relation, RuleMode, Verdict
 from doxa.text import normalise, with_article

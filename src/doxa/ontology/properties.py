@@ -172,9 +172,9 @@ class PropertyTable:
     def is_unchanging(self, predicate: URIRef) -> bool:
         """Whether a (canonical) property or any of its super-properties never changes value.
 
-        >>> ex = "http://example.org/"
-        >>> table = PropertyTable.build(unchanging=[URIRef(ex + "birthYear")])
-        >>> table.is_unchanging(URIRef(ex + "birthYear")), table.is_functional(URIRef(ex + "birthYear"))
+        >>> year = URIRef("http://example.org/birthYear")
+        >>> table = PropertyTable.build(unchanging=[year])
+        >>> table.is_unchanging(year), table.is_functional(year)
         (True, True)
         """
         return bool(self.family(predicate) & self.unchanging)
