@@ -57,7 +57,7 @@ def test_text_only_duplicate_is_same(memory: doxa.Memory) -> None:
     assert (again.relation, again.targets) == (doxa.Relation.SAME, (first.fact,))
     elsewhere = memory.remember("Alice prefers window seats.", topic="trains")
     assert elsewhere.relation is doxa.Relation.NEW
-    different = memory.remember("Alice prefers aisle seats.", topic="travel")
+    different = memory.remember("Bob books his trains early.", topic="travel")
     assert different.relation is doxa.Relation.NEW
 
 

@@ -102,14 +102,20 @@ def test_a_judge_that_reads_text_is_shown_similar_texts() -> None:
     assert shown_texts(judge) == ["Alice lives in Lyon"]
 
 
-def test_a_judge_of_structure_is_shown_only_exact_duplicates() -> None:
+def test_a_judge_of_structure_is_shown_only_duplicates_and_other_values() -> None:
+    """No text search: only exact duplicates and the texts that share its first words (the
+    same sentence with another value, found through one index key)."""
     judge = Recording(Needs())
     with doxa.Memory.open(None, scope="s", judge=judge) as mem:
         mem.remember("Alice lives in Lyon", topic="home", authority="owner")
-        mem.remember("Alice lives in Paris now", topic="home", authority="owner")
+        mem.remember("Alice works in Paris", topic="home", authority="owner")
         assert shown_texts(judge) == []
         mem.remember("alice lives in lyon", topic="home", authority="owner")
-    assert shown_texts(judge) == ["Alice lives in Lyon"]  # control: a duplicate is shown
+        assert shown_texts(judge) == ["Alice lives in Lyon"]  # control: a duplicate is shown
+        judge.seen.clear()
+        mem.remember("Alice lives in Paris now", topic="home", authority="owner")
+    # and the texts it is another value of (both, as the recording judge admitted both)
+    assert sorted(shown_texts(judge)) == ["Alice lives in Lyon", "alice lives in lyon"]
 
 
 @pytest.mark.parametrize(("reads_text", "shown"), [(True, ["Alice lives in Lyon"]), (False, [])])
@@ -119,7 +125,7 @@ def test_bulk_import_shows_what_the_judge_needs(reads_text: bool, shown: list[st
     judge = Recording(Needs(similar_texts=reads_text))
     rows = [
         {"text": "Alice lives in Lyon", "topic": "home", "authority": "owner"},
-        {"text": "Alice lives in Paris now", "topic": "home", "authority": "owner"},
+        {"text": "Alice works in Paris", "topic": "home", "authority": "owner"},
     ]
     with doxa.Memory.open(None, scope="s", judge=judge) as mem:
         report = mem.import_claims(rows)

@@ -18,6 +18,7 @@ from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
 from doxa.gate.basis import basis_entries, question
 from doxa.gate.index import STEM, TERM, claim_stems
 from doxa.gate.receipts import Triple, content_digest, covered, produced_digest, quad_digest
+from doxa.judges.patterns import head_key
 from doxa.judges.sentences import frame_key
 from doxa.store.convert import ntriples, read_quads
 from doxa.text import DEFAULT_LANGUAGE, LANGUAGES, text_key, words
@@ -288,12 +289,12 @@ def _live_statements(
 
 
 def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
-    """The index words and text key a claim's own text gives it (as normalised now, or as
+    """The index words and keys a claim's own text gives it (as normalised now, or as
     before format characters were dropped, for claims indexed then)."""
     text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
     if text is None:
         return set()
-    value = frame_key(text)
+    value, head = frame_key(text), head_key(text)
     return (
         {
             Literal(key)
@@ -301,6 +302,7 @@ def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
             for key in (text_key(text, legacy=legacy), *words(text, legacy=legacy))
         }
         | ({Literal(value)} if value is not None else set())
+        | ({Literal(head)} if head is not None else set())
         | _own_stems(quads, (DEFAULT_LANGUAGE,))
     )
 

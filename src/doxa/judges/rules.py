@@ -363,13 +363,16 @@ class RuleJudge(Judge):
             )
         if how == "detail":
             # the writer replaced that line with a fuller one: the old line ends (history
-            # keeps it) rather than staying live beside its own edit; a refinement is no
-            # other value, so it supersedes even on a property that never changes
-            return self._judge_conflict(
-                proposal,
-                evidence,
-                [target],
-                "the writer names the fact it revises and says more than it did",
+            # keeps it) rather than staying live beside its own edit. A refinement is no
+            # other value, so it supersedes whatever the clocks or the property say; only a
+            # weaker writer cannot end a stronger fact
+            if target.authority.rank > proposal.authority.rank:
+                return self._judge_conflict(proposal, evidence, [target])
+            return Verdict(
+                Relation.REPLACES,
+                (target.id,),
+                f"the writer names the fact it revises ({target.id}) and says more than it "
+                "did: the fuller line replaces it",
             )
         return self._judge_conflict(
             proposal,
@@ -405,8 +408,9 @@ class RuleJudge(Judge):
         :func:`~doxa.judges.patterns.align`): the owner's lesson on their sentence pattern
         decides. One value: the new value replaces (or, denied by name, was wrong); one that
         never changes: the old one was wrong; many: a second value, ``new``. A pattern
-        nobody has answered for asks the owner, once: "replace or add?". None when no text
-        aligns, or only many-valued patterns do."""
+        nobody has answered for asks the owner, once: "replace or add?" (or, with a fallback
+        judge that reads meaning, is left to it). None when no text aligns, or only
+        many-valued patterns do."""
         slots: dict[str, list[Fact]] = {}
         for fact in texts:
             found = align(proposal.text, fact.text)
@@ -422,6 +426,8 @@ class RuleJudge(Judge):
                 return self._judge_conflict(
                     proposal, evidence, facts, slot, unchanging=taught is Cardinality.UNCHANGING
                 )
+            if self.fallback is not None:
+                return None  # a judge that reads meaning decides what nobody has taught
             return Verdict(
                 Relation.UNCLEAR,
                 tuple(f.id for f in facts),
