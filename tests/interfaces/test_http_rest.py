@@ -486,3 +486,33 @@ def test_a_grant_reason_that_is_not_text_is_a_400(owner: httpx.Client) -> None:
         assert "not valid Unicode text" in error_of(refused, 400)["message"]
         good = owner.post(f"/kinds/surrogates/{verb}", json={"reason": "checked"})
         assert good.status_code == 200, good.text
+
+
+@pytest.mark.parametrize("answer", ["replaces", "new", "was_wrong"])
+def test_approve_takes_each_answer_to_replace_or_add(owner: httpx.Client, answer: str) -> None:
+    """``as_relation`` takes ``new`` and ``was_wrong`` as well as ``replaces``; a spelling
+    that is no relation is 400 naming the allowed values, and the write stays held (before
+    the control approves it)."""
+
+    def drink(value: str) -> dict[str, Any]:
+        return {
+            "text": f"Bob drinks {value} ({answer})",
+            "topic": "tastes",
+            "subject": f"{EX}bob-{answer}",
+            "predicate": f"{EX}drinks-{answer}",
+            "object": value,
+            "authority": "owner",
+        }
+
+    old = owner.post("/remember", json=drink("tea")).json()["fact"]
+    held = owner.post("/remember", json=drink("coffee")).json()
+    assert (held["outcome"], held["relation"]) == ("held", "unclear"), held
+    path = f"/held/{held['held']}/approve"
+    refused = owner.post(path, json={"as_relation": answer.title()})
+    assert "is not a valid relation; use one of:" in error_of(refused, 400)["message"]
+    assert held["held"] in {h["id"] for h in owner.get("/held").json()}
+    approved = owner.post(path, json={"as_relation": answer})
+    assert approved.status_code == 200, approved.text
+    assert (approved.json()["outcome"], approved.json()["relation"]) == ("approved", answer)
+    assert approved.json()["targets"] == ([] if answer == "new" else [old])
+    assert held["held"] not in {h["id"] for h in owner.get("/held").json()}

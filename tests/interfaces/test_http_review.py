@@ -355,3 +355,118 @@ def test_signing_out_revokes_the_session_on_the_server(page: Page, server: Serve
         assert thief.post("/review/held/x/approve", data=csrf).status_code == 401
     page.goto("/review")
     assert page.locator("#sign-in").is_visible()
+
+
+# -- "replace or add?" ---------------------------------------------------------------------
+
+
+def value_of(predicate: str, value: str, who: str = "bob") -> dict[str, Any]:
+    """An owner's structured write of a predicate no ontology describes: the second value of
+    one subject asks "replace or add?"."""
+    return {
+        "text": f"{who} {predicate} {value}",
+        "topic": "tastes",
+        "subject": EX + who,
+        "predicate": EX + predicate,
+        "object": value,
+        "authority": "owner",
+    }
+
+
+def replace_or_add(owner: httpx.Client, predicate: str) -> tuple[str, str]:
+    """Two values of ``predicate`` for one subject: the first fact's id and the held id."""
+    first = owner.post("/remember", json=value_of(predicate, "tea")).json()
+    second = owner.post("/remember", json=value_of(predicate, "coffee")).json()
+    assert first["outcome"] == "admitted", first
+    assert (second["outcome"], second["relation"]) == ("held", "unclear"), second
+    return first["fact"], second["held"]
+
+
+def status_of(owner: httpx.Client, fact_id: str) -> str:
+    found = owner.get(f"/facts/{fact_id}")
+    assert found.status_code == 200, found.text
+    status: str = found.json()["status"]
+    return status
+
+
+def test_replace_or_add_offers_each_answer(page: Page, owner: httpx.Client, tmp_path: Path) -> None:
+    """A "replace or add?" question shows the three answers, each its own button, "would end"
+    beside the two that end the old value only, and no plain Approve; clicking "Add" leaves
+    both values live. Control: an ordinary held write (a replacement on a one-valued
+    property) keeps the single Approve and no answers."""
+    old, held = replace_or_add(owner, "drinks")
+    owner.post("/remember", json=day("Sync on Monday", "Monday", "2026-01-01", "sync"))
+    ordinary = owner.post("/remember", json=day("Sync on Friday", "Friday", "2026-04-01", "sync"))
+    assert ordinary.json()["outcome"] == "held"
+    sign_in(page, OWNER)
+    card = page.locator(f"[data-held='{held}']")
+    answers = card.locator("[data-answer]")
+    assert [answers.nth(i).get_attribute("data-answer") for i in range(3)] == [
+        "replaces",
+        "new",
+        "was_wrong",
+    ]
+    assert card.locator("button.answer").all_inner_texts() == [
+        "Replace (one value at a time)",
+        "Add (a second value)",
+        "The old value was wrong (never changes)",
+    ]
+    for relation in ("replaces", "was_wrong"):
+        assert card.locator(f"[data-answer='{relation}'] .ends").inner_text() == f"would end {old}"
+    assert card.locator("[data-answer='new'] .ends").count() == 0
+    assert "would end" not in card.locator("[data-answer='new']").inner_text()
+    assert "It would end" not in card.inner_text()
+    assert card.locator("button.approve").count() == 0
+    assert card.locator("button.reject").count() == 1  # rejecting stays possible
+    plain = page.locator(f"[data-held='{ordinary.json()['held']}']")
+    assert plain.locator("button.approve").count() == 1
+    assert plain.locator("[data-answer]").count() == 0
+    assert "It would end" in plain.inner_text()
+    page.screenshot(path=tmp_path / "replace-or-add.png", full_page=True)
+
+    card.locator("[data-answer='new'] button").click()
+    notice = page.locator("#notice").inner_text()
+    assert notice.startswith(f"approved: held write {held} as new (approved, receipt "), notice
+    assert page.locator(f"[data-held='{held}']").count() == 0
+    assert status_of(owner, old) == status_of(owner, held) == "live"
+    assert page.locator(f"tr[data-fact='{old}']").get_attribute("data-status") == "live"
+
+
+def test_an_answer_the_page_does_not_know_is_refused(page: Page, owner: httpx.Client) -> None:
+    """A signed-in POST with the page's own token but an answer that is no relation gets 400
+    and leaves the write held; the page's own "Add" button then approves it (control)."""
+    old, held = replace_or_add(owner, "reads")
+    sign_in(page, OWNER)
+    csrf = _hidden_csrf(page.content())
+    refused = page.request.post(
+        f"/review/held/{held}/approve", form={"csrf": csrf, "as_relation": "Replaces"}
+    )
+    assert refused.status == 400
+    assert "is not a valid relation" in refused.text()
+    assert held in {h["id"] for h in owner.get("/held").json()}
+    page.locator(f"[data-held='{held}'] [data-answer='new'] button").click()
+    assert page.locator("#notice").inner_text().startswith(f"approved: held write {held} as new")
+    assert status_of(owner, old) == "live"
+
+
+def test_replace_ends_the_old_value(
+    page: Page, serve: Callable[[str], Server], tmp_path: Path
+) -> None:
+    """In a fresh store, clicking "Replace" ends the old value (superseded) and the new one
+    is live, and the answer is learned for the predicate."""
+    fresh = serve(config_text())
+    with fresh.client(OWNER) as owner:
+        old, held = replace_or_add(owner, "drinks")
+        page.goto(fresh.url + "/review")
+        page.fill("#key", OWNER)
+        page.click("#sign-in")
+        card = page.locator(f"[data-held='{held}']")
+        card.locator("[data-answer='replaces'] button").click()
+        notice = page.locator("#notice").inner_text()
+        assert notice.startswith(f"approved: held write {held} as replaces ("), notice
+        assert status_of(owner, old) == "superseded"
+        assert status_of(owner, held) == "live"
+        [receipt] = [r for r in owner.get("/receipts").json() if r["outcome"] == "approved"]
+        assert receipt["relation"] == "replaces"
+        assert receipt["targets"] == [old]
+        assert "learned" in receipt["reason"]

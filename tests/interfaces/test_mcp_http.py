@@ -28,6 +28,7 @@ from tests.interfaces.conftest import (
     stop_server,
 )
 
+from doxa.interfaces.answers import ANSWER_VALUES
 from doxa.interfaces.cli.serving import MCP_PATH, mcp_mounts
 from doxa.interfaces.mcp_server import AGENT_TOOLS, OWNER_TOOLS
 
@@ -128,6 +129,80 @@ def test_an_agent_key_cannot_call_an_owner_tool(server: Server) -> None:
     approved = structured(call(server, OWNER, "approve", {"held": second["held"]}))
     assert approved["outcome"] == "approved"
     assert structured(call(server, OWNER, "held", {}))["held"] == []
+
+
+def second_value_on(server: Server, predicate: str) -> tuple[str, str]:
+    """Two values of a predicate no ontology describes, for one subject (the agent writes):
+    the first fact's id and the held id of the second, which asks "replace or add?"."""
+
+    def liking(value: str) -> dict[str, Any]:
+        return {
+            "text": f"Bob {predicate} {value}",
+            "topic": "tastes",
+            "subject": f"{EX}bob",
+            "predicate": f"{EX}{predicate}",
+            "object": value,
+        }
+
+    first = structured(call(server, AGENT, "remember", liking("tea")))
+    second = structured(call(server, AGENT, "remember", liking("coffee")))
+    assert (second["outcome"], second["relation"]) == ("held", "unclear"), second
+    return first["fact"], second["held"]
+
+
+def fact_status(server: Server, fact_id: str) -> str:
+    with server.client(OWNER) as rest:
+        found = rest.get(f"/facts/{fact_id}")
+    assert found.status_code == 200, found.text
+    status: str = found.json()["status"]
+    return status
+
+
+def test_approve_takes_the_owners_answer(server: Server) -> None:
+    """``approve`` with ``as_relation="replaces"`` answers "replace or add?": the old value
+    ends (superseded) and the answer is learned; a value that is no relation is a tool error
+    naming the allowed values, and the write stays held (before the control approves it)."""
+    old, held = second_value_on(server, "drinks")
+    refused = call(server, OWNER, "approve", {"held": held, "as_relation": "REPLACES"})
+    text = error_text(refused)
+    assert "'REPLACES' is not a valid relation; use one of:" in text
+    assert "replaces" in text
+    assert "was_wrong" in text
+    assert held in {h["id"] for h in structured(call(server, OWNER, "held", {}))["held"]}
+    assert fact_status(server, old) == "live"
+
+    approved = structured(call(server, OWNER, "approve", {"held": held, "as_relation": "replaces"}))
+    assert (approved["outcome"], approved["relation"]) == ("approved", "replaces"), approved
+    assert approved["targets"] == [old]
+    assert "learned" in approved["reason"]
+    assert fact_status(server, old) == "superseded"
+    assert fact_status(server, held) == "live"
+
+
+def test_approve_without_an_answer_applies_the_judges_relation(server: Server) -> None:
+    """Without ``as_relation`` the tool behaves as before: the judge's relation (``unclear``)
+    is applied, nothing ends, nothing is learned; both values stay live."""
+    old, held = second_value_on(server, "eats")
+    approved = structured(call(server, OWNER, "approve", {"held": held}))
+    assert (approved["outcome"], approved["relation"]) == ("approved", "unclear"), approved
+    assert approved["targets"] == []
+    assert "learned" not in approved["reason"]
+    assert fact_status(server, old) == fact_status(server, held) == "live"
+
+
+def test_approve_lists_the_answers_rest_takes(server: Server) -> None:
+    """The tool's ``as_relation`` offers exactly the values REST's body offers."""
+
+    async def schemas(client: Client) -> dict[str, Any]:
+        return {t.name: t.input_schema for t in (await client.list_tools()).tools}
+
+    approve = with_client(server, OWNER, schemas)["approve"]
+    offered = approve["properties"]["as_relation"]
+    assert offered["enum"] == [*ANSWER_VALUES, None]
+    assert approve["required"] == ["held"]
+    with server.client(OWNER) as rest:
+        body = rest.get("/openapi.json").json()["components"]["schemas"]["ApproveBody"]
+    assert body["properties"]["as_relation"]["enum"] == offered["enum"]
 
 
 # -- the same memory as REST ----------------------------------------------------------

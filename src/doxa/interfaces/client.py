@@ -25,6 +25,7 @@ import httpx
 from rdflib import Literal
 
 from doxa.errors import ConstraintFailure, DoxaError, InvalidInput, ShapeViolation, StoreError
+from doxa.interfaces.answers import parse_answer
 from doxa.interfaces.failures import error_from
 from doxa.interfaces.revive import revive
 from doxa.model import Alarm, Fact, HeldWrite, History, Receipt, Relation, Standing, Why
@@ -134,7 +135,9 @@ class RemoteMemory:
         raise StoreError(f"The server named rejection receipt {receipt_id} but does not list it.")
 
     def approve(self, item: str, *, as_relation: str | Relation | None = None) -> Receipt:
-        relation = as_relation.value if isinstance(as_relation, Relation) else as_relation
+        # parsed here as every surface parses it: a bad answer is refused before it is sent
+        answer = parse_answer(as_relation)
+        relation = None if answer is None else answer.value
         return self._receipt_of("/held/{}/approve", item, {"as_relation": relation})
 
     def reject(self, item: str, *, reason: str = "") -> Receipt:

@@ -43,6 +43,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from doxa import __version__
 from doxa.errors import DoxaError, InvalidInput
+from doxa.interfaces.answers import ANSWER_VALUES, parse_answer
 from doxa.interfaces.failures import message_for
 from doxa.interfaces.memory_tool import MemoryToolHandler
 from doxa.interfaces.presentation import matches, plain, quotation
@@ -370,6 +371,16 @@ AsOf = Annotated[str | None, _doc("As believed at this time, ISO 8601 (default n
 IncludeEnded = Annotated[bool, _doc("Also superseded and retracted facts.")]
 FactId = Annotated[str, _doc("The fact id, as remember, recall or facts returned it.")]
 MemoryPath = Annotated[str, _doc("A path under /memories, e.g. /memories/meetings.md.")]
+#: the owner's answer, as REST's ``as_relation`` takes it; the enum is a hint to the client,
+#: the guard is :func:`~doxa.interfaces.answers.parse_answer` (a clear tool error otherwise)
+AsRelation = Annotated[
+    str | None,
+    Field(
+        description="Approve it as this relation, not the judge's: replaces, new or was_wrong "
+        'answer "replace or add?".',
+        json_schema_extra={"enum": [*ANSWER_VALUES, None]},
+    ),
+]
 
 
 def _agent_write(memory: Memory, given: dict[str, Any]) -> dict[str, Any]:
@@ -568,9 +579,15 @@ def add_owner_tools(server: MCPServer, memory: Memory) -> None:
     @server.tool(annotations=_WRITE, structured_output=True)
     def approve(
         held: Annotated[str, _doc("The held write's id, as `held` lists it.")],
+        as_relation: AsRelation = None,
     ) -> ReceiptOut:
-        """Apply a held write's outcome (the owner's decision); leaves a receipt."""
-        return receipt_out(_guarded(lambda: memory.approve(held)))
+        """Apply a held write's outcome (the owner's decision); leaves a receipt. A write
+        held with "replace or add?" is answered with `as_relation`: `replaces` (one value at
+        a time: the old value ends), `new` (a second value: both stay) or `was_wrong` (the
+        property never changes: the old value was wrong); the answer is kept for the
+        predicate. Without it the judge's relation applies."""
+        relation = _guarded(lambda: parse_answer(as_relation))
+        return receipt_out(_guarded(lambda: memory.approve(held, as_relation=relation)))
 
     @server.tool(annotations=_WRITE, structured_output=True)
     def reject(

@@ -15,12 +15,13 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from doxa.interfaces.answers import ANSWER_VALUES, parse_answer
 from doxa.interfaces.http.auth import Bound, bound, owner
 from doxa.interfaces.http.bodies import StrictJSONRoute
 from doxa.interfaces.http.errors import Problem
 from doxa.interfaces.presentation import audit_json, matches, plain, written
 from doxa.interfaces.write_schema import json_fields
-from doxa.model import Authority, Relation, RuleMode
+from doxa.model import Authority, RuleMode
 from doxa.terms import as_iri
 from doxa.writes import remember_arguments
 
@@ -53,8 +54,10 @@ else:
 class ApproveBody(_Body):
     as_relation: str | None = Field(
         None,
-        description="Apply this relation, not the judge's.",
-        json_schema_extra={"enum": [*(m.value for m in Relation), None]},
+        description="Apply this relation, not the judge's: a write held with \"replace or "
+        'add?" is answered with replaces (one value at a time), new (a second value) or '
+        "was_wrong (the property never changes).",
+        json_schema_extra={"enum": [*ANSWER_VALUES, None]},
     )
 
 
@@ -374,7 +377,7 @@ def audit(found: Owner, infer: bool = False, format: str = "json") -> Any:
 @router.post("/held/{held_id}/approve", tags=["owner"])
 def approve(held_id: str, found: Owner, body: ApproveBody | None = None) -> JSON:
     """Apply a held write's outcome (owner key only)."""
-    relation = body.as_relation if body is not None else None
+    relation = parse_answer(body.as_relation if body is not None else None)
     return _json(found.memory.approve(held_id, as_relation=relation))  # type: ignore[no-any-return]
 
 

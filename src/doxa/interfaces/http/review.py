@@ -9,6 +9,10 @@ the owner's browser in to the attacker's session). Every form that acts carries 
 bound to the session, and a POST from another origin is refused, so only the owner's own page
 can approve or reject. Signing out ends the session on the server: a copied cookie stops
 working at once.
+
+A held write that asks "replace or add?" gets the owner's answers as separate forms, each
+posting its ``as_relation`` through the same checks (:mod:`doxa.interfaces.answers` decides
+which writes ask it and what the answers are); every other held write keeps one Approve.
 """
 
 from __future__ import annotations
@@ -25,14 +29,16 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
+from rdflib import URIRef
 
 from doxa.errors import DoxaError, NotFound
+from doxa.interfaces.answers import REPLACE_OR_ADD, Answer, asks_replace_or_add, parse_answer
 from doxa.interfaces.failures import http_status
 from doxa.interfaces.http.auth import Memories, ReviewSessions
 from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.timeline import timeline_svg
 from doxa.memory import Memory
-from doxa.model import Alarm, Fact, HeldWrite, Outcome, Receipt
+from doxa.model import Alarm, Fact, HeldWrite, Outcome, Receipt, Relation
 
 __all__ = ["router"]
 
@@ -161,6 +167,9 @@ class _HeldView:
     receipt: Receipt | None
     targets: list[tuple[str, Fact | None]]
     compared: list[tuple[str, Fact | None]]
+    #: the owner's choices where the write asks "replace or add?" (each its own button,
+    #: "would end" only beside those that end the old value); empty: the plain Approve
+    answers: tuple[Answer, ...] = ()
 
 
 def _fact_or_none(memory: Memory, fact_id: str) -> Fact | None:
@@ -172,6 +181,7 @@ def _fact_or_none(memory: Memory, fact_id: str) -> Fact | None:
 
 def _held_views(memory: Memory, receipts: list[Receipt]) -> list[_HeldView]:
     by_held = {r.held: r for r in receipts if r.outcome is Outcome.HELD and r.held}
+    unknown: dict[URIRef, bool] = {}
     views = []
     for item in memory.held():
         receipt = by_held.get(item.id)
@@ -182,6 +192,7 @@ def _held_views(memory: Memory, receipts: list[Receipt]) -> list[_HeldView]:
                 receipt=receipt,
                 targets=[(t, _fact_or_none(memory, t)) for t in item.targets],
                 compared=[(c, _fact_or_none(memory, c)) for c in compared],
+                answers=REPLACE_OR_ADD if asks_replace_or_add(memory, item, unknown) else (),
             )
         )
     return views
@@ -331,15 +342,20 @@ async def _decide(request: Request, held_id: str, verb: str) -> Response:
     if refusal is not None:
         return refusal
     assert owner is not None
+    answer: Relation | None = None
     try:
         if verb == "approve":
-            receipt = owner.memory.approve(held_id)
+            # an answer to "replace or add?" (its own button) names the relation; the plain
+            # Approve sends none, so the judge's relation applies
+            answer = parse_answer(form.get("as_relation"))
+            receipt = owner.memory.approve(held_id, as_relation=answer)
         else:
             receipt = owner.memory.reject(held_id, reason=form.get("reason", ""))
     except DoxaError as error:
         return _message("Could not " + verb, str(error), http_status(error))
     # the notice names the button pressed ("rejected", not the outcome "discarded")
-    notice = _notice(verb, f"held write {held_id}", receipt)
+    what = f"held write {held_id}" + ("" if answer is None else f" as {answer.value}")
+    notice = _notice(verb, what, receipt)
     return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
 
 
