@@ -158,7 +158,7 @@ def test_a_second_value_of_an_unknown_predicate_asks(memory: Memory) -> None:
     write(memory, "Bob drinks coffee", "drinks", "coffee")
     [held] = memory.held()
     assert held.relation is Relation.UNCLEAR
-    assert asks_replace_or_add(memory, held)
+    assert asks_replace_or_add(held)
 
 
 def test_a_clash_on_a_one_valued_property_does_not_ask(memory: Memory) -> None:
@@ -170,17 +170,16 @@ def test_a_clash_on_a_one_valued_property_does_not_ask(memory: Memory) -> None:
     [held] = memory.held()
     assert held.relation is Relation.UNCLEAR
     assert held.targets
-    assert not asks_replace_or_add(memory, held)
+    assert not asks_replace_or_add(held)
 
 
 def test_once_answered_the_predicate_asks_no_more(memory: Memory) -> None:
-    """After the owner's "many", a held write of that predicate (waiting from before) is no
-    longer a question the page offers answers for: the predicate's answer is known."""
+    """After the owner's "many", a held write of that predicate (waiting from before) is
+    judged again at once: it no longer waits, nor asks."""
     write(memory, "Bob drinks tea", "drinks", "tea")
     write(memory, "Bob drinks coffee", "drinks", "coffee")
     write(memory, "Bob drinks water", "drinks", "water")
     first, second = memory.held()
-    assert asks_replace_or_add(memory, second)
+    assert asks_replace_or_add(second)
     memory.approve(first, as_relation="new")
-    waiting = [h for h in memory.held() if h.id == second.id]
-    assert all(not asks_replace_or_add(memory, h) for h in waiting)
+    assert memory.held() == []

@@ -10,21 +10,15 @@ guard compares members, never strings.
 A held write asks "replace or add?" when the judge met a second value of a property nobody
 said holds one value or many. One Approve button cannot answer that (it would admit the write
 beside the old value and teach nothing), so the review page offers :data:`REPLACE_OR_ADD`,
-each its own choice. Which held writes ask it is read from the held write's data, never from
-the wording of its reason: see :func:`asks_replace_or_add`.
+each its own choice. Which held writes ask it is read from the held write's data (the question
+the judge recorded on it), never from the wording of its reason: see :func:`asks_replace_or_add`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rdflib import URIRef
-
-from doxa.errors import NotFound
-from doxa.memory import Memory
-from doxa.model import Fact, FactStatus, HeldWrite, Relation
-from doxa.reads.claims import load_facts
-from doxa.store import Dataset
+from doxa.model import HeldWrite, Relation
 
 __all__ = [
     "ANSWER_VALUES",
@@ -70,52 +64,12 @@ REPLACE_OR_ADD: tuple[Answer, ...] = (
 )
 
 
-def asks_replace_or_add(
-    memory: Memory, held: HeldWrite, unknown: dict[URIRef, bool] | None = None
-) -> bool:
-    """Whether ``held`` asks "replace or add?": the judge could not tell (``unclear``), every
-    fact it names is a live value of the held write's own subject and predicate, and nobody
-    (no ontology, no earlier answer) has said how many values that predicate holds.
+def asks_replace_or_add(held: HeldWrite) -> bool:
+    """Whether ``held`` waits on "replace or add?": the judge met a second value of a
+    predicate (or a sentence pattern) nobody has said holds one value or many, and recorded
+    the question on the held write (:attr:`~doxa.model.HeldWrite.asks`).
 
     A clash on a one-valued property, or a revision about another subject, is unclear for
-    other reasons and keeps the plain Approve. ``unknown`` caches each predicate's answer
-    across one page's held writes."""
-    if held.relation is not Relation.UNCLEAR or not held.targets:
-        return False
-    claim = _held_claim(memory, held)
-    if claim is None or claim.subject is None or claim.predicate is None:
-        return False
-    for target in held.targets:
-        fact = _fact(memory, target)
-        if (
-            fact is None
-            or fact.status is not FactStatus.LIVE
-            or fact.subject != claim.subject
-            or fact.predicate != claim.predicate
-        ):
-            return False
-    cache = {} if unknown is None else unknown
-    if claim.predicate not in cache:
-        cache[claim.predicate] = _values_unknown(memory, claim.predicate)
-    return cache[claim.predicate]
-
-
-def _held_claim(memory: Memory, held: HeldWrite) -> Fact | None:
-    """The held write's claim as stored in pending (``HeldWrite`` carries no subject or
-    predicate; this reads them where the held list itself reads them)."""
-    pending = Dataset(default=(memory.scope.pending,))
-    found = load_facts(memory.store, memory.scope, pending, [memory.scope.fact(held.fact)])
-    return found[0] if found else None
-
-
-def _fact(memory: Memory, fact_id: str) -> Fact | None:
-    try:
-        return memory.get(fact_id)
-    except NotFound:
-        return None
-
-
-def _values_unknown(memory: Memory, predicate: URIRef) -> bool:
-    """Whether nobody has said how many values ``predicate`` holds (``Memory.vocabulary``)."""
-    entries = memory.vocabulary(str(predicate), limit=1000).predicates
-    return any(p.iri == str(predicate) and p.values == "unknown" for p in entries)
+    other reasons and asks nothing: it keeps the plain Approve. Once the owner answers, every
+    write waiting on the question is judged again at once, so none is left asking it."""
+    return held.relation is Relation.UNCLEAR and held.asks is not None

@@ -29,7 +29,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
-from rdflib import URIRef
 
 from doxa.errors import DoxaError, NotFound
 from doxa.interfaces.answers import REPLACE_OR_ADD, Answer, asks_replace_or_add, parse_answer
@@ -181,7 +180,6 @@ def _fact_or_none(memory: Memory, fact_id: str) -> Fact | None:
 
 def _held_views(memory: Memory, receipts: list[Receipt]) -> list[_HeldView]:
     by_held = {r.held: r for r in receipts if r.outcome is Outcome.HELD and r.held}
-    unknown: dict[URIRef, bool] = {}
     views = []
     for item in memory.held():
         receipt = by_held.get(item.id)
@@ -192,7 +190,7 @@ def _held_views(memory: Memory, receipts: list[Receipt]) -> list[_HeldView]:
                 receipt=receipt,
                 targets=[(t, _fact_or_none(memory, t)) for t in item.targets],
                 compared=[(c, _fact_or_none(memory, c)) for c in compared],
-                answers=REPLACE_OR_ADD if asks_replace_or_add(memory, item, unknown) else (),
+                answers=REPLACE_OR_ADD if asks_replace_or_add(item) else (),
             )
         )
     return views
