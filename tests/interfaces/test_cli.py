@@ -631,7 +631,7 @@ def test_supplier_call_story(story: tuple[Path, FixedClock]) -> None:
     assert f"  replaces {wednesday['fact']}  receipt " in first
     assert reason == (
         "  one value at a time, and the new value starts after the old one; held: closing of "
-        "kind 'schedule' is not earned yet by judge rule/3 (0 of 50 labelled decisions, 98% "
+        "kind 'schedule' is not earned yet by judge rule/4 (0 of 50 labelled decisions, 98% "
         "needed)"
     )
     thursday = first.split()[2]

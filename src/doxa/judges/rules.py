@@ -35,8 +35,9 @@ class RuleJudge(Judge):
 
     name = "rule"
     # a new version whenever its decisions change: earned closing is earned per version, so
-    # a judge that now closes text facts (issue 16) earns the right again
-    version = "3"
+    # a judge that now closes text facts (issue 16), or reads an undated value as a change
+    # and sentence patterns (issue 36), earns the right again
+    version = "4"
 
     def __init__(self, fallback: Judge | None = None) -> None:
         if fallback is not None and not isinstance(fallback, Judge):
