@@ -490,6 +490,7 @@ class Memory:
         turn: object = None,
         rule: object = None,
         revises: str | None = None,
+        correction: object = None,
         derived_from: Iterable[str] | str = (),
         strict: bool = False,
     ) -> Receipt:
@@ -505,6 +506,9 @@ class Memory:
         judge decides the relation with it in hand, and every closing rule still applies. A
         target that is unknown, ended, erased, held or quarantined raises
         :class:`~doxa.NotFound` or :class:`~doxa.InvalidInput`, and nothing is stored.
+        ``correction`` says what the writer knows of the value it corrects: ``"replaces"``
+        (the world changed) or ``"was_wrong"`` (it was never true); without it the judge
+        decides, and an undated new value is a change.
 
         ``derived_from`` names the live facts of this scope the write rests on (an
         inference, a summary), checked the same way; when one of them later ends, this fact
@@ -532,6 +536,7 @@ class Memory:
             turn=turn,
             rule=rule,
             revises=revises,
+            correction=correction,
             derived_from=derived_from,
         )
         with self._acknowledged():

@@ -21,6 +21,7 @@ from doxa.vocabulary import DOXA
 __all__ = [
     "Authority",
     "BasisEnd",
+    "Correction",
     "Fact",
     "FactStatus",
     "HeldWrite",
@@ -136,6 +137,14 @@ class Support(_IriEnum):
     ABSENT = "absent"
 
 
+class Correction(_IriEnum):
+    """What a writer says of the value a write corrects: the world changed (``replaces``) or
+    the old value was never true (``was_wrong``). Its IRIs are the two relations'."""
+
+    REPLACES = "replaces"
+    WAS_WRONG = "was_wrong"
+
+
 class Relation(_IriEnum):
     """The judge's closed list: what a write means for what is already believed."""
 
@@ -226,6 +235,9 @@ class Proposal:
     #: the facts the writer says this write rests on (``doxa:restsOn``): when one ends,
     #: this fact is flagged for re-checking
     derived_from: tuple[URIRef, ...] = ()
+    #: what the writer says of the value it corrects (``doxa:correction``): it changed, or
+    #: it was never true; None: the judge decides
+    correction: Correction | None = None
 
     @property
     def is_rule(self) -> bool:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from doxa.errors import InvalidInput
-from doxa.model import Authority, RuleMode, Support
+from doxa.model import Authority, Correction, RuleMode, Support
 from doxa.terms import MAX_LANGUAGE, literal
 from doxa.text import normal_iri
 
@@ -296,6 +296,16 @@ FIELDS: tuple[Field, ...] = (
         "str | None",
         metavar="FACT_ID",
         pattern=FACT_ID_PATTERN,
+    ),
+    Field(
+        "correction",
+        "What the write says of the value it corrects: replaces (the world changed) or "
+        "was_wrong (the old value was never true); without it the judge decides (an undated "
+        "new value is a change).",
+        Wire.CHOICE,
+        "object",
+        choices=Correction,
+        parse=Correction.parse,
     ),
     Field(
         "derived_from",

@@ -332,3 +332,60 @@ def test_an_owners_rule_written_as_text_is_compared_with_texts(mem: doxa.Memory)
     )
     fine = mem.remember("The office is in Leeds", topic="places", authority="agent")
     assert fine.relation is not doxa.Relation.CLASHES_WITH_RULE
+
+
+# -- the writer's own word: correction= ------------------------------------------------------
+
+
+def test_a_writer_who_says_the_old_value_was_wrong_retracts_it(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """``correction="was_wrong"``: the old home was never true; without it, a move."""
+    mem.grant("location")
+    paris = home(mem, "Paris", authority="agent")
+    clock.advance(timedelta(days=1))
+    lisbon = home(mem, "Lisbon", authority="agent", correction="was_wrong")
+    assert lisbon.relation is doxa.Relation.WAS_WRONG, lisbon.reason
+    assert mem.get(paris.fact or "").status is doxa.FactStatus.RETRACTED
+    clock.advance(timedelta(days=1))
+    porto = home(mem, "Porto", authority="agent")  # control: no word, a move
+    assert porto.relation is doxa.Relation.REPLACES
+    assert mem.get(lisbon.fact or "").status is doxa.FactStatus.SUPERSEDED
+
+
+def test_a_writer_cannot_say_an_unchanging_value_changed(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """``correction="replaces"`` on a birth year asks the owner; on a home it is a move."""
+    mem.grant("biographical")
+    born(mem, 1971, authority="agent")
+    clock.advance(timedelta(days=1))
+    moved = born(mem, 1977, authority="agent", correction="replaces")
+    assert (moved.relation, moved.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
+    mem.grant("location")
+    home(mem, "Paris", authority="agent")
+    clock.advance(timedelta(days=1))
+    assert home(mem, "Rome", authority="agent", correction="replaces").relation is (
+        doxa.Relation.REPLACES
+    )
+
+
+@pytest.mark.parametrize("spelling", ["WAS_WRONG", "Was_wrong", "was wrong", "wаs_wrong", 1])
+def test_other_spellings_of_a_correction_are_refused(mem: doxa.Memory, spelling: object) -> None:
+    """The one parse: another case, a space, a Cyrillic letter or a number is refused, and
+    nothing is stored (control: the exact value, above)."""
+    before = len(mem.receipts())
+    with pytest.raises(doxa.InvalidInput, match="correction"):
+        home(mem, "Paris", correction=spelling)
+    assert len(mem.receipts()) == before
+
+
+def test_a_held_correction_keeps_the_writers_word(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
+    """Held (closing not earned) then approved: the stored claim still says was_wrong, so the
+    approval retracts rather than supersedes."""
+    paris = home(mem, "Paris", authority="agent")
+    clock.advance(timedelta(days=1))
+    lisbon = home(mem, "Lisbon", authority="agent", correction="was_wrong")
+    assert (lisbon.relation, lisbon.outcome) == (doxa.Relation.WAS_WRONG, doxa.Outcome.HELD)
+    mem.approve(lisbon.fact or "")
+    assert mem.get(paris.fact or "").status is doxa.FactStatus.RETRACTED

@@ -13,7 +13,7 @@ from rdflib.term import Node
 from doxa.clock import parse_instant
 from doxa.errors import InvalidInput
 from doxa.gate.receipts import content_digest
-from doxa.model import Authority, Proposal, RuleMode, Support
+from doxa.model import Authority, Correction, Proposal, RuleMode, Support
 from doxa.scope import Scope, check_name, new_id
 from doxa.store.convert import canonical
 from doxa.terms import (
@@ -70,6 +70,7 @@ def build_proposal(
     turn: object = None,
     rule: object = None,
     revises: object = None,
+    correction: object = None,
     derived_from: Iterable[object] | str = (),
 ) -> Proposal:
     """Read the caller's values; raises :class:`~doxa.InvalidInput` for values of the wrong type.
@@ -129,6 +130,7 @@ def build_proposal(
         rule_mode=mode,
         revises=scope.fact(_fact_id(revises)) if revises is not None else None,
         derived_from=_bases(scope, derived_from),
+        correction=Correction.parse(correction) if correction is not None else None,
     )
 
 
@@ -190,6 +192,8 @@ def claim_pairs(proposal: Proposal) -> list[Pair]:
         pairs.append((DOXA.turn, proposal.turn))
     if proposal.revises is not None:
         pairs.append((DOXA.revises, proposal.revises))
+    if proposal.correction is not None:
+        pairs.append((DOXA.correction, proposal.correction.iri))
     pairs += [(DOXA.restsOn, b) for b in proposal.derived_from]
     # as the store will keep them, so receipts' digests and the judge compare like with like
     return list(zip((p for p, _ in pairs), canonical([o for _, o in pairs]), strict=True))
@@ -226,6 +230,7 @@ def proposal_from_pairs(scope: Scope, iri: URIRef, pairs: list[Pair]) -> Proposa
         return instant(value) if value is not None else None
 
     confidence = one.get(DOXA.confidence)
+    correction = one.get(DOXA.correction)
     return Proposal(
         id=scope.local_id(iri),
         iri=iri,
@@ -248,4 +253,5 @@ def proposal_from_pairs(scope: Scope, iri: URIRef, pairs: list[Pair]) -> Proposa
         rule_mode=RuleMode.from_iri(mode) if mode is not None else None,
         revises=iri_of(DOXA.revises),
         derived_from=tuple(URIRef(str(b)) for b in many.get(DOXA.restsOn, ())),
+        correction=Correction.from_iri(correction) if correction is not None else None,
     )

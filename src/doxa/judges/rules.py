@@ -19,7 +19,7 @@ from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.patterns import align, pattern_iri
 from doxa.judges.screen import SCREENED, screen
 from doxa.judges.sentences import frame, revision_shape, says_not, value_words
-from doxa.model import Fact, Proposal, Relation, RuleMode, Verdict
+from doxa.model import Correction, Fact, Proposal, Relation, RuleMode, Verdict
 from doxa.text import normalise, with_article
 from doxa.vocabulary import DOXA
 
@@ -283,10 +283,13 @@ class RuleJudge(Judge):
     ) -> Verdict:
         """Two values of one slot: which one stands, by authority, then by the clocks.
 
-        A weaker write never ends a stronger fact (the owner decides). On a property that
-        never changes (``predicate`` declared or taught unchanging, or ``unchanging``) a
-        second value means the first was wrong. Otherwise the starts decide
-        (:func:`_timing`): an undated write starts when it is recorded, so it replaces.
+        A weaker write never ends a stronger fact (the owner decides). The writer's own word
+        (``correction``) comes next: ``was_wrong`` retracts; ``replaces`` is a change, unless
+        the property never changes (then the owner decides). A write denying the old value
+        by name ("…, not Paris") retracts it. On a property that never changes
+        (``predicate`` declared or taught unchanging, or ``unchanging``) a second value
+        means the first was wrong. Otherwise the starts decide (:func:`_timing`): an undated
+        write starts when it is recorded, so it replaces.
         """
         stronger = [f for f in conflicts if f.authority.rank > proposal.authority.rank]
         if stronger:
@@ -297,6 +300,20 @@ class RuleJudge(Judge):
                 f"authority ({stronger[0].authority.value}); the owner decides",
             )
         targets = tuple(f.id for f in conflicts)
+        unchanging = unchanging or (
+            predicate is not None and evidence.properties.is_unchanging(predicate)
+        )
+        if proposal.correction is Correction.WAS_WRONG:
+            return Verdict(
+                Relation.WAS_WRONG, targets, f"{slot}, and the writer says the old value was wrong"
+            )
+        if proposal.correction is Correction.REPLACES and unchanging:
+            return Verdict(
+                Relation.UNCLEAR,
+                targets,
+                f"{slot}: the writer says the value changed, but it never changes; the owner "
+                "decides",
+            )
         denied = [f for f in conflicts if says_not(proposal.text, _value_of(f))]
         if denied:
             return Verdict(
@@ -305,7 +322,7 @@ class RuleJudge(Judge):
                 f"{slot}, and the write says the old value was wrong "
                 f'("not {" ".join(_value_of(denied[0]))}")',
             )
-        if unchanging or (predicate is not None and evidence.properties.is_unchanging(predicate)):
+        if unchanging:
             return Verdict(
                 Relation.WAS_WRONG,
                 targets,
