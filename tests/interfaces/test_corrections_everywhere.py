@@ -508,12 +508,6 @@ def test_mcp_agent_revision_waits_unless_granted(
     assert_moved(mem, old["fact"], new_fact, received)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the owner's MCP `approve` tool (doxa.interfaces.mcp_server.add_owner_tools) takes "
-    "only `held`: the answer `as_relation` is dropped, so approving a 'replace or add?' "
-    "question adds the second value and both are live at once",
-)
 def test_mcp_owner_answers_replace_or_add(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     """An agent's plain sentence with another value asks "replace or add?"; the owner key's
     ``approve`` tool with ``as_relation: replaces`` should move it as REST and the CLI do."""
@@ -716,12 +710,6 @@ def test_langgraph_owner_put_moves_the_value(mem: doxa.Memory, clock: doxa.Fixed
     assert [i.value["home"] for i in then] == ["Paris"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DoxaStore.get (doxa.interfaces.langgraph_store.DoxaStore._item) reads "
-    "Memory.facts(..., include_ended=True), which ignores valid_at, and keeps the newest "
-    "fact LIVE as of now: get(valid_at=<before the change>) answers the new value",
-)
 def test_langgraph_get_before_the_change_answers_the_old_value(
     mem: doxa.Memory, clock: doxa.FixedClock
 ) -> None:

@@ -38,7 +38,7 @@ from rdflib import Literal
 
 from doxa.errors import InvalidInput
 from doxa.memory import Memory
-from doxa.model import Fact, FactStatus, Receipt
+from doxa.model import Fact, Receipt
 from doxa.scope import check_name
 
 try:
@@ -309,19 +309,15 @@ class DoxaStore(BaseStore):
         valid_at: datetime | date | str | None,
         as_of: datetime | date | str | None,
     ) -> Item | None:
-        versions = self.memory.facts(
-            topic=topic,
-            subject=subject,
-            predicate=VALUE,
-            valid_at=valid_at,
-            as_of=as_of,
-            include_ended=True,
-        )
-        live = [f for f in versions if f.status is FactStatus.LIVE]
-        if not live:
+        # the value true at ``valid_at`` as believed at ``as_of`` (both clocks, as search
+        # reads them); every version ever recorded only dates the item's creation
+        wanted = {"topic": topic, "subject": subject, "predicate": VALUE}
+        true_then = self.memory.facts(**wanted, valid_at=valid_at, as_of=as_of)
+        if not true_then:
             return None
-        fact = max(live, key=lambda f: f.recorded_at)
-        first = min(f.recorded_at for f in versions)
+        fact = max(true_then, key=lambda f: f.recorded_at)
+        versions = self.memory.facts(**wanted, as_of=as_of, include_ended=True)
+        first = min(f.recorded_at for f in (*versions, fact))
         return Item(
             value=_value(fact),
             key=_key_of(fact),
