@@ -311,12 +311,15 @@ class DoxaStore(BaseStore):
     ) -> Item | None:
         # the value true at ``valid_at`` as believed at ``as_of`` (both clocks, as search
         # reads them); every version ever recorded only dates the item's creation
-        wanted = {"topic": topic, "subject": subject, "predicate": VALUE}
-        true_then = self.memory.facts(**wanted, valid_at=valid_at, as_of=as_of)
+        true_then = self.memory.facts(
+            topic=topic, subject=subject, predicate=VALUE, valid_at=valid_at, as_of=as_of
+        )
         if not true_then:
             return None
         fact = max(true_then, key=lambda f: f.recorded_at)
-        versions = self.memory.facts(**wanted, as_of=as_of, include_ended=True)
+        versions = self.memory.facts(
+            topic=topic, subject=subject, predicate=VALUE, as_of=as_of, include_ended=True
+        )
         first = min(f.recorded_at for f in (*versions, fact))
         return Item(
             value=_value(fact),
