@@ -17,7 +17,7 @@ from doxa.gate.believed import believed_by_keys
 from doxa.gate.index import TERM
 from doxa.gate.revising import revision_target
 from doxa.judges.base import Evidence
-from doxa.judges.patterns import head_key
+from doxa.judges.patterns import align, head_key
 from doxa.judges.sentences import frame_key
 from doxa.model import Fact, Proposal
 from doxa.ontology.closure import broader_objects, property_table
@@ -60,19 +60,29 @@ def live_by_key(store: Store, scope: Scope, key: Literal | Sequence[Literal]) ->
 HEAD_CANDIDATES = 32
 
 
-def live_by_head(store: Store, scope: Scope, key: str, topic: str) -> list[Fact]:
-    """Live text claims of ``topic`` carrying the head key ``key``, at most
-    :data:`HEAD_CANDIDATES` of them."""
+def live_by_head(store: Store, scope: Scope, text: str, topic: str) -> list[Fact]:
+    """Live text claims of ``topic`` that ``text`` is the same sentence of with another value
+    (:func:`~doxa.judges.patterns.align`), among the newest :data:`HEAD_CANDIDATES` sharing
+    its head key. Only the candidates' texts are read before aligning; only those that align
+    are loaded whole."""
+    key = head_key(text)
+    if key is None:
+        return []
     head = Literal(key)
     if not store.referrers(TERM, [head], scope.search):
         return []  # no claim carries it: one index seek
+    graph = scope.topic(topic)
     rows = store.select(
         query("live_by_head") + f"\nORDER BY DESC(?claim)\nLIMIT {HEAD_CANDIDATES}",
-        dataset=Dataset(default=(scope.search, scope.log)),
+        dataset=Dataset(default=(scope.search, scope.log, graph)),
         bindings={"key": head, "topic": Literal(topic)},
     )
-    claims = list(dict.fromkeys(URIRef(str(r["claim"])) for r in rows))
-    return load_facts(store, scope, Dataset(default=(scope.topic(topic), scope.log)), claims)
+    aligned = [URIRef(str(r["claim"])) for r in rows if align(text, str(r["text"])) is not None]
+    if not aligned:
+        return []
+    return load_facts(
+        store, scope, Dataset(default=(graph, scope.log)), list(dict.fromkeys(aligned))
+    )
 
 
 def live_by_keys(store: Store, scope: Scope, keys: list[Literal]) -> list[Fact]:
@@ -194,12 +204,12 @@ def gather(
         value = frame_key(proposal.text)  # one lookup: the same text, or the same subject
         keys = [Literal(text_key(proposal.text)), *([Literal(value)] if value else [])]
         same = [f for f in live_by_keys(store, scope, keys) if f.topic == proposal.topic]
-        head = head_key(proposal.text)
-        if head is not None:  # the texts it may be the same sentence of, another value
-            known = {f.id for f in same}
-            same += [
-                f for f in live_by_head(store, scope, head, proposal.topic) if f.id not in known
-            ]
+        known = {f.id for f in same}  # and the texts it is the same sentence of, another value
+        same += [
+            f
+            for f in live_by_head(store, scope, proposal.text, proposal.topic)
+            if f.id not in known
+        ]
         if similar and now is not None:
             close = recall(
                 store,
