@@ -147,6 +147,7 @@ class Owner:
     held: dict[str, Write] = field(default_factory=dict)  # held id -> write
     questions: Counter[str] = field(default_factory=Counter)  # pattern -> questions
     patterns: set[str] = field(default_factory=set)  # every pattern written
+    needless: list[dict[str, Any]] = field(default_factory=list)  # the holds, for reading
 
 
 def review(
@@ -162,6 +163,7 @@ def review(
         if mine and write.kind in ANSWER:
             if any(t.value == write.value for t in mine):
                 tally.needless_holds += 1  # a repeat of a live value: nothing to ask
+                owner.needless.append(_hold(item, write, targets))
                 mem.reject(item, reason="the same value again")
                 continue
             tally.questions += 1
@@ -169,6 +171,7 @@ def review(
             answer = ANSWER[write.kind]
         else:
             tally.needless_holds += 1
+            owner.needless.append(_hold(item, write, targets))
             answer = "new" if item.targets else None
         receipt = mem.approve(item, as_relation=answer)
         if receipt.fact is not None:
@@ -177,6 +180,11 @@ def review(
             if answer is not None:
                 projected.learn(write.text, [t.text for t in targets], answer)
             projected.observe(receipt, write.text, write.topic)
+
+
+def _hold(item: doxa.HeldWrite, write: Write, targets: list[Write]) -> dict[str, Any]:
+    relation = item.relation.value if item.relation else None
+    return {"text": write.text, "relation": relation, "targets": [t.text for t in targets]}
 
 
 def run(
@@ -283,6 +291,7 @@ def _report(
     return {
         "rows": rows,
         "questions_by_pattern": dict(sorted(owner.questions.items())),
+        "needless_holds": owner.needless,
         "slots": len(slots),
         "families": len(FAMILIES),
         "writes": len(writes),

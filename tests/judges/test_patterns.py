@@ -142,6 +142,8 @@ REFUSED = [
     ("generic", ("Bob is 34 years old", "Bob is 35 years old"), ("Bob is tall", "Bob is kind")),
     ("class", ("Bob works as a doctor", "Bob works as a teacher"), ("Bob is a doctor", "Bob is a teacher")),
     ("statement", ("Bob's phone number is 555-0101", "Bob's phone number is 555-0199"), ("Bob's phone number is 555-0101", "Bob's phone plan is Basic")),
+    ("subject in the middle", ("The call with Nils is on Friday", "The call with Nils is on Monday"), ("The call with Nils is on Friday", "The call with Omar is on Friday")),
+    ("list item", ("Bob speaks French", "Bob speaks Dutch"), ("Bob speaks French and German", "Bob speaks French and Dutch")),
     ("identical", ("Bob lives in Paris", "Bob lives in Rome"), ("Bob lives in Paris", "bob  lives in PARIS.")),
 ]  # fmt: skip
 

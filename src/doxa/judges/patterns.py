@@ -24,26 +24,29 @@ the owner called one-valued closes the old value of every text that aligns with 
 3. **One span**: the common prefix and suffix are stripped; what is left on each side is
    the *value*, one to four tokens on both sides (an empty side is a detail added or
    dropped, not another value), after a *shared prefix of two tokens or more* (the subject
-   and its verb: a text whose value comes first never aligns). A value that is part of a
-   name takes the whole name: "New York" against "New Jersey" is that value, not "York",
-   and "Room 12" against "Room 14" is not "12"; it takes the article before it too, so
-   "drives a Honda" and "drives the Audi" are one pattern.
+   and its verb: a text whose value comes first never aligns), and no verb of the grammar
+   after it ("is", "has" …): in "The call with Nils is on Friday" against "The call with
+   Omar is on Friday" the span is what the sentence is about, not its value. A value that
+   is part of a name takes the whole name: "New York" against "New Jersey" is that value,
+   not "York", and "Room 12" against "Room 14" is not "12"; it takes the article before
+   it too, so "drives a Honda" and "drives the Audi" are one pattern.
 4. **Values, not a change of meaning**: nothing aligns when either text holds a negation
    ("not", "no", "never", "nor", "cannot", an "n't" form …) or says it adds a value
    ("also", "too", "another", "as well" …); a value holds no conjunction or quantifier
-   ("and", "or", "only", "both", "all", "&", "/" between words …) and no verb of the
-   sentence's grammar ("is", "has", "can" …: "number is 555" against "plan is Basic" is
-   another statement, not another value); a value does not start (after "a", "an" or
-   "the") or end with a function word (a preposition, a copula, a pronoun: "in Paris"
-   against "near Paris", "on Monday" against "at 10", "is" against "was" are a change of
-   relation, not of value); and the shared part must hold a word that is neither a name
-   nor a function word ("<name> is <value>" or "<name> has a <value>" is too general a
-   pattern to learn one answer for).
+   ("and", "or", "only", "both", "all", "&", "/" between words …), stands beside no "and"
+   or "or" (it would be one item of a list) and holds no verb of the sentence's grammar
+   ("is", "has", "can" …: "number is 555" against "plan is Basic" is another statement,
+   not another value); a value does not start (after "a", "an" or "the") or end with a
+   function word (a preposition, a copula, a pronoun: "in Paris" against "near Paris",
+   "on Monday" against "at 10", "is" against "was" are a change of relation, not of
+   value); and the shared part must hold a word that is neither a name nor a function
+   word ("<name> is <value>" or "<name> has a <value>" is too general a pattern to learn
+   one answer for).
 5. **Names** are tokens written with a capital first letter that are not function words
    ("The", "In", "My" …; a modal past the first word is: "in May", "Will Smith"), in
    either text; a run of them is one ``<name>`` slot of the pattern (with ``'s`` when its
-   last token is a possessive). A text without a lower-case
-   letter marks no names (capitals tell nothing there). Names stay words in the
+   last token is a possessive). A text without a lower-case letter marks no names
+   (capitals tell nothing there). Names stay words in the
    ``subject``: two texts about other people never align, they only share a pattern.
 
 >>> found = align("Bob lives in Berlin", "Bob lives in Paris")
@@ -113,6 +116,8 @@ _NOT_IN_VALUE = _NEGATIONS | _ADDITIVE | frozenset(
     {"and", "or", "but", "plus", "only", "just", "both", "either", "all", "some", "several",
      "many", "etc", "&", "+"}
 )  # fmt: skip
+#: a value beside one of these is an item of a list
+_LISTING = frozenset({"and", "or", "nor", "plus", "&", "+"})
 #: change cues dropped before lining up: "is now X" says what "is X" says
 _CUES = frozenset({"now", "currently", "presently", "nowadays"})
 _CHANGE_VERBS = frozenset({"changed", "switched"})
@@ -189,6 +194,10 @@ def align(new: str, old: str) -> Alignment | None:
     if start < _MIN_PREFIX or not (_is_value(new_span) and _is_value(old_span)):
         return None
     prefix, suffix = a[:start], a[len(a) - end :]
+    if prefix[-1].word in _LISTING or (suffix and suffix[0].word in _LISTING):
+        return None  # one item of a list: "French and German" against "French and Dutch"
+    if any(_grammar(t) and t.word in _VERBS for t in suffix):
+        return None  # the span is what the sentence is about, not its value
     names = [x.name or y.name for x, y in zip(a, b, strict=False)][:start]
     names += [a[i].name or b[i - len(a) + len(b)].name for i in range(len(a) - end, len(a))]
     shared = [*prefix, *suffix]
