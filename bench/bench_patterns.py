@@ -49,7 +49,6 @@ from typing import Any
 import click
 
 import doxa
-from doxa.judges.patterns import align, head_key
 from sentence_shapes import FAMILIES, Slot, Write, make_slots, make_stream
 
 START = datetime(2026, 1, 5, 9, tzinfo=UTC)
@@ -90,6 +89,10 @@ class Projected(doxa.Judge):
     version = "3+patterns"
 
     def __init__(self) -> None:
+        # imported here: a checkout without the module still runs the default judge
+        from doxa.judges.patterns import align, head_key
+
+        self.align, self.head_key = align, head_key
         self.rule = doxa.RuleJudge()
         self.index: dict[str, list[tuple[str, str, str]]] = {}  # head key -> (id, text, topic)
         self.alive: set[str] = set()
@@ -99,11 +102,11 @@ class Projected(doxa.Judge):
         verdict = self.rule.judge(proposal, evidence)
         if verdict.relation is not doxa.Relation.NEW or proposal.subject is not None:
             return verdict
-        head = head_key(proposal.text)
+        head = self.head_key(proposal.text)
         unknown: list[str] = []
         closing: dict[str, list[str]] = {}
         for fact, text, topic in self.index.get(head or "", ()):
-            found = align(proposal.text, text) if fact in self.alive else None
+            found = self.align(proposal.text, text) if fact in self.alive else None
             if found is None or topic != proposal.topic:
                 continue
             lesson = self.lessons.get(found.key)
@@ -126,7 +129,7 @@ class Projected(doxa.Judge):
             return
         if receipt.relation is not None and receipt.relation.closes:
             self.alive.difference_update(receipt.targets)
-        head = head_key(text)
+        head = self.head_key(text)
         if receipt.fact is not None and head is not None:
             self.alive.add(receipt.fact)
             self.index.setdefault(head, []).append((receipt.fact, text, topic))
@@ -134,7 +137,7 @@ class Projected(doxa.Judge):
     def learn(self, new: str, olds: list[str], answer: str) -> None:
         """The owner's answer, taught to every pattern the held write lines up in."""
         for old in olds:
-            found = align(new, old)
+            found = self.align(new, old)
             if found is not None:
                 self.lessons[found.key] = answer
 
@@ -148,6 +151,7 @@ class Owner:
     questions: Counter[str] = field(default_factory=Counter)  # pattern -> questions
     patterns: set[str] = field(default_factory=set)  # every pattern written
     needless: list[dict[str, Any]] = field(default_factory=list)  # the holds, for reading
+    stale: list[dict[str, Any]] = field(default_factory=list)  # stale slots, for reading
 
 
 def review(
@@ -250,7 +254,10 @@ def _score(
             continue
         latest = slot.values[-1]
         tally.slots_changed += 1
-        tally.stale_live += any(w.value != latest and s is live for w, s in mine)
+        stale = [w.text for w, s in mine if w.value != latest and s is live]
+        tally.stale_live += bool(stale)
+        if stale:
+            owner.stale.append({"slot": slot.family.name, "values": slot.values, "live": stale})
         tally.latest_missing += not any(w.value == latest and s is live for w, s in mine)
         for w, s in mine:
             if w.value != latest:
@@ -292,6 +299,7 @@ def _report(
         "rows": rows,
         "questions_by_pattern": dict(sorted(owner.questions.items())),
         "needless_holds": owner.needless,
+        "stale_slots": owner.stale,
         "slots": len(slots),
         "families": len(FAMILIES),
         "writes": len(writes),

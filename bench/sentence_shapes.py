@@ -200,7 +200,7 @@ FAMILIES: tuple[Family, ...] = (
         "job title",
         "one",
         "work",
-        ("{s}'s job title is {v}", "{s}'s role is {v}", "{s} works as a {v}"),
+        ("{s}'s job title is {v}", "{s}'s role is {v}", "{s}'s current position is {v}"),
         TITLES,
     ),
     Family(
