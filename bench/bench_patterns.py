@@ -26,12 +26,19 @@ Reported, whole stream and per family kind, in one run:
 - how old values ended (superseded or retracted: one-valued values should be superseded,
   unchanging ones retracted) and the judge's relations.
 
-    python bench/bench_patterns.py            # the default run (~30 s on 2 cores)
-    python bench/bench_patterns.py --quick    # a smoke run
+``--judge projected`` runs the pattern rule as a projection kept in the bench
+(:class:`Projected`: ``doxa.judges.patterns`` over a head-key index, the owner's answer
+taught per pattern), to measure the module before, or apart from, the gate's own use of it.
+
+    python bench/bench_patterns.py            # the default run (~25 s on 2 cores)
+    python bench/bench_patterns.py --quick    # a smoke run (tests/scenarios)
+    python bench/bench_patterns.py --judge projected --reword 0.2
     PYTHONPATH=/work/main/src python bench/bench_patterns.py   # another checkout's doxa
 
-The JSON goes to ``--out`` (``bench/results/bench_patterns-<UTC time>.json``), with a plot
-beside it when matplotlib is installed.
+The table goes to stdout; the JSON to ``--out`` (``bench/results/bench_patterns-<UTC
+time>.json``: every figure, the questions per pattern, each needless hold and each stale
+slot with its texts, the options and which doxa ran), with a plot beside it when
+matplotlib is installed. The exit status is 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -478,6 +485,8 @@ def main(
     path.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
     print(f"json: {path}")
     print(plot(report, out / f"bench_patterns-{stamp}.png"))
+    if not all(met.values()):
+        sys.exit(1)
 
 
 if __name__ == "__main__":
