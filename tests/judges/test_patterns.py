@@ -41,9 +41,24 @@ ALIGNED = [
     (
         "Bob drives an Audi",
         "Bob drives a Honda Civic",
-        "<name> drives a <value>",
-        "Audi",
-        "Honda Civic",
+        "<name> drives <value>",
+        "an Audi",
+        "a Honda Civic",
+    ),
+    ("Bob sits in Room 14", "Bob sits in Room 12", "<name> sits in <value>", "Room 14", "Room 12"),
+    (
+        "Bob sits in the Library",
+        "Bob sits in Room 12",
+        "<name> sits in <value>",
+        "the Library",
+        "Room 12",
+    ),
+    (
+        "Bob sits in the Library",
+        "Bob sits in the Annex",
+        "<name> sits in <value>",
+        "the Library",
+        "the Annex",
     ),
     (
         "Bob reports to Dave Smith",
@@ -126,6 +141,9 @@ REFUSED = [
     ("short prefix", ("Bob's city is Paris", "Bob's city is Rome"), ("Paris is where Bob lives", "Rome is where Bob lives")),
     ("generic", ("Bob is 34 years old", "Bob is 35 years old"), ("Bob is tall", "Bob is kind")),
     ("class", ("Bob works as a doctor", "Bob works as a teacher"), ("Bob is a doctor", "Bob is a teacher")),
+    ("statement", ("Bob's phone number is 555-0101", "Bob's phone number is 555-0199"), ("Bob's phone number is 555-0101", "Bob's phone plan is Basic")),
+    ("subject in the middle", ("The call with Nils is on Friday", "The call with Nils is on Monday"), ("The call with Nils is on Friday", "The call with Omar is on Friday")),
+    ("list item", ("Bob speaks French", "Bob speaks Dutch"), ("Bob speaks French and German", "Bob speaks French and Dutch")),
     ("identical", ("Bob lives in Paris", "Bob lives in Rome"), ("Bob lives in Paris", "bob  lives in PARIS.")),
 ]  # fmt: skip
 

@@ -16,31 +16,37 @@ the owner called one-valued closes the old value of every text that aligns with 
    ASCII letter they imitate, as :func:`doxa.text.name_key` does), so "555-0101" and
    "New-York" are one token each and punctuation around a word does not count. Pieces with
    no word are skipped. The change cues "now", "currently", "presently" and "nowadays" are
-   dropped, "(has) changed to" / "(has) switched to" read as "is", and "an" as "a": "Bob's
-   phone number is now 555-0199" lines up with "Bob's phone number is 555-0101", "drives an
-   Audi" with "drives a Honda".
+   dropped and "(has) changed to" / "(has) switched to" read as "is": "Bob's phone number
+   is now 555-0199" lines up with "Bob's phone number is 555-0101".
 2. **Bounds**: a text of more than 1,024 characters or 64 tokens never aligns (a sentence
    that states one value is short); the work is linear in the text, with no regular
    expression of this module's own.
 3. **One span**: the common prefix and suffix are stripped; what is left on each side is
    the *value*, one to four tokens on both sides (an empty side is a detail added or
    dropped, not another value), after a *shared prefix of two tokens or more* (the subject
-   and its verb: a text whose value comes first never aligns). A value that is part of a
-   name takes the whole name: "New York" against "New Jersey" is that value, not "York".
+   and its verb: a text whose value comes first never aligns), and no verb of the grammar
+   after it ("is", "has" …): in "The call with Nils is on Friday" against "The call with
+   Omar is on Friday" the span is what the sentence is about, not its value. A value that
+   is part of a name takes the whole name: "New York" against "New Jersey" is that value,
+   not "York", and "Room 12" against "Room 14" is not "12"; it takes the article before
+   it too, so "drives a Honda" and "drives the Audi" are one pattern.
 4. **Values, not a change of meaning**: nothing aligns when either text holds a negation
    ("not", "no", "never", "nor", "cannot", an "n't" form …) or says it adds a value
    ("also", "too", "another", "as well" …); a value holds no conjunction or quantifier
-   ("and", "or", "only", "both", "all", "&", "/" between words …); a value does not start
-   (after "a", "an" or "the") or end with a function word (a preposition, a copula, a
-   pronoun: "in Paris" against "near Paris", "on Monday" against "at 10", "is" against
-   "was" are a change of relation, not of value); and the shared part must hold a word
-   that is neither a name nor a function word ("<name> is <value>" or "<name> has a
-   <value>" is too general a pattern to learn one answer for).
+   ("and", "or", "only", "both", "all", "&", "/" between words …), stands beside no "and"
+   or "or" (it would be one item of a list) and holds no verb of the sentence's grammar
+   ("is", "has", "can" …: "number is 555" against "plan is Basic" is another statement,
+   not another value); a value does not start (after "a", "an" or "the") or end with a
+   function word (a preposition, a copula, a pronoun: "in Paris" against "near Paris",
+   "on Monday" against "at 10", "is" against "was" are a change of relation, not of
+   value); and the shared part must hold a word that is neither a name nor a function
+   word ("<name> is <value>" or "<name> has a <value>" is too general a pattern to learn
+   one answer for).
 5. **Names** are tokens written with a capital first letter that are not function words
    ("The", "In", "My" …; a modal past the first word is: "in May", "Will Smith"), in
-   either text; a run of them is one ``<name>`` slot of the
-   pattern (with ``'s`` when its last token is a possessive). A text without a lower-case
-   letter marks no names (capitals tell nothing there). Names stay words in the
+   either text; a run of them is one ``<name>`` slot of the pattern (with ``'s`` when its
+   last token is a possessive). A text without a lower-case letter marks no names
+   (capitals tell nothing there). Names stay words in the
    ``subject``: two texts about other people never align, they only share a pattern.
 
 >>> found = align("Bob lives in Berlin", "Bob lives in Paris")
@@ -79,12 +85,14 @@ _MIN_PREFIX = 2
 
 _ARTICLES = frozenset({"a", "an", "the"})
 _MODALS = frozenset({"will", "would", "shall", "should", "can", "could", "may", "might", "must"})
+#: a value holds none of these: "number is 555" against "plan is Basic" says another thing
+_VERBS = _MODALS | frozenset(
+    {"am", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do",
+     "does", "did"}
+)  # fmt: skip
 #: words that carry a sentence's grammar, not its content: never a name, never a value's edge
-_FUNCTION = _ARTICLES | _MODALS | frozenset(
+_FUNCTION = _ARTICLES | _VERBS | frozenset(
     {
-        # copulas and auxiliaries
-        "am", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had",
-        "do", "does", "did",
         # prepositions
         "in", "on", "at", "to", "from", "by", "of", "for", "with", "into", "onto", "near",
         "over", "under", "about", "after", "before", "since", "until", "via", "per", "as",
@@ -113,6 +121,8 @@ _NOT_IN_VALUE = _NEGATIONS | _ADDITIVE | frozenset(
     {"and", "or", "but", "plus", "only", "just", "both", "either", "all", "some", "several",
      "many", "etc", "&", "+"}
 )  # fmt: skip
+#: a value beside one of these is an item of a list
+_LISTING = frozenset({"and", "or", "nor", "plus", "&", "+"})
 #: change cues dropped before lining up: "is now X" says what "is X" says
 _CUES = frozenset({"now", "currently", "presently", "nowadays"})
 _CHANGE_VERBS = frozenset({"changed", "switched"})
@@ -172,20 +182,27 @@ def align(new: str, old: str) -> Alignment | None:
     while end < shortest - start and a[-1 - end].word == b[-1 - end].word:
         end += 1
 
-    def named(at: int, from_end: bool) -> bool:
+    def named(at: int, from_end: bool, *, number: bool = False) -> bool:
         x, y = (a[-1 - at], b[-1 - at]) if from_end else (a[at], b[at])
-        return x.name or y.name
+        return x.name or y.name or (number and x.raw[:1].isdigit() and y.raw[:1].isdigit())
 
-    # a value that is part of a name takes the whole name ("New York" / "New Jersey")
+    # a value that is part of a name takes the whole name ("New York" / "New Jersey",
+    # "Room 12" / "Room 14"), and the article before it ("the Library" / "Room 12")
     if start < len(a) - end and start < len(b) - end:
-        while start > 0 and named(start - 1, False) and (named(start, False)):
+        while start > 0 and named(start - 1, False) and named(start, False, number=True):
             start -= 1
-        while end > 0 and named(end - 1, True) and named(end, True):
+        while end > 0 and named(end - 1, True) and named(end, True, number=True):
             end -= 1
+        if start > 0 and a[start - 1].word in _ARTICLES:
+            start -= 1
     new_span, old_span = a[start : len(a) - end], b[start : len(b) - end]
     if start < _MIN_PREFIX or not (_is_value(new_span) and _is_value(old_span)):
         return None
     prefix, suffix = a[:start], a[len(a) - end :]
+    if prefix[-1].word in _LISTING or (suffix and suffix[0].word in _LISTING):
+        return None  # one item of a list: "French and German" against "French and Dutch"
+    if any(_grammar(t) and t.word in _VERBS for t in suffix):
+        return None  # the span is what the sentence is about, not its value
     names = [x.name or y.name for x, y in zip(a, b, strict=False)][:start]
     names += [a[i].name or b[i - len(a) + len(b)].name for i in range(len(a) - end, len(a))]
     shared = [*prefix, *suffix]
@@ -264,9 +281,8 @@ def _may_name(word: str, *, first: bool) -> bool:
 
 
 def _canonical(tokens: list[_Token]) -> list[_Token]:
-    """Change cues dropped, "(has) changed to" read as "is", "an" as "a" (rule 1)."""
-    kept = [_Token(word="a", raw=t.raw) if t.word == "an" else t for t in tokens]
-    kept = [t for t in kept if t.word not in _CUES]
+    """Change cues dropped, "(has) changed to" read as "is" (rule 1)."""
+    kept = [t for t in tokens if t.word not in _CUES]
     out: list[_Token] = []
     at = 0
     while at < len(kept):
@@ -298,7 +314,7 @@ def _is_value(span: list[_Token]) -> bool:
         return False
     for token in span:
         words = token.word.split(" ")
-        if _NOT_IN_VALUE.intersection(words):
+        if _NOT_IN_VALUE.intersection(words) or (token.word in _VERBS and not token.name):
             return False
         if "/" in words and any(w.isalpha() for w in words):  # "Paris/Berlin": a list
             return False
