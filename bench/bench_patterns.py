@@ -26,13 +26,9 @@ Reported, whole stream and per family kind, in one run:
 - how old values ended (superseded or retracted: one-valued values should be superseded,
   unchanging ones retracted) and the judge's relations.
 
-``--judge projected`` runs the pattern rule as a projection kept in the bench
-(:class:`Projected`: ``doxa.judges.patterns`` over a head-key index, the owner's answer
-taught per pattern), to measure the module before, or apart from, the gate's own use of it.
-
     python bench/bench_patterns.py            # the default run (~25 s on 2 cores)
     python bench/bench_patterns.py --quick    # a smoke run (tests/scenarios)
-    python bench/bench_patterns.py --judge projected --reword 0.2
+    python bench/bench_patterns.py --reword 0.2   # later values in another wording
     PYTHONPATH=/work/main/src python bench/bench_patterns.py   # another checkout's doxa
 
 The table goes to stdout; the JSON to ``--out`` (``bench/results/bench_patterns-<UTC
@@ -83,72 +79,6 @@ class Tally:
     relations: Counter[str] = field(default_factory=Counter)
 
 
-class Projected(doxa.Judge):
-    """A projection, not doxa: the rule judge, then (for a text it calls ``new``) the pattern
-    rule of issue 36 as the gate could apply it, kept in the bench. Candidates are the live
-    texts of the topic under the write's :func:`head_key`; a candidate that :func:`align`
-    lines up is closed (``replaces`` / ``was_wrong``) or left (``new``) as the owner taught
-    its pattern, else the write is ``unclear`` with it as target. The index, what is live and
-    the lessons are fed by the bench from receipts and the owner's answers (a real judge
-    holds no state: the gate would hand it the candidates and the lessons)."""
-
-    name = "rule"  # closing is granted per kind, not per judge
-    version = "3+patterns"
-
-    def __init__(self) -> None:
-        # imported here: a checkout without the module still runs the default judge
-        from doxa.judges.patterns import align, head_key
-
-        self.align, self.head_key = align, head_key
-        self.rule = doxa.RuleJudge()
-        self.index: dict[str, list[tuple[str, str, str]]] = {}  # head key -> (id, text, topic)
-        self.alive: set[str] = set()
-        self.lessons: dict[str, str] = {}  # pattern key -> the owner's answer
-
-    def judge(self, proposal: doxa.Proposal, evidence: doxa.Evidence) -> doxa.Verdict:
-        verdict = self.rule.judge(proposal, evidence)
-        if verdict.relation is not doxa.Relation.NEW or proposal.subject is not None:
-            return verdict
-        head = self.head_key(proposal.text)
-        unknown: list[str] = []
-        closing: dict[str, list[str]] = {}
-        for fact, text, topic in self.index.get(head or "", ()):
-            found = self.align(proposal.text, text) if fact in self.alive else None
-            if found is None or topic != proposal.topic:
-                continue
-            lesson = self.lessons.get(found.key)
-            if lesson is None:
-                unknown.append(fact)
-            elif lesson != "new":
-                closing.setdefault(lesson, []).append(fact)
-        if unknown:
-            return doxa.Verdict(
-                doxa.Relation.UNCLEAR, tuple(unknown), "replace or add? a pattern not taught"
-            )
-        for lesson, facts in closing.items():
-            relation = doxa.Relation.parse(lesson)
-            return doxa.Verdict(relation, tuple(facts), f"the pattern's lesson: {lesson}")
-        return verdict
-
-    def observe(self, receipt: doxa.Receipt, text: str, topic: str) -> None:
-        """What a receipt admitted and closed."""
-        if receipt.outcome not in (doxa.Outcome.ADMITTED, doxa.Outcome.APPROVED):
-            return
-        if receipt.relation is not None and receipt.relation.closes:
-            self.alive.difference_update(receipt.targets)
-        head = self.head_key(text)
-        if receipt.fact is not None and head is not None:
-            self.alive.add(receipt.fact)
-            self.index.setdefault(head, []).append((receipt.fact, text, topic))
-
-    def learn(self, new: str, olds: list[str], answer: str) -> None:
-        """The owner's answer, taught to every pattern the held write lines up in."""
-        for old in olds:
-            found = self.align(new, old)
-            if found is not None:
-                self.lessons[found.key] = answer
-
-
 @dataclass
 class Owner:
     """The simulated owner: what each fact and held write means, and the questions asked."""
@@ -161,9 +91,7 @@ class Owner:
     stale: list[dict[str, Any]] = field(default_factory=list)  # stale slots, for reading
 
 
-def review(
-    mem: doxa.Memory, owner: Owner, tallies: dict[str, Tally], projected: Projected | None
-) -> None:
+def review(mem: doxa.Memory, owner: Owner, tallies: dict[str, Tally]) -> None:
     """Answer every held write as the owner would."""
     for item in mem.held():
         write = owner.held.pop(item.id)
@@ -187,10 +115,6 @@ def review(
         receipt = mem.approve(item, as_relation=answer)
         if receipt.fact is not None:
             owner.meaning[receipt.fact] = write
-        if projected is not None:
-            if answer is not None:
-                projected.learn(write.text, [t.text for t in targets], answer)
-            projected.observe(receipt, write.text, write.topic)
 
 
 def _hold(item: doxa.HeldWrite, write: Write, targets: list[Write]) -> dict[str, Any]:
@@ -204,14 +128,13 @@ def run(
     review_every: int,
     *,
     grant: bool = True,
-    projected: Projected | None = None,
 ) -> dict[str, Any]:
     """Write the stream, let the owner review, and score the end state."""
     tallies = {kind: Tally() for kind in KINDS}
     owner = Owner()
     clock = doxa.FixedClock(START)
     started = time.perf_counter()
-    with doxa.Memory.open(None, scope="bench", clock=clock, judge=projected) as mem:
+    with doxa.Memory.open(None, scope="bench", clock=clock) as mem:
         for topic in sorted({f.topic for f in FAMILIES} | {"notes"}) if grant else ():
             mem.grant(topic)
         for count, write in enumerate(writes):
@@ -222,17 +145,15 @@ def run(
             owner.patterns.add(write.pattern)
             relation = receipt.relation.value if receipt.relation else "-"
             tally.relations[f"{relation} {receipt.outcome.value}"] += 1
-            if projected is not None:
-                projected.observe(receipt, write.text, write.topic)
             if receipt.outcome is doxa.Outcome.ADMITTED and receipt.fact is not None:
                 owner.meaning[receipt.fact] = write
             elif receipt.outcome is doxa.Outcome.HELD and receipt.held is not None:
                 tally.holds += 1
                 owner.held[receipt.held] = write
             if (count + 1) % review_every == 0:
-                review(mem, owner, tallies, projected)
+                review(mem, owner, tallies)
         clock.set(START + timedelta(hours=len(writes)))
-        review(mem, owner, tallies, projected)
+        review(mem, owner, tallies)
         seconds = time.perf_counter() - started
         status = {fact: mem.get(fact).status for fact in owner.meaning}
         alarms = len(mem.alarms(include_cleared=True))
@@ -422,15 +343,6 @@ def _provenance() -> dict[str, Any]:
 )
 @click.option("--notes", default=0.1, show_default=True, help="Share of one-off notes.")
 @click.option("--review-every", default=1, show_default=True, help="Writes between reviews.")
-@click.option(
-    "--judge",
-    "judge_name",
-    type=click.Choice(["doxa", "projected"]),
-    default="doxa",
-    show_default=True,
-    help="doxa's own judge as it stands, or a projection of the pattern rule kept in the "
-    "bench (doxa.judges.patterns over a head-key index, lessons per pattern).",
-)
 @click.option("--quick", is_flag=True, help="A smoke run: 200 slots.")
 @click.option(
     "--no-grant",
@@ -448,7 +360,6 @@ def main(
     reword: float,
     notes: float,
     review_every: int,
-    judge_name: str,
     quick: bool,
     no_grant: bool,
     out: Path,
@@ -458,18 +369,17 @@ def main(
         slots = 200
     made = make_slots(slots, seed)
     writes = make_stream(made, seed, repeats=repeats, reword=reword, notes=notes)
-    projected = Projected() if judge_name == "projected" else None
-    report = run(made, writes, review_every, grant=not no_grant, projected=projected)
+    report = run(made, writes, review_every, grant=not no_grant)
     met = _targets(report["rows"])
     report["targets"] = met
     report["options"] = {
         "slots": slots, "seed": seed, "repeats": repeats, "reword": reword, "notes": notes,
-        "review_every": review_every, "grant": not no_grant, "judge": judge_name,
+        "review_every": review_every, "grant": not no_grant,
     }  # fmt: skip
     report["provenance"] = _provenance()
     print(
         f"{report['writes']} writes, {len(made)} slots, {report['families']} families, "
-        f"seed {seed}, judge {judge_name}, doxa from {report['provenance']['doxa']} "
+        f"seed {seed}, doxa from {report['provenance']['doxa']} "
         f"({(report['provenance']['commit'] or '?')[:12]})"
     )
     print(table(report))

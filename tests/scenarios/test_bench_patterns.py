@@ -1,5 +1,5 @@
-"""A short run of bench/bench_patterns.py with the pattern rule projected in the bench: the
-targets of issue 36 on text streams of many shapes, and the figures written as JSON."""
+"""A short run of bench/bench_patterns.py through doxa's own judge: the targets of issue 36
+on text streams of many shapes, and the figures written as JSON."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_a_quick_patterns_run_meets_the_targets(tmp_path: Path) -> None:
         ),
     }
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--judge", "projected", "--out", str(tmp_path)],
+        [sys.executable, str(BENCH), "--quick", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=300,

@@ -420,15 +420,15 @@ class RuleJudge(Judge):
         return verdict
 
     def _judge_pattern(
-        self, proposal: Proposal, evidence: Evidence, texts: list[Fact]
+        self, proposal: Proposal, evidence: Evidence, texts: list[Fact], *, ask: bool = True
     ) -> Verdict | None:
         """A text that is a stored text of its topic with another value (one span differs:
         :func:`~doxa.judges.patterns.align`): the owner's lesson on their sentence pattern
         decides. One value: the new value replaces (or, denied by name, was wrong); one that
         never changes: the old one was wrong; many: a second value, ``new``. A pattern
         nobody has answered for asks the owner, once: "replace or add?" (or, with a fallback
-        judge that reads meaning, is left to it). None when no text aligns, or only
-        many-valued patterns do."""
+        judge that reads meaning, is left to it); with ``ask=False`` only a taught pattern
+        decides. None when no text aligns."""
         slots: dict[str, list[Fact]] = {}
         for fact in texts:
             found = align(proposal.text, fact.text)
@@ -438,14 +438,19 @@ class RuleJudge(Judge):
             pattern = pattern_iri(key)
             taught = evidence.lessons.get(pattern, Cardinality.UNKNOWN)
             if taught is Cardinality.MANY:
-                continue
+                return Verdict(
+                    Relation.NEW,
+                    (),
+                    f"the same sentence with another value (pattern {key[:8]}), which the "
+                    "owner said holds many values",
+                )
             slot = f"the same sentence with another value (pattern {key[:8]})"
             if taught in (Cardinality.ONE, Cardinality.UNCHANGING):
                 return self._judge_conflict(
                     proposal, evidence, facts, slot, unchanging=taught is Cardinality.UNCHANGING
                 )
-            if self.fallback is not None:
-                return None  # a judge that reads meaning decides what nobody has taught
+            if not ask or self.fallback is not None:
+                return None  # untaught: another rule, or a judge that reads meaning, decides
             return Verdict(
                 Relation.UNCLEAR,
                 tuple(f.id for f in facts),
@@ -475,7 +480,12 @@ class RuleJudge(Judge):
                 f for f, other in framed if other is not None and other.subject == said.subject
             ]
             if changed:
-                return self._judge_conflict(
+                # the same sentence word for word with another value: its pattern's lesson
+                # decides, and an untaught one asks once (one value that can change, one that
+                # never does, or many: the words alone cannot tell); the narrow rule closes
+                # only what no pattern lines up (another wording: "moved to", "is now")
+                by_pattern = self._judge_pattern(proposal, evidence, changed)
+                return by_pattern or self._judge_conflict(
                     proposal, evidence, changed, "the same sentence with another value"
                 )
         aligned = self._judge_pattern(proposal, evidence, texts)
