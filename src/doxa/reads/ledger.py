@@ -153,6 +153,10 @@ def recent_closings(
     return int(str(rows[0]["closed"])) if rows else 0
 
 
+#: the writer IRIs: they carry no content and no claim names them, so no erasure strips them
+_WRITERS = {who: URIRef(f"urn:doxa:writer:{who.value}") for who in Authority}
+
+
 def writer(authority: Authority) -> URIRef | None:
     """Who wrote, for counting bursts: a write's authority in its scope, or None for the
     owner.
@@ -174,9 +178,6 @@ def writer(authority: Authority) -> URIRef | None:
     if authority is Authority.OWNER:
         return None
     return _WRITERS[authority]
-
-
-_WRITERS = {who: URIRef(f"urn:doxa:writer:{who.value}") for who in Authority}
 
 
 def origins(proposal: Proposal) -> tuple[URIRef, ...]:
