@@ -363,7 +363,8 @@ class ClosingPolicy:
 
     Closing of a kind is earned with at least ``min_decisions`` labelled decisions of that
     kind and an agreement with the owner of at least ``min_agreement``. ``burst_size``
-    automatic closings from one source or turn within ``burst_window`` raise an alarm.
+    automatic closings by one writer (any authority but the owner's) or from one source or
+    turn within ``burst_window`` raise an alarm.
     """
 
     min_decisions: int = 50

@@ -171,6 +171,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "decisions",
         "salt",
         "bodyDigest",
+        "closingMinute",
         "nameKey",
         "embedding",
         "embeddingModel",

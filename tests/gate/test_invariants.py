@@ -202,11 +202,18 @@ def test_current_graph_keeps_a_statement_another_fact_still_holds(memory: doxa.M
     assert memory.sparql(ask).boolean is False
 
 
-def test_history_of_a_long_running_statement_stays_out_of_the_gather(memory: doxa.Memory) -> None:
+#: one agent's moves recorded this far apart are no burst of closings (3 within 10 minutes)
+BETWEEN_MOVES = timedelta(minutes=6)
+
+
+def test_history_of_a_long_running_statement_stays_out_of_the_gather(
+    memory: doxa.Memory, clock: doxa.FixedClock
+) -> None:
     """Ended values leave the gate's key index: the judge reads only the live one."""
     memory.grant("general")
     previous = None
     for year in range(2000, 2030):
+        clock.advance(BETWEEN_MOVES)
         r = statement(
             memory,
             f"Bob lives in city {year}",
@@ -354,7 +361,9 @@ def instant_of(day: str) -> datetime:
     return datetime.fromisoformat(day + "T00:00:00+00:00")
 
 
-def test_a_backdated_value_reads_only_the_history_it_overlaps(memory: doxa.Memory) -> None:
+def test_a_backdated_value_reads_only_the_history_it_overlaps(
+    memory: doxa.Memory, clock: doxa.FixedClock
+) -> None:
     """In a long history a value written into 2005 meets the 2005 value (superseded, still
     believed that year) and the live one, not the other 28; an in-order write (control:
     ``test_history_of_a_long_running_statement_stays_out_of_the_gather``) meets only the
@@ -362,6 +371,7 @@ def test_a_backdated_value_reads_only_the_history_it_overlaps(memory: doxa.Memor
     memory.grant("general")
     ids = {}
     for year in range(2000, 2030):
+        clock.advance(BETWEEN_MOVES)
         r = statement(
             memory,
             f"Bob lives in city {year}",
@@ -371,6 +381,7 @@ def test_a_backdated_value_reads_only_the_history_it_overlaps(memory: doxa.Memor
             valid_from=f"{year}-01-01",
         )
         ids[year] = r.fact
+    clock.advance(BETWEEN_MOVES)
     guess = statement(
         memory,
         "Bob lives in Rome",

@@ -3,8 +3,8 @@
 Ending a fact (a supersession or a retraction) is the one decision a wrong judge cannot undo
 quietly, so the judge earns it per kind through the ledger (or the owner grants it), and a
 closing that looks like an attack (a weaker write closing a stronger fact, a burst of
-closings from one origin, a clash with the owner's rules) raises an alarm that stops every
-automatic closing in the scope until the owner clears it.
+closings by one writer or from one source or turn, a clash with the owner's rules) raises an
+alarm that stops every automatic closing in the scope until the owner clears it.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class Closing:
             closing,
             evidence.rules,
             evidence.properties,
-            closed_recently=recent_closings(self.store, self.scope, origins(proposal), since),
+            closed_recently=recent_closings(self.store, self.scope, origins(proposal), since, now),
             policy=self.policy,
         )
         if alarm is None:

@@ -18,6 +18,7 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from doxa.model import Outcome, Relation
+from doxa.reads.ledger import closing_minute
 from doxa.store.convert import ntriples
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA, PROV, RDF
@@ -66,7 +67,7 @@ class ReceiptDraft:
     scores_judge: str | None = None  # "name/version" this decision scores in the ledger
     agreements: int = 0
     decisions: int = 0
-    origins: tuple[URIRef, ...] = ()  # sources and turn of the write, to spot bursts
+    origins: tuple[URIRef, ...] = ()  # sources, turn and writer of the write, to spot bursts
     clears: URIRef | None = None
 
 
@@ -153,6 +154,9 @@ def receipt_triples(
             (iri, DOXA.decisions, Literal(draft.decisions)),
         ]
     triples.extend((iri, DOXA.origin, origin) for origin in draft.origins)
+    if draft.outcome is Outcome.ADMITTED and draft.relation is not None and draft.relation.closes:
+        # the key the burst count finds automatic closings by (reads/ledger.py)
+        triples.append((iri, DOXA.closingMinute, closing_minute(recorded_at)))
     if draft.clears is not None:
         triples.append((iri, DOXA.clears, draft.clears))
     receipt_hash = content_digest(triples)

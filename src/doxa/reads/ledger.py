@@ -7,18 +7,20 @@ receipt scores it on an owner-labelled set. Closing of a kind is earned once the
 minimum of decisions is met at the policy's agreement.
 
 The alarm stops automatic closing in a scope when a closing looks like an attack or a bug;
-it needs no warm-up, so the first burst already trips it.
+it needs no warm-up, so the first burst already trips it. A burst is counted per origin of
+the write: each source, the turn, and the writer (:func:`writer`), so a writer that names no
+source and no turn (the REST and MCP default) is counted all the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from rdflib import Literal, URIRef
 
 from doxa.judges.compare import same_term
-from doxa.model import Alarm, ClosingPolicy, Fact, Proposal, RuleMode, Standing
+from doxa.model import Alarm, Authority, ClosingPolicy, Fact, Proposal, RuleMode, Standing
 from doxa.ontology import PropertyTable
 from doxa.resources import query
 from doxa.scope import Scope
@@ -30,12 +32,14 @@ from doxa.vocabulary import DOXA
 __all__ = [
     "alarm_open",
     "alarms",
+    "closing_minute",
     "judge_key",
     "origins",
     "recent_closings",
     "standing",
     "standings",
     "suspicion",
+    "writer",
 ]
 
 
@@ -105,23 +109,86 @@ def alarms(store: Store, scope: Scope, *, alarm: URIRef | None = None) -> list[A
     ]
 
 
-def recent_closings(store: Store, scope: Scope, origins: Sequence[URIRef], since: datetime) -> int:
-    """Facts closed automatically since ``since`` by writes from any of ``origins``."""
+def closing_minute(at: datetime) -> Literal:
+    """The minute an automatic closing was recorded in (``doxa:closingMinute``), in UTC.
+
+    An exact key, so the burst count finds the closings of its window by index lookups,
+    one per minute of the window, and never scans the receipts of a busy source or writer:
+    its cost follows the closings of the last minutes, not the size of the store. A plain
+    string, not an ``xsd:dateTime``: an exact match on it means the same on every server.
+
+    >>> closing_minute(datetime(2026, 3, 1, 9, 14, 59, tzinfo=UTC))
+    rdflib.term.Literal('2026-03-01T09:14Z')
+    """
+    return Literal(at.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ"))
+
+
+def _minutes(since: datetime, until: datetime) -> list[Literal]:
+    """Every minute key from the one ``since`` falls in to the one ``until`` falls in."""
+    first = since.astimezone(UTC).replace(second=0, microsecond=0)
+    last = until.astimezone(UTC)
+    found = []
+    while first <= last:
+        found.append(closing_minute(first))
+        first += timedelta(minutes=1)
+    return found
+
+
+def recent_closings(
+    store: Store, scope: Scope, origins: Sequence[URIRef], since: datetime, now: datetime
+) -> int:
+    """Facts closed automatically between ``since`` and ``now`` by writes from any of
+    ``origins``: looked up by the minute keys of the window, then by origin."""
     if not origins:
         return 0
     rows = store.select(
         query("recent_closings"),
         dataset=_log(scope),
-        bindings={"origin": list(origins), "since": dt_literal(since)},
+        bindings={
+            "minute": _minutes(since, now),
+            "origin": list(origins),
+            "since": dt_literal(since),
+        },
     )
     return int(str(rows[0]["closed"])) if rows else 0
 
 
+#: the writer IRIs: they carry no content and no claim names them, so no erasure strips them
+_WRITERS = {who: URIRef(f"urn:doxa:writer:{who.value}") for who in Authority}
+
+
+def writer(authority: Authority) -> URIRef | None:
+    """Who wrote, for counting bursts: a write's authority in its scope, or None for the
+    owner.
+
+    The authority is the one part of a write that every interface checks against the
+    caller (REST and MCP let only the owner key write as the owner, and a value is parsed
+    strictly, never folded from another spelling). The standpoint, the attribution and the
+    turn are the writer's own word: a writer that changed one of them on every write would
+    split its burst into bursts of one, so none of them names the writer. The owner's writes
+    are the owner's: an alarm on them would ask the owner's leave for the owner's own
+    writes; their sources and turn are still counted. The receipt is in the scope's log, so
+    the count is per scope.
+
+    >>> writer(Authority.TOOL)
+    rdflib.term.URIRef('urn:doxa:writer:tool')
+    >>> writer(Authority.OWNER) is None
+    True
+    """
+    if authority is Authority.OWNER:
+        return None
+    return _WRITERS[authority]
+
+
 def origins(proposal: Proposal) -> tuple[URIRef, ...]:
-    """Where a write came from, for counting bursts: its sources and its turn, each once."""
+    """Where a write came from, for counting bursts: its sources, its turn and its writer
+    (:func:`writer`), each once."""
     found = list(proposal.sources)
     if proposal.turn is not None:
         found.append(proposal.turn)
+    who = writer(proposal.authority)
+    if who is not None:
+        found.append(who)
     return tuple(dict.fromkeys(found))
 
 
@@ -137,8 +204,8 @@ def suspicion(
     """Why closing ``targets`` automatically would be suspicious, or None.
 
     Three signs: a lower authority closing a higher one's fact; closing a fact an owner's
-    ``requires`` rule stands behind; ``burst_size`` or more closings from one source or turn
-    within the burst window (this one included).
+    ``requires`` rule stands behind; ``burst_size`` or more closings by one writer or from
+    one source or turn within the burst window (this one included).
     """
     targets = list(targets)
     for fact in targets:
@@ -155,8 +222,8 @@ def suspicion(
     if closed_recently + len(targets) >= policy.burst_size:
         window = int(policy.burst_window.total_seconds() // 60)
         return (
-            f"{closed_recently + len(targets)} closings within {window} minutes from one "
-            "source or turn"
+            f"{closed_recently + len(targets)} closings within {window} minutes by one "
+            "writer or from one source or turn"
         )
     return None
 
