@@ -221,9 +221,12 @@ def asked(mem: doxa.Memory, n: int, clock: doxa.FixedClock) -> list[doxa.Receipt
     ids=["many", "one"],
 )
 def test_an_answer_decides_every_write_waiting_on_the_question(
-    mem: doxa.Memory, clock: doxa.FixedClock, answer: doxa.Relation, live_each: int
+    clock: doxa.FixedClock, answer: doxa.Relation, live_each: int
 ) -> None:
-    """Twelve writes wait on "replace or add?" for one predicate; one answer decides all."""
+    """Twelve writes wait on "replace or add?" for one predicate; one answer decides all.
+    (No burst limit here: the next test shows the alarm still stands over such closings.)"""
+    policy = doxa.ClosingPolicy(burst_size=1000)
+    mem = doxa.Memory.open(None, scope="alice", clock=clock, policy=policy)
     mem.grant("general")
     waiting = asked(mem, 12, clock)
     assert all(w.relation is doxa.Relation.UNCLEAR for w in waiting)
@@ -237,6 +240,22 @@ def test_an_answer_decides_every_write_waiting_on_the_question(
     statement(mem, "q drinks tea", "q", "drinks", "tea", authority="agent")
     later = statement(mem, "q drinks milk", "q", "drinks", "milk", authority="agent")
     assert later.relation is (doxa.Relation.NEW if answer is doxa.Relation.NEW else answer)
+    mem.close()
+
+
+def test_closings_an_answer_lets_through_still_count_as_a_burst(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """The agent wrote twelve second values; the owner's "one value at a time" lets the
+    judge close them, and the burst alarm stops it after the third: none is left waiting on
+    the answered question, the rest wait on the alarm (control: the test above, no limit)."""
+    mem.grant("general")
+    waiting = asked(mem, 12, clock)
+    mem.approve(waiting[0].fact or "", as_relation=doxa.Relation.REPLACES)
+    still = mem.held()
+    assert still
+    assert all(h.asks is None for h in still)
+    assert [a for a in mem.alarms() if a.open]
 
 
 def test_a_plain_approval_teaches_nothing_and_leaves_the_others_waiting(
