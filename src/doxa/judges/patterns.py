@@ -66,6 +66,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -244,7 +245,26 @@ def head_key(text: str) -> str | None:
 
 
 def _tokens(text: str) -> list[_Token] | None:
-    """The text's tokens (rule 1), or None past the bounds (rule 2)."""
+    """The text's tokens (rule 1), or None past the bounds (rule 2): a fresh list each call,
+    read once per text while it is among the last :data:`_KEPT` texts read (a write is
+    aligned with up to 32 candidates in the gather and again by the judge, and the same
+    candidates come back write after write)."""
+    found = _kept_tokens(text)
+    return None if found is None else list(found)
+
+
+#: how many texts' tokens are kept (process memory only; nothing is written anywhere)
+_KEPT = 2048
+
+
+@functools.lru_cache(maxsize=_KEPT)
+def _kept_tokens(text: str) -> tuple[_Token, ...] | None:
+    found = _read_tokens(text)
+    return None if found is None else tuple(found)
+
+
+def _read_tokens(text: str) -> list[_Token] | None:
+    """The text's tokens, read (see :func:`_tokens`)."""
     if len(text) > _MAX_CHARS:
         return None
     shown = visible(text).translate(_APOSTROPHES)
