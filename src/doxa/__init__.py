@@ -24,6 +24,7 @@ from doxa.errors import (
     StoreError,
     StoreLocked,
     UnknownScope,
+    UnsafeFile,
     WriteConflict,
 )
 from doxa.evaluation import Case, EvalReport
@@ -113,6 +114,7 @@ __all__ = [
     "Support",
     "SystemClock",
     "UnknownScope",
+    "UnsafeFile",
     "Verdict",
     "Why",
     "WriteConflict",

@@ -100,11 +100,13 @@ class SyncItem:
 @dataclass(frozen=True)
 class SyncReport:
     """What a sync did: each change with the gate's decision, the facts whole-file rewrites
-    dropped (still live, listed for the owner), and the ``.md`` files it did not read."""
+    dropped (still live, listed for the owner), the ``.md`` files it did not read, and the
+    files it did not render again because they changed while it ran (``left_alone``)."""
 
     items: tuple[SyncItem, ...] = ()
     dropped: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     skipped: tuple[str, ...] = ()
+    left_alone: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -121,11 +123,12 @@ class SyncReport:
             "items": [i.to_json() for i in self.items],
             "dropped": {k: list(v) for k, v in sorted(self.dropped.items())},
             "skipped": list(self.skipped),
+            "left_alone": list(self.left_alone),
         }
 
     def lines(self) -> list[str]:
         """The report as lines a person or a model reads."""
-        if not self.items and not self.dropped:
+        if not self.items and not self.dropped and not self.left_alone:
             out = ["Nothing to sync: the files match their render."]
         else:
             out = [
@@ -142,6 +145,11 @@ class SyncReport:
             )
         out += [
             f"skipped {name}: not a topic file name (use e.g. meetings.md)" for name in self.skipped
+        ]
+        out += [
+            f"left {name} alone: it changed while the sync ran, so it was not rendered again; "
+            "sync again to send that change through the gate"
+            for name in self.left_alone
         ]
         return out
 
