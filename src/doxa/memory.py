@@ -40,6 +40,7 @@ from doxa.audit.exports import (
     scope_quads,
 )
 from doxa.audit.purge import PurgeStatus, purge_of
+from doxa.audit.render_repos import record_render
 from doxa.audit.shape_sources import (
     ShapesSource,
     add_shapes,
@@ -1390,6 +1391,7 @@ class Memory:
             with Folder(Path(folder), create=True) as where:
                 previous = read_manifest(where) if where.kind(MANIFEST) is not None else None
                 write_rendered(where, rendered, previous)
+            record_render(self.store, Path(folder))  # an erasure reaches the folder later
         return rendered
 
     def sync(
@@ -1417,6 +1419,7 @@ class Memory:
             report = self._sync_lines(base, lines, authority=authority, retract=retract)
             rendered = self.render()
             left = write_rendered(where, rendered, base, read=read)
+            record_render(self.store, where.path)
             report = dataclass_replace(report, skipped=tuple(skipped), left_alone=left)
             if report.conflicts:
                 write_conflicts(where, "".join(_conflict_line(i) for i in report.conflicts))
