@@ -78,7 +78,7 @@ from doxa.gate.names import Role, is_name
 from doxa.gate.proposal import build_proposal
 from doxa.gate.restemming import fill_words
 from doxa.gate.shapes import ShapeCheck, default_shape_check
-from doxa.gate.sync import SyncItem, SyncReport
+from doxa.gate.sync import SyncItem, SyncReport, as_edited
 from doxa.gate.sync import apply as apply_sync
 from doxa.gate.sync import plan as plan_sync
 from doxa.judges.base import Judge
@@ -1418,7 +1418,8 @@ class Memory:
             self._confirm(base, where.path)
             report = self._sync_lines(base, lines, authority=authority, retract=retract)
             rendered = self.render()
-            left = write_rendered(where, rendered, base, read=read)
+            shown = as_edited(base, report.items)
+            left = write_rendered(where, rendered, base, read=read, shown=shown)
             record_render(self.store, where.path)
             report = dataclass_replace(report, skipped=tuple(skipped), left_alone=left)
             if report.conflicts:
@@ -1467,7 +1468,9 @@ class Memory:
             return
         known = {f.id: one_line(f.text) for f in self.facts(include_ended=True)}
         for fact, (name, text) in sorted(listed.items()):
-            if known.get(fact) != text:
+            if known.get(fact) != text and not (fact in known and self._revised_to(fact, text)):
+                # (a file an earlier sync left alone lists its revised line's edited text,
+                # which a live successor of the fact holds)
                 raise UnsafeFile(
                     f"{where / MANIFEST} lists {fact} in {name} with text the store does not "
                     f"hold for scope {self.scope.name!r}: the manifest was not written by a "

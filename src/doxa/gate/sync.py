@@ -25,12 +25,22 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 
 from doxa.errors import DoxaError
 from doxa.model import Outcome, Receipt, Relation
 from doxa.reads.projection import FileLine, Manifest, topic_of
 
-__all__ = ["REWRITE_SHARE", "Change", "Step", "SyncItem", "SyncReport", "apply", "plan"]
+__all__ = [
+    "REWRITE_SHARE",
+    "Change",
+    "Step",
+    "SyncItem",
+    "SyncReport",
+    "apply",
+    "as_edited",
+    "plan",
+]
 
 #: a file keeps "most" of its facts when at least this share of its old ids is still in some
 #: file; below it (for a file of two facts or more) the change is a whole-file rewrite
@@ -295,3 +305,24 @@ def _send(
             return approve(receipt.fact)
         return receipt
     return remember(step.text, step.topic, step.fact)
+
+
+def as_edited(base: Manifest, items: Sequence[SyncItem]) -> Manifest:
+    """``base`` as the edited files show it once ``items`` were applied: each revised line
+    with its edited text, each line whose retraction was asked for gone (a conflict stays
+    as it was: it was not applied).
+
+    The manifest entry of a file a sync left alone (it changed while the sync ran): the next
+    sync then sees in it only what changed since this one read it, not the edits this one
+    already sent through the gate again."""
+    edited = {i.fact: i.text for i in items if i.fact and i.change is Change.REVISED}
+    asked = {
+        i.fact
+        for i in items
+        if i.fact and i.change in (Change.RETRACTION_REQUESTED, Change.ALREADY_REQUESTED)
+    }
+    files = {
+        name: (topic, tuple((fid, edited.get(fid, text)) for fid, text in rows if fid not in asked))
+        for name, (topic, rows) in base.files.items()
+    }
+    return dataclass_replace(base, files=files)

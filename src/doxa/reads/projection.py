@@ -317,6 +317,7 @@ def write_rendered(
     previous: Manifest | None = None,
     *,
     read: Mapping[str, Version] | None = None,
+    shown: Manifest | None = None,
 ) -> tuple[str, ...]:
     """Write a render into ``folder``: each file atomically (a temporary file renamed over
     it), topic files the previous render had and this one has not removed, the manifest
@@ -325,7 +326,8 @@ def write_rendered(
     With ``read`` (each file's version when a sync read it; a name missing from it was not
     there), a file that changed since is left alone and named in the result: an edit made
     while the sync ran is never overwritten. The manifest then keeps that file's entry
-    from ``previous``, the render the file still shows."""
+    from ``shown`` (what the file shows: ``previous`` with the sync's own edits applied;
+    ``previous`` when not given)."""
     left: list[str] = []
 
     def unchanged(name: str) -> bool:
@@ -346,10 +348,11 @@ def write_rendered(
     manifest = rendered.manifest
     if left:
         kept = dict(manifest.files)
+        old = shown if shown is not None else previous
         for name in left:
             kept.pop(name, None)
-            if previous is not None and name in previous.files:
-                kept[name] = previous.files[name]
+            if old is not None and name in old.files:
+                kept[name] = old.files[name]
         manifest = dataclass_replace(manifest, files=kept)
     folder.write(MANIFEST, manifest.to_json())
     return tuple(left)
