@@ -53,13 +53,13 @@ ROOT = "/memories"
 #: the memory tool's six commands
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 #: the most bytes of one text a command takes (file_text, insert_text, old_str, new_str)
-MAX_TEXT_BYTES = 65_536
+MAX_TEXT_BYTES = 36_864
 #: the most characters of one line a command writes
 MAX_LINE_CHARS = 2_000
 #: the most lines a file may hold after an edit
-MAX_FILE_LINES = 500
+MAX_FILE_LINES = 300
 #: the most changes (lines added, revised, deleted or moved) one command makes
-MAX_CHANGES = 32
+MAX_CHANGES = 16
 
 
 def memory_path(raw: object) -> str | None:
@@ -313,18 +313,18 @@ def _view_range(given: object, count: int, name: str) -> tuple[int, int]:
 
 
 def _check_size(name: str, text: str) -> None:
-    """A file text a command would write: at most :data:`MAX_FILE_LINES` lines of at most
-    :data:`MAX_LINE_CHARS` characters."""
+    """A file text a command would write: at most :data:`MAX_FILE_LINES` lines, each fact
+    at most :data:`MAX_LINE_CHARS` characters (its bullet and id marker not counted)."""
     lines = text.splitlines()
     if len(lines) > MAX_FILE_LINES:
         raise InvalidInput(
             f"{ROOT}/{name} would hold {len(lines)} lines, more than {MAX_FILE_LINES}; nothing "
             "was written: keep a topic file shorter (split it into two topics)."
         )
-    longest = max((len(line) for line in lines), default=0)
+    longest = max((len(line.text) for line in parse_lines(name, text)), default=0)
     if longest > MAX_LINE_CHARS:
         raise InvalidInput(
-            f"A line of {ROOT}/{name} would be {longest} characters, more than "
+            f"A fact in {ROOT}/{name} would be {longest} characters, more than "
             f"{MAX_LINE_CHARS}; nothing was written: one line is one short fact."
         )
 
