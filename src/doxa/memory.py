@@ -1410,7 +1410,10 @@ class Memory:
         ``retract``; a change to a fact the store changed since the render is a conflict,
         kept in ``CONFLICTS.md`` and the report (docs/files.md has the rules). Idempotent:
         a second sync of the same files does nothing. Raises :class:`~doxa.InvalidInput`
-        for a folder without a manifest, another scope's render or a render of the past.
+        for a folder without a manifest, another scope's render or a render of the past,
+        and :class:`~doxa.UnsafeFile` (nothing applied) when a file there is a link, a hard
+        link, a device, another user's or too large, or the manifest lists what the store
+        does not confirm. A file edited while the sync ran is left alone (``left_alone``).
         """
         with Folder(Path(folder)) as where:
             base = read_manifest(where)
