@@ -115,6 +115,10 @@ def test_create_empty_then_insert(tool: MemoryToolHandler) -> None:
     assert made.startswith("created /memories/pets.md: an empty topic file")
     assert "/memories/pets.md" in tool.execute({"command": "view", "path": "/memories"})
     assert "is empty" in tool.execute({"command": "view", "path": "/memories/pets.md"})
+    again = tool.execute(
+        {"command": "create", "path": "/memories/pets.md", "file_text": "# pets\n"}
+    )
+    assert again.startswith("created /memories/pets.md: an empty topic file")
     said = tool.execute(
         {
             "command": "insert",

@@ -53,13 +53,13 @@ ROOT = "/memories"
 #: the memory tool's six commands
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 #: the most bytes of one text a command takes (file_text, insert_text, old_str, new_str)
-MAX_TEXT_BYTES = 36_864
+MAX_TEXT_BYTES = 24_576
 #: the most characters of one line a command writes
 MAX_LINE_CHARS = 2_000
 #: the most lines a file may hold after an edit
 MAX_FILE_LINES = 300
 #: the most changes (lines added, revised, deleted or moved) one command makes
-MAX_CHANGES = 16
+MAX_CHANGES = 10
 
 
 def memory_path(raw: object) -> str | None:
@@ -144,7 +144,7 @@ class MemoryToolHandler:
         name = self._writable(command.get("path"))
         text = _text(command.get("file_text"), "file_text")
         shown = self._snapshot()
-        if name not in shown.texts and not parse_lines(name, text):
+        if name not in shown.manifest.files and not parse_lines(name, text):
             self._empty.add(name)
             return (
                 f"created {ROOT}/{name}: an empty topic file. It holds no fact yet; insert "
