@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from tests.files.test_files_interfaces import doxa
 
-from doxa.audit.render_repos import scrub_text
+from doxa import UnsafeFile
+from doxa.audit.render_repos import check_repository, scrub_text
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git program")
 
@@ -105,3 +106,43 @@ def test_scrub_text_drops_named_lines_only() -> None:
     scrubbed = json.loads(scrub_text(".doxa-render.json", manifest, {"AAA1"}))
     assert scrubbed["files"]["t.md"]["lines"] == [["BBB2", "jam"]]
     assert scrub_text("t.md", text, set()) == text
+
+
+def test_a_planted_git_config_never_runs_a_program(tmp_path: Path) -> None:
+    """An agent that can write the folder writes .git/config with a clean filter for every
+    file: `doxa render --git` refuses the repository (exit 2) and the program never runs. The
+    control: the same repository with its config as git init wrote it commits."""
+    store, folder = tmp_path / "memory", tmp_path / "files"
+    doxa(store, "init")
+    remember(store, "Alice walks every morning")
+    doxa(store, "render", "--git", str(folder))
+    config = folder / ".git" / "config"
+    clean = config.read_text()
+    ran = tmp_path / "ran"
+    config.write_text(clean + f'[filter "x"]\n\tclean = touch {ran}\n')
+    (folder / ".gitattributes").write_text("* filter=x\n")
+    remember(store, "Alice swims on Sundays")
+    doxa(store, "render", "--git", str(folder), code=2)
+    with pytest.raises(UnsafeFile, match=r"filter\.x\.clean"):
+        check_repository(folder, "git")
+    assert not ran.exists()
+    config.write_text(clean)
+    assert "committed" in doxa(store, "render", "--git", str(folder))
+    assert not ran.exists()
+
+
+def test_a_git_file_pointing_elsewhere_is_refused(tmp_path: Path) -> None:
+    """.git as a `gitdir:` file naming another repository (the owner's own project): refused,
+    that repository untouched; the control, no .git at all, makes one in the folder."""
+    store, folder, other = tmp_path / "memory", tmp_path / "files", tmp_path / "project"
+    doxa(store, "init")
+    remember(store, "Alice walks every morning")
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    folder.mkdir()
+    (folder / ".git").write_text(f"gitdir: {other / '.git'}\n")
+    doxa(store, "render", "--git", str(folder), code=2)
+    log = subprocess.run(["git", "-C", str(other), "log"], capture_output=True, text=True)
+    assert log.returncode != 0  # still no commit there
+    (folder / ".git").unlink()
+    assert "committed" in doxa(store, "render", "--git", str(folder))
+    assert (folder / ".git").is_dir()

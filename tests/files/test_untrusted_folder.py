@@ -234,3 +234,25 @@ def test_an_edit_made_while_sync_runs_is_left_alone(
     assert [(i.change, i.text) for i in again.items] == [(Change.ADDED, "Alice likes mint tea")]
     assert "Alice likes mint tea" in ids(mem)
     assert not mem.sync(folder).changed
+
+
+def test_a_link_swapped_in_after_the_check_is_still_refused(
+    tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race: the name is checked as a regular file, then swapped for a link before it is
+    opened. The open itself refuses links (O_NOFOLLOW, then fstat on what was opened), so the
+    read is refused and a write replaces the link, never writing through it. The control
+    reads and writes the regular file."""
+    with Folder(tmp_path / "files", create=True) as folder:
+        folder.write("notes.md", "- mine\n")
+        assert folder.read("notes.md") == "- mine\n"
+        monkeypatch.setattr(Folder, "kind", lambda self, name: "file")  # the check said so
+        (folder.path / "notes.md").unlink()
+        (folder.path / "notes.md").symlink_to(outside)  # ... and then the swap
+        before = outside.read_text()
+        with pytest.raises(UnsafeFile, match="link"):
+            folder.read("notes.md")
+        folder.write("notes.md", "- replaced\n")
+        assert outside.read_text() == before
+        assert not (folder.path / "notes.md").is_symlink()
+        assert (folder.path / "notes.md").read_text() == "- replaced\n"

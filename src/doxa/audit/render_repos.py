@@ -19,20 +19,89 @@ import json
 import logging
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from doxa.errors import DoxaError, StoreError
+from doxa.errors import DoxaError, StoreError, UnsafeFile
 from doxa.reads.folder import Folder
 from doxa.reads.projection import MANIFEST
 from doxa.store import Store
 from doxa.store.capabilities import OnDisk
 
-__all__ = ["fact_ids", "record_render", "rendered_folders", "scrub_folders", "scrub_text"]
+__all__ = [
+    "GIT_OPTIONS",
+    "check_repository",
+    "fact_ids",
+    "record_render",
+    "rendered_folders",
+    "scrub_folders",
+    "scrub_text",
+]
 
 _log = logging.getLogger("doxa.purge")
+
+#: what every git doxa runs in a rendered folder is told: no hooks, no file-system monitor,
+#: never a signing prompt (whatever the repository's own files say)
+GIT_OPTIONS = (
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "commit.gpgsign=false",
+)
+#: the repository settings ``git init`` and doxa write; any other names a program git might
+#: run (a filter, a diff driver, an include of another file), so the repository is refused
+_SAFE_CONFIG = frozenset(
+    {
+        "core.repositoryformatversion",
+        "core.filemode",
+        "core.bare",
+        "core.logallrefupdates",
+        "core.ignorecase",
+        "core.precomposeunicode",
+        "core.symlinks",
+        "user.name",
+        "user.email",
+    }
+)
+
+
+def check_repository(folder: Path, git: str) -> bool:
+    """Whether ``folder`` holds a git repository doxa may run git in: False when it has
+    none; raises :class:`~doxa.errors.UnsafeFile` when its ``.git`` is not a folder of this
+    user's (a link, a ``gitdir:`` file pointing elsewhere) or its config sets anything
+    beyond what ``git init`` writes (whoever writes the folder could make git run a program
+    through a filter, a hook path or an include)."""
+    where = folder / ".git"
+    try:
+        found = os.lstat(where)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.geteuid():
+        raise UnsafeFile(
+            f"{where} is not a git folder of your own (a link, a file pointing elsewhere, or "
+            "another user's); remove it, or leave --git out."
+        )
+    config = where / "config"
+    listed = subprocess.run(
+        [git, "config", "--file", str(config), "--name-only", "--list"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    names = set(listed.stdout.split()) if listed.returncode == 0 else {"(unreadable)"}
+    extra = sorted(n for n in names if n.lower() not in _SAFE_CONFIG)
+    if extra or os.path.islink(config):
+        raise UnsafeFile(
+            f"{config} sets {', '.join(extra) or 'a link'}: settings that can make git run a "
+            "program, in a folder an agent may write; remove them (doxa needs none), or "
+            "leave --git out."
+        )
+    return True
 
 
 def _record(store_path: Path) -> Path:
@@ -119,8 +188,21 @@ def scrub_folders(store_path: Path, facts: set[str]) -> int:
         if not folder.is_dir():
             continue
         touched = _scrub_files(folder, facts)
-        if (folder / ".git").is_dir():
-            touched = _scrub_history(folder, facts) or touched
+        git = shutil.which("git")
+        if git is None:
+            if (folder / ".git").exists():
+                raise StoreError(
+                    f"{folder} is a git repository and the git program is not on PATH: the "
+                    "erased lines may stay in its history; install git (the purge is retried)."
+                )
+            continue
+        try:
+            repository = check_repository(folder, git)
+        except UnsafeFile as error:
+            _log.warning("The history in %s was not rewritten: %s", folder, error)
+            repository = False
+        if repository:
+            touched = _scrub_history(_History(git, folder), facts) or touched
         changed += touched
     return changed
 
@@ -144,16 +226,9 @@ def _scrub_files(folder: Path, facts: set[str]) -> bool:
     return touched
 
 
-def _scrub_history(folder: Path, facts: set[str]) -> bool:
-    """Rewrite the repository in ``folder`` without the erased facts' lines; False when no
-    commit held one (nothing is rewritten then)."""
-    git = shutil.which("git")
-    if git is None:
-        raise StoreError(
-            f"{folder} is a git repository and the git program is not on PATH: the erased "
-            "lines may stay in its history; install git (the purge is retried)."
-        )
-    history = _History(git, folder)
+def _scrub_history(history: _History, facts: set[str]) -> bool:
+    """Rewrite the repository ``history`` runs in without the erased facts' lines; False
+    when no commit held one (nothing is rewritten then)."""
     mapping: dict[str, str] = {}
     for commit in history.commits():
         mapping[commit] = history.rewritten(commit, mapping, facts)
@@ -180,7 +255,7 @@ class _History:
         self, *args: str, given: bytes | None = None, env: dict[str, str] | None = None
     ) -> bytes:
         done = subprocess.run(
-            [self.git, "-c", "commit.gpgsign=false", "-C", str(self.folder), *args],
+            [self.git, *GIT_OPTIONS, "-C", str(self.folder), *args],
             input=given,
             capture_output=True,
             check=False,
@@ -220,7 +295,8 @@ class _History:
                 scrubbed = scrub_text(name, text, facts)
                 if scrubbed != text:
                     given = scrubbed.encode("utf-8", errors="surrogateescape")
-                    blob = self.run("hash-object", "-w", "--stdin", given=given).decode().strip()
+                    written = self.run("hash-object", "-w", "--no-filters", "--stdin", given=given)
+                    blob = written.decode().strip()
                     changed = True
             rows.append(f"{mode} {kind} {blob}\t".encode() + path)
         new_parents = [mapping.get(p, p) for p in parents]
