@@ -208,21 +208,26 @@ def scrub_folders(store_path: Path, facts: set[str]) -> int:
 
 
 def _scrub_files(folder: Path, facts: set[str]) -> bool:
+    """Drop the erased facts' lines from the folder's own files, each rewritten atomically;
+    a link or a file that is not this user's own is skipped (never followed) and logged."""
     touched = False
     try:
-        with Folder(folder) as where:
-            for name in where.names():
-                if not (name.endswith(".md") or name == MANIFEST) or where.kind(name) != "file":
-                    continue
+        where = Folder(folder)
+    except DoxaError as error:
+        _log.warning("The rendered folder %s was not scrubbed: %s", folder, error)
+        return False
+    with where:
+        for name in where.names():
+            if not (name.endswith(".md") or name == MANIFEST) or where.kind(name) != "file":
+                continue
+            try:
                 text = where.read(name)
-                if text is None:
-                    continue
-                scrubbed = scrub_text(name, text, facts)
-                if scrubbed != text:
+                scrubbed = text if text is None else scrub_text(name, text, facts)
+                if scrubbed is not None and scrubbed != text:
                     where.write(name, scrubbed)
                     touched = True
-    except DoxaError as error:  # a planted link or another user's file: never followed
-        _log.warning("The rendered folder %s was not scrubbed: %s", folder, error)
+            except DoxaError as error:  # a hard link, another user's file: left as it is
+                _log.warning("%s was not scrubbed: %s", folder / name, error)
     return touched
 
 
