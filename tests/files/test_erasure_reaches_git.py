@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tests.files.test_files_interfaces import doxa
 
-from doxa import UnsafeFile
+from doxa import Memory, UnsafeFile
 from doxa.audit.render_repos import check_repository, scrub_text
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git program")
@@ -146,3 +146,22 @@ def test_a_git_file_pointing_elsewhere_is_refused(tmp_path: Path) -> None:
     (folder / ".git").unlink()
     assert "committed" in doxa(store, "render", "--git", str(folder))
     assert (folder / ".git").is_dir()
+
+
+def test_erasure_reaches_a_plain_rendered_folder(tmp_path: Path) -> None:
+    """No git: a folder `Memory.render` wrote loses the erased line from its topic file and
+    manifest once the purge ran; the other fact's line stays (the control)."""
+    memory = Memory.open(tmp_path / "store", scope="alice")
+    secret = memory.remember(SECRET, topic="health", authority="owner").fact
+    kept = memory.remember("Alice walks every morning", topic="health", authority="owner").fact
+    assert secret is not None
+    assert kept is not None
+    folder = tmp_path / "files"
+    memory.render(folder)
+    assert SECRET in (folder / "health.md").read_text()
+    memory.erase(secret, reason="medical data", wait=True)
+    memory.close()
+    assert SECRET not in (folder / "health.md").read_text()
+    assert secret not in (folder / ".doxa-render.json").read_text()
+    assert kept in (folder / "health.md").read_text()
+    assert kept in (folder / ".doxa-render.json").read_text()
