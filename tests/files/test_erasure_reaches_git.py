@@ -165,3 +165,22 @@ def test_erasure_reaches_a_plain_rendered_folder(tmp_path: Path) -> None:
     assert secret not in (folder / ".doxa-render.json").read_text()
     assert kept in (folder / "health.md").read_text()
     assert kept in (folder / ".doxa-render.json").read_text()
+
+
+def test_a_remote_is_a_safe_setting(tmp_path: Path) -> None:
+    """Where the owner pushes the render repository (a remote, a tracked branch) is read by
+    fetch and push only: the repository is accepted; a setting that runs a program next to
+    it is not (the attack above)."""
+    folder = tmp_path / "files"
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    for key, value in [
+        ("remote.origin.url", "https://example.org/memory.git"),
+        ("remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"),
+        ("branch.main.remote", "origin"),
+        ("branch.main.merge", "refs/heads/main"),
+    ]:
+        subprocess.run(["git", "-C", str(folder), "config", key, value], check=True)
+    assert check_repository(folder, "git")
+    subprocess.run(["git", "-C", str(folder), "config", "core.pager", "evil"], check=True)
+    with pytest.raises(UnsafeFile, match=r"core\.pager"):
+        check_repository(folder, "git")

@@ -70,6 +70,28 @@ _SAFE_CONFIG = frozenset(
 )
 
 
+#: ``remote.<name>.url`` and the like: where the owner pushes the render repository
+_REMOTE_SETTINGS = frozenset(
+    {
+        ("remote", "url"),
+        ("remote", "pushurl"),
+        ("remote", "fetch"),
+        ("branch", "remote"),
+        ("branch", "merge"),
+    }
+)
+
+
+def _safe_setting(name: str) -> bool:
+    """A setting git init writes, or where a branch is pushed (read by fetch and push only,
+    which doxa never runs)."""
+    if name in _SAFE_CONFIG:
+        return True
+    section, _, key = name.partition(".")
+    last = key.rpartition(".")[2]
+    return (section, last) in _REMOTE_SETTINGS and "." in key
+
+
 def check_repository(folder: Path, git: str) -> bool:
     """Whether ``folder`` holds a git repository doxa may run git in: False when it has
     none; raises :class:`~doxa.errors.UnsafeFile` when its ``.git`` is not a folder of this
@@ -94,7 +116,7 @@ def check_repository(folder: Path, git: str) -> bool:
         check=False,
     )
     names = set(listed.stdout.split()) if listed.returncode == 0 else {"(unreadable)"}
-    extra = sorted(n for n in names if n.lower() not in _SAFE_CONFIG)
+    extra = sorted(n for n in names if not _safe_setting(n.lower()))
     if extra or os.path.islink(config):
         raise UnsafeFile(
             f"{config} sets {', '.join(extra) or 'a link'}: settings that can make git run a "
