@@ -58,6 +58,7 @@ EXPECTED = [
     "Support",
     "SystemClock",
     "UnknownScope",
+    "UnsafeFile",
     "Verdict",
     "Why",
     "WriteConflict",

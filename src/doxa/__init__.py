@@ -24,6 +24,7 @@ from doxa.errors import (
     StoreError,
     StoreLocked,
     UnknownScope,
+    UnsafeFile,
     WriteConflict,
 )
 from doxa.evaluation import Case, EvalReport
@@ -115,6 +116,7 @@ __all__ = [
     "Support",
     "SystemClock",
     "UnknownScope",
+    "UnsafeFile",
     "Verdict",
     "Why",
     "WriteConflict",

@@ -45,6 +45,7 @@ __all__ = [
     "StoreError",
     "StoreLocked",
     "UnknownScope",
+    "UnsafeFile",
     "WriteConflict",
 ]
 
@@ -104,6 +105,14 @@ class UnknownScope(NotFound):
 
 class InvalidInput(DoxaError, ValueError):
     """A value cannot be written or read as given."""
+
+
+class UnsafeFile(InvalidInput):
+    """A file in a rendered folder is not one doxa may read or write: a link, a hard link,
+    a device or pipe, a name outside the folder, a file another user owns, or too large.
+
+    Whoever can write the folder (an agent) must not be able to make a sync read or write
+    anything else; the message names the file and what to do about it."""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from doxa.audit.exports import (
     scope_quads,
 )
 from doxa.audit.purge import PurgeStatus, purge_of
+from doxa.audit.render_repos import record_render
 from doxa.audit.shape_sources import (
     ShapesSource,
     add_shapes,
@@ -58,6 +59,7 @@ from doxa.errors import (
     NotFound,
     StoreBehindJournal,
     StoreError,
+    UnsafeFile,
 )
 from doxa.evaluation import (
     DEFAULT_AT,
@@ -76,7 +78,7 @@ from doxa.gate.names import Role, is_name
 from doxa.gate.proposal import build_proposal
 from doxa.gate.restemming import fill_words
 from doxa.gate.shapes import ShapeCheck, default_shape_check
-from doxa.gate.sync import SyncReport
+from doxa.gate.sync import SyncItem, SyncReport, as_edited
 from doxa.gate.sync import apply as apply_sync
 from doxa.gate.sync import plan as plan_sync
 from doxa.judges.base import Judge
@@ -108,12 +110,12 @@ from doxa.ontology.sources import (
 from doxa.reads import facts as fact_reads
 from doxa.reads.claims import load_facts
 from doxa.reads.embeddings import Embedder, OpenAIEmbedder, embed_checked
+from doxa.reads.folder import Folder
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
 from doxa.reads.ledger import alarms, judge_key, standings
 from doxa.reads.projection import (
-    CONFLICTS,
     INDEX,
     MANIFEST,
     RETRACTION_KIND,
@@ -121,10 +123,12 @@ from doxa.reads.projection import (
     Manifest,
     Rendered,
     fact_line,
+    one_line,
     parse_lines,
     read_files,
     read_manifest,
     topic_of,
+    write_conflicts,
     write_rendered,
 )
 from doxa.reads.projection import render as render_projection
@@ -1389,9 +1393,10 @@ class Memory:
             found, scope=self.scope.name, include_ended=include_ended, **stamp
         )
         if folder is not None:
-            where = Path(folder)
-            previous = read_manifest(where) if (where / MANIFEST).is_file() else None
-            write_rendered(where, rendered, previous)
+            with Folder(Path(folder), create=True) as where:
+                previous = read_manifest(where) if where.kind(MANIFEST) is not None else None
+                write_rendered(where, rendered, previous)
+            record_render(self.store, Path(folder))  # an erasure reaches the folder later
         return rendered
 
     def sync(
@@ -1410,18 +1415,23 @@ class Memory:
         ``retract``; a change to a fact the store changed since the render is a conflict,
         kept in ``CONFLICTS.md`` and the report (docs/files.md has the rules). Idempotent:
         a second sync of the same files does nothing. Raises :class:`~doxa.InvalidInput`
-        for a folder without a manifest, another scope's render or a render of the past.
+        for a folder without a manifest, another scope's render or a render of the past,
+        and :class:`~doxa.UnsafeFile` (nothing applied) when a file there is a link, a hard
+        link, a device, another user's or too large, or the manifest lists what the store
+        does not confirm. A file edited while the sync ran is left alone (``left_alone``).
         """
-        where = Path(folder)
-        base = read_manifest(where)
-        lines, skipped = read_files(where)
-        report, rendered = self._sync_lines(base, lines, authority=authority, retract=retract)
-        report = dataclass_replace(report, skipped=tuple(skipped))
-        write_rendered(where, rendered, base)
-        if report.conflicts:
-            text = "".join(f"- {i.file}: {i.text} ({i.outcome})\n" for i in report.conflicts)
-            with (where / CONFLICTS).open("a", encoding="utf-8", newline="\n") as out:
-                out.write(text)
+        with Folder(Path(folder)) as where:
+            base = read_manifest(where)
+            lines, skipped, read = read_files(where)
+            self._confirm(base, where.path)
+            report = self._sync_lines(base, lines, authority=authority, retract=retract)
+            rendered = self.render()
+            shown = as_edited(base, report.items)
+            left = write_rendered(where, rendered, base, read=read, shown=shown)
+            record_render(self.store, where.path)
+            report = dataclass_replace(report, skipped=tuple(skipped), left_alone=left)
+            if report.conflicts:
+                write_conflicts(where, "".join(_conflict_line(i) for i in report.conflicts))
         return report
 
     def sync_texts(
@@ -1433,27 +1443,50 @@ class Memory:
         retract: Iterable[str] = (),
     ) -> tuple[SyncReport, Rendered]:
         """:meth:`sync` over file texts held in memory (file name → text) instead of a
-        folder: what a virtual projection such as the memory-tool backend uses. Returns the
-        report and the render after applying it (the next base)."""
-        lines = {name: parse_lines(name, text) for name, text in texts.items() if topic_of(name)}
-        skipped = tuple(sorted(n for n in texts if topic_of(n) is None and n not in (INDEX,)))
-        report, rendered = self._sync_lines(base, lines, authority=authority, retract=retract)
-        return dataclass_replace(report, skipped=skipped), rendered
+        folder: what a virtual projection uses. Returns the report and the render after
+        applying it (the next base)."""
+        report = self.apply_texts(base, texts, authority=authority, retract=retract)
+        return report, self.render()
 
-    def _sync_lines(
+    def apply_texts(
         self,
         base: Manifest,
-        lines: Mapping[str, Sequence[FileLine]],
+        texts: Mapping[str, str],
         *,
-        authority: str,
-        retract: Iterable[str],
-    ) -> tuple[SyncReport, Rendered]:
-        who = Authority.parse(authority)
-        if who not in (Authority.OWNER, Authority.AGENT):
-            raise InvalidInput(
-                f"A sync writes as the owner or the agent, not {who.value!r}; use "
-                "authority='owner' or 'agent'."
-            )
+        authority: str = "agent",
+        retract: Iterable[str] = (),
+        limit: int | None = None,
+    ) -> SyncReport:
+        """:meth:`sync_texts` without the render after: what the memory-tool backend uses,
+        so a command reads the store once (``base`` and ``texts`` from one render). With
+        ``limit``, more changes than that are refused (:class:`~doxa.InvalidInput`) before
+        any is applied."""
+        lines = {name: parse_lines(name, text) for name, text in texts.items() if topic_of(name)}
+        skipped = tuple(sorted(n for n in texts if topic_of(n) is None and n not in (INDEX,)))
+        report = self._sync_lines(base, lines, authority=authority, retract=retract, limit=limit)
+        return dataclass_replace(report, skipped=skipped)
+
+    def _confirm(self, base: Manifest, where: Path) -> None:
+        """Trust a folder's manifest only as far as the store confirms it: each id it lists
+        is a fact of this scope (live or ended) with the line text it gives. A made-up id
+        would turn a writer's chosen text into a "conflict" in the owner's files."""
+        self._check_base(base)
+        listed = base.lines()
+        if not listed:
+            return
+        known = {f.id: one_line(f.text) for f in self.facts(include_ended=True)}
+        for fact, (name, text) in sorted(listed.items()):
+            if known.get(fact) != text and not (fact in known and self._revised_to(fact, text)):
+                # (a file an earlier sync left alone lists its revised line's edited text,
+                # which a live successor of the fact holds)
+                raise UnsafeFile(
+                    f"{where / MANIFEST} lists {fact} in {name} with text the store does not "
+                    f"hold for scope {self.scope.name!r}: the manifest was not written by a "
+                    "render of this scope. Nothing was applied; save your edits elsewhere, "
+                    f"render the folder again (`doxa render {where}`) and redo them."
+                )
+
+    def _check_base(self, base: Manifest) -> None:
         if base.scope != self.scope.name:
             raise InvalidInput(
                 f"The files were rendered from scope {base.scope!r}, not {self.scope.name!r}; "
@@ -1464,6 +1497,23 @@ class Memory:
                 "The files are a render of the past (--valid-at, --as-of or --include-ended): "
                 "read only; render without those options to edit and sync."
             )
+
+    def _sync_lines(
+        self,
+        base: Manifest,
+        lines: Mapping[str, Sequence[FileLine]],
+        *,
+        authority: str,
+        retract: Iterable[str],
+        limit: int | None = None,
+    ) -> SyncReport:
+        who = Authority.parse(authority)
+        if who not in (Authority.OWNER, Authority.AGENT):
+            raise InvalidInput(
+                f"A sync writes as the owner or the agent, not {who.value!r}; use "
+                "authority='owner' or 'agent'."
+            )
+        self._check_base(base)
         retracting = [
             _checked_id(r, "fact") for r in ([retract] if isinstance(retract, str) else retract)
         ]
@@ -1502,8 +1552,13 @@ class Memory:
                 for t in h.targets
             }
             steps, dropped = plan_sync(base, lines, live, requested=requested, retract=retracting)
+            if limit is not None and len(steps) > limit:
+                raise InvalidInput(
+                    f"The edit makes {len(steps)} changes, more than {limit} at once; nothing "
+                    f"was applied: split it into edits of at most {limit} lines each."
+                )
             items = apply_sync(steps, remember=remember, hold=hold, approve=approve)
-        return SyncReport(tuple(items), dropped), self.render()
+        return SyncReport(tuple(items), dropped)
 
     def _revised_to(self, fact: str, text: str) -> bool:
         """Whether a live fact that refines or succeeds ``fact`` already reads ``text``: a
@@ -1705,6 +1760,13 @@ def _live_line(memory: Memory, fact: str) -> str | None:
     except NotFound:
         return None
     return fact_line(found) if found.status is FactStatus.LIVE else None
+
+
+def _conflict_line(item: SyncItem) -> str:
+    """A conflict as ``CONFLICTS.md`` lists it: the file, the edited text, the fact it
+    targeted (so an erasure of that fact finds the line) and why it was not applied."""
+    fact = f" [{item.fact}]" if item.fact else ""
+    return f"- {item.file}: {item.text}{fact} ({item.outcome})\n"
 
 
 def _stamp(value: datetime | date | str | None) -> str | None:

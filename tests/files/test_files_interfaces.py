@@ -41,7 +41,7 @@ def test_cli_render_edit_sync_render(tmp_path: Path) -> None:
     said = doxa(store, "sync", str(folder), "--as", "owner")
     assert said.startswith("revised drinks.md: 'Alice prefers green tea'")
     again = json.loads(doxa(store, "--json", "sync", str(folder)))
-    assert again == {"items": [], "dropped": {}, "skipped": []}
+    assert again == {"items": [], "dropped": {}, "skipped": [], "left_alone": []}
 
 
 def test_cli_sync_refuses_a_bad_folder_and_authority(tmp_path: Path) -> None:

@@ -17,12 +17,14 @@ def tool() -> MemoryToolHandler:
 
 
 def test_view_lists_and_shows_numbered_lines(tool: MemoryToolHandler) -> None:
-    """view of /memories lists the files; view of a file numbers its lines."""
+    """view of /memories lists the files; view of a file numbers its lines from the first
+    fact (no heading: line 1 is what the model wrote first)."""
     listing = tool.execute({"command": "view", "path": "/memories"})
     assert "/memories/drinks.md" in listing
     assert "/memories/MEMORY.md" in listing
-    shown = tool.execute({"command": "view", "path": "/memories/drinks.md", "view_range": [3, 3]})
-    assert shown.startswith("     3\t- Alice prefers tea <!-- doxa:")
+    shown = tool.execute({"command": "view", "path": "/memories/drinks.md", "view_range": [1, 1]})
+    assert shown.startswith("     1\t- Alice prefers tea <!-- doxa:")
+    assert "\n" not in shown
 
 
 def test_str_replace_of_a_line_revises_it(tool: MemoryToolHandler) -> None:

@@ -6,10 +6,12 @@ the erasure is journaled (fsynced, with its tombstones and never its content) be
 returns. That journal line is the purge's intent. The physical step, here, runs in one
 background thread per store on disk: it rebuilds the store's files from the live quads
 (:meth:`~doxa.store.Compactable.compact`, while reads and writes go on), purges every backup,
-writes one ``purged`` receipt per scope naming the erasure receipts it completes, and only
-then records them as purged in ``<store>.purge``. Erasures owed when a process stopped (a
-crash, a kill -9) are found again on open, by comparing the journal with that file, and the
-purge resumes; several erasures owed at once share one rebuild.
+takes the erased lines out of the folders rendered from the store and out of their git
+history (:mod:`doxa.audit.render_repos`), writes one ``purged`` receipt per scope naming the
+erasure receipts it completes, and only then records them as purged in ``<store>.purge``.
+Erasures owed when a process stopped (a crash, a kill -9) are found again on open, by
+comparing the journal with that file, and the purge resumes; several erasures owed at once
+share one rebuild.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any, Protocol, TypeGuard
 from rdflib import URIRef
 
 from doxa.audit.backups import backups_folder, purge_backup
+from doxa.audit.render_repos import fact_ids, scrub_folders
 from doxa.clock import Clock
 from doxa.errors import StoreError
 from doxa.gate.erasure import erasure_record
@@ -77,7 +80,7 @@ class PurgeStatus:
 
     owed: int  # erasures whose content may still be in a file
     running: bool  # a purge is under way now
-    phase: str | None  # its step: snapshot, load, replay, retire, backups, receipts
+    phase: str | None  # its step: snapshot, load, replay, retire, backups, renders, receipts
     purged: int  # erasures this process has made real
     error: str | None  # why the last attempt failed; it is retried
 
@@ -258,6 +261,10 @@ class Purge:
         self._step("backups")
         for backup in _backups(self.store):
             purge_backup(backup, [(owed.scope, owed.record) for owed in batch])
+        self._step("renders")  # the folders rendered from the store, and their git history
+        scrub_folders(
+            self.store.path, fact_ids(c for o in batch for c in o.record.get("claims", []))
+        )
         self._step("receipts")
         by_scope: dict[str, list[Owed]] = {}
         for owed in batch:

@@ -25,12 +25,22 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 
 from doxa.errors import DoxaError
 from doxa.model import Outcome, Receipt, Relation
 from doxa.reads.projection import FileLine, Manifest, topic_of
 
-__all__ = ["REWRITE_SHARE", "Change", "Step", "SyncItem", "SyncReport", "apply", "plan"]
+__all__ = [
+    "REWRITE_SHARE",
+    "Change",
+    "Step",
+    "SyncItem",
+    "SyncReport",
+    "apply",
+    "as_edited",
+    "plan",
+]
 
 #: a file keeps "most" of its facts when at least this share of its old ids is still in some
 #: file; below it (for a file of two facts or more) the change is a whole-file rewrite
@@ -100,11 +110,13 @@ class SyncItem:
 @dataclass(frozen=True)
 class SyncReport:
     """What a sync did: each change with the gate's decision, the facts whole-file rewrites
-    dropped (still live, listed for the owner), and the ``.md`` files it did not read."""
+    dropped (still live, listed for the owner), the ``.md`` files it did not read, and the
+    files it did not render again because they changed while it ran (``left_alone``)."""
 
     items: tuple[SyncItem, ...] = ()
     dropped: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     skipped: tuple[str, ...] = ()
+    left_alone: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -121,11 +133,12 @@ class SyncReport:
             "items": [i.to_json() for i in self.items],
             "dropped": {k: list(v) for k, v in sorted(self.dropped.items())},
             "skipped": list(self.skipped),
+            "left_alone": list(self.left_alone),
         }
 
     def lines(self) -> list[str]:
         """The report as lines a person or a model reads."""
-        if not self.items and not self.dropped:
+        if not self.items and not self.dropped and not self.left_alone:
             out = ["Nothing to sync: the files match their render."]
         else:
             out = [
@@ -142,6 +155,11 @@ class SyncReport:
             )
         out += [
             f"skipped {name}: not a topic file name (use e.g. meetings.md)" for name in self.skipped
+        ]
+        out += [
+            f"left {name} alone: it changed while the sync ran, so it was not rendered again; "
+            "sync again to send that change through the gate"
+            for name in self.left_alone
         ]
         return out
 
@@ -287,3 +305,24 @@ def _send(
             return approve(receipt.fact)
         return receipt
     return remember(step.text, step.topic, step.fact)
+
+
+def as_edited(base: Manifest, items: Sequence[SyncItem]) -> Manifest:
+    """``base`` as the edited files show it once ``items`` were applied: each revised line
+    with its edited text, each line whose retraction was asked for gone (a conflict stays
+    as it was: it was not applied).
+
+    The manifest entry of a file a sync left alone (it changed while the sync ran): the next
+    sync then sees in it only what changed since this one read it, not the edits this one
+    already sent through the gate again."""
+    edited = {i.fact: i.text for i in items if i.fact and i.change is Change.REVISED}
+    asked = {
+        i.fact
+        for i in items
+        if i.fact and i.change in (Change.RETRACTION_REQUESTED, Change.ALREADY_REQUESTED)
+    }
+    files = {
+        name: (topic, tuple((fid, edited.get(fid, text)) for fid, text in rows if fid not in asked))
+        for name, (topic, rows) in base.files.items()
+    }
+    return dataclass_replace(base, files=files)

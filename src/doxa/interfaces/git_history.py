@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from doxa.audit.render_repos import GIT_OPTIONS, check_repository
 from doxa.errors import InvalidInput
 from doxa.memory import Memory
 from doxa.reads.projection import Manifest, Rendered
@@ -18,8 +19,6 @@ __all__ = ["MAX_LISTED", "commit_message", "commit_render"]
 MAX_LISTED = 50
 #: who commits when git's configuration names nobody (git refuses a commit without a name)
 _IDENTITY = ("-c", "user.name=doxa", "-c", "user.email=doxa@localhost")
-#: a render is committed unsigned, whatever the configuration asks (no key prompt)
-_UNSIGNED = ("-c", "commit.gpgsign=false")
 
 
 def commit_message(memory: Memory, rendered: Rendered, previous: Manifest | None) -> str:
@@ -47,21 +46,23 @@ def commit_message(memory: Memory, rendered: Rendered, previous: Manifest | None
 
 def commit_render(folder: Path, message: str) -> bool:
     """Commit everything in ``folder`` (a repository is made there if there is none);
-    False when the render changed nothing. Raises :class:`~doxa.InvalidInput` without git."""
+    False when the render changed nothing. Raises :class:`~doxa.InvalidInput` without git,
+    and :class:`~doxa.UnsafeFile` for a ``.git`` that is not this user's folder or whose
+    config could make git run a program (git runs without hooks or a monitor anyway)."""
     git = shutil.which("git")
     if git is None:
         raise InvalidInput("--git needs the git program on PATH; install git or leave --git out.")
 
     def run(*args: str, given: str | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [git, *_UNSIGNED, "-C", str(folder), *args],
+            [git, *GIT_OPTIONS, "-C", str(folder), *args],
             input=given,
             capture_output=True,
             text=True,
             check=False,
         )
 
-    if not (folder / ".git").exists():
+    if not check_repository(folder, git):  # an agent's .git could make git run a program
         made = run("init", "-q")
         if made.returncode != 0:
             raise InvalidInput(

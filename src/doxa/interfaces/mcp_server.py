@@ -45,7 +45,7 @@ from doxa import __version__
 from doxa.errors import DoxaError, InvalidInput
 from doxa.interfaces.answers import ANSWER_VALUES, parse_answer
 from doxa.interfaces.failures import message_for
-from doxa.interfaces.memory_tool import MemoryToolHandler
+from doxa.interfaces.memory_tool import MAX_CHANGES, MemoryToolHandler
 from doxa.interfaces.presentation import matches, plain, quotation
 from doxa.interfaces.write_schema import json_fields
 from doxa.memory import Memory
@@ -621,10 +621,13 @@ def add_file_tools(server: MCPServer, memory: Memory) -> None:
 
     @server.tool(annotations=_WRITE)
     def memory_create(
-        path: MemoryPath, file_text: Annotated[str, _doc("The file's lines.")]
+        path: MemoryPath,
+        file_text: Annotated[
+            str, _doc(f"The file's lines (at most {MAX_CHANGES}); empty: an empty file.")
+        ],
     ) -> str:
-        """Create a topic file (each line a new fact), or rewrite one (held unless every
-        fact it drops is accounted for)."""
+        """Create a topic file (each line a new fact; empty text: an empty file to insert
+        into), or rewrite one (held unless every fact it drops is accounted for)."""
         return run({"command": "create", "path": path, "file_text": file_text})
 
     @server.tool(annotations=_WRITE)
@@ -640,7 +643,7 @@ def add_file_tools(server: MCPServer, memory: Memory) -> None:
     def memory_insert(
         path: MemoryPath,
         insert_line: Annotated[int, _doc("Insert after this line (0: at the top).")],
-        insert_text: Annotated[str, _doc("The new lines: new facts.")],
+        insert_text: Annotated[str, _doc(f"The new lines (at most {MAX_CHANGES}): new facts.")],
     ) -> str:
         """Insert lines into a topic file: each a new fact in its topic."""
         return run(

@@ -15,15 +15,13 @@ decides anything.
 from __future__ import annotations
 
 import json
-import os
-import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import replace as dataclass_replace
 
-from doxa.errors import InvalidInput
+from doxa.errors import InvalidInput, UnsafeFile
 from doxa.model import Fact, FactStatus
+from doxa.reads.folder import Folder, Version
 from doxa.scope import check_name
 
 __all__ = [
@@ -35,11 +33,15 @@ __all__ = [
     "Manifest",
     "Rendered",
     "fact_line",
+    "marked_line",
+    "one_line",
     "parse_lines",
     "read_files",
     "read_manifest",
     "render",
+    "split_mark",
     "topic_of",
+    "write_conflicts",
     "write_rendered",
 ]
 
@@ -52,9 +54,10 @@ RETRACTION_KIND = "retraction"
 #: the manifest's format, bumped when its shape changes
 MANIFEST_VERSION = 1
 
-#: our own trailing marker; reading it back is parsing doxa's format, never a permission
-_MARK = re.compile(r"\s*<!--\s*doxa:([A-Za-z0-9_.-]{1,64})\s*-->\s*$")
-_BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)")
+#: our own trailing marker's id (``<!-- doxa:ID -->``): reading it back is parsing doxa's
+#: format, never a permission
+_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_MAX_ID = 64
 
 
 @dataclass(frozen=True)
@@ -111,14 +114,19 @@ class Rendered:
     manifest: Manifest
 
 
-def _one_line(text: str) -> str:
+def marked_line(fact: str, text: str) -> str:
+    """A fact's line in a topic file: a bullet, its text, its id in a trailing comment."""
+    return f"- {text} <!-- doxa:{fact} -->"
+
+
+def one_line(text: str) -> str:
     """A fact's text on one line: line breaks become spaces (the manifest keeps the line)."""
     return " ".join(text.splitlines()).strip()
 
 
 def fact_line(fact: Fact) -> str:
     """The line text shown for a fact: its text, or struck through with its status if ended."""
-    text = _one_line(fact.text)
+    text = one_line(fact.text)
     if fact.status is FactStatus.LIVE:
         return text
     return f"~~{text}~~ ({fact.status.value})"
@@ -154,7 +162,7 @@ def render(
     for topic in sorted(by_topic):
         name = f"{topic}.md"
         rows = tuple((f.id, fact_line(f)) for f in sorted(by_topic[topic], key=lambda f: f.id))
-        body = [f"# {topic}", ""] + [f"- {text} <!-- doxa:{fid} -->" for fid, text in rows]
+        body = [f"# {topic}", ""] + [marked_line(fid, text) for fid, text in rows]
         files[name] = "\n".join(body) + "\n"
         listed[name] = (topic, rows)
         count = "1 fact" if len(rows) == 1 else f"{len(rows)} facts"
@@ -167,19 +175,60 @@ def render(
 
 
 def parse_lines(name: str, content: str) -> list[FileLine]:
-    """The fact lines of one file: headings and blank lines skipped, bullets stripped."""
+    """The fact lines of one file: headings and blank lines skipped, bullets stripped.
+
+    Linear in the text: each line is cut with string methods, never a backtracking regex
+    (the lines come from whoever edited the folder)."""
     found: list[FileLine] = []
     for number, raw in enumerate(content.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        mark = _MARK.search(line)
-        fact = mark.group(1) if mark else None
-        text = line[: mark.start()] if mark else line
-        text = _BULLET.sub("", text, count=1).strip()
+        text, fact = split_mark(line)
+        text = _unbulleted(text).strip()
         if text:
             found.append(FileLine(name, text, fact, number))
     return found
+
+
+def split_mark(line: str) -> tuple[str, str | None]:
+    """A stripped line's text before doxa's trailing ``<!-- doxa:ID -->``, and the ID
+    (None and the whole line when the line does not end in a well-formed marker).
+
+    >>> split_mark("- tea <!-- doxa:01ab -->")
+    ('- tea', '01ab')
+    >>> split_mark("- tea <!-- note -->")
+    ('- tea <!-- note -->', None)
+    """
+    if not line.endswith("-->"):
+        return line, None
+    start = line.rfind("<!--")
+    if start < 0:
+        return line, None
+    inner = line[start + 4 : -3].strip()
+    if not inner.startswith("doxa:"):
+        return line, None
+    fact = inner[len("doxa:") :]
+    if not 1 <= len(fact) <= _MAX_ID or not set(fact) <= _ID_CHARS:
+        return line, None
+    return line[:start].rstrip(), fact
+
+
+def _unbulleted(text: str) -> str:
+    """The text without one leading bullet (``-``, ``*``, ``+`` or ``1.`` / ``1)``, each
+    followed by white space); the same text when it has none."""
+    body = text.lstrip()
+    if body[:1] in ("-", "*", "+"):
+        marker = 1
+    else:
+        digits = len(body) - len(body.lstrip("0123456789"))
+        if digits == 0 or body[digits : digits + 1] not in (".", ")"):
+            return text
+        marker = digits + 1
+    rest = body[marker:]
+    if not rest[:1].isspace():
+        return text
+    return rest.lstrip()
 
 
 def topic_of(name: str) -> str | None:
@@ -193,37 +242,54 @@ def topic_of(name: str) -> str | None:
         return None
 
 
-def read_files(folder: Path) -> tuple[dict[str, list[FileLine]], list[str]]:
-    """Every topic file's fact lines in ``folder``, and the ``.md`` files that are not topic
-    files (reported by sync, never read as facts)."""
-    files: dict[str, list[FileLine]] = {}
-    skipped: list[str] = []
-    for path in sorted(folder.glob("*.md")):
-        if not path.is_file():
-            continue
-        if topic_of(path.name) is None:
-            if path.name not in (INDEX, CONFLICTS):
-                skipped.append(path.name)
-            continue
-        files[path.name] = parse_lines(path.name, path.read_text(encoding="utf-8"))
-    return files, skipped
-
-
 #: where a sync leaves the lines it could not apply because the store changed under them
 CONFLICTS = "CONFLICTS.md"
 
 
-def read_manifest(folder: Path) -> Manifest:
+def read_files(
+    folder: Folder,
+) -> tuple[dict[str, list[FileLine]], list[str], dict[str, Version]]:
+    """Every topic file's fact lines in ``folder``, the ``.md`` files that are not topic
+    files (reported by sync, never read as facts), and the version of each file a render
+    writes as it was read (so a later write leaves alone a file changed meanwhile).
+
+    Raises :class:`~doxa.errors.UnsafeFile` when any file doxa reads or writes there is a
+    link, a hard link, a device, another user's or too large: nothing is read then."""
+    files: dict[str, list[FileLine]] = {}
+    skipped: list[str] = []
+    versions: dict[str, Version] = {}
+    for name in folder.names():
+        if not name.endswith(".md") and name != MANIFEST:
+            continue
+        if folder.kind(name) == "other":
+            folder.read(name)  # raises UnsafeFile, naming what it is
+            raise UnsafeFile(
+                f"{folder.path / name} is a folder; rename it (no .md) and sync again."
+            )
+        if name != MANIFEST and name not in (INDEX, CONFLICTS) and topic_of(name) is None:
+            skipped.append(name)
+            continue
+        found = folder.read_versioned(name)
+        if found is None:
+            continue  # removed since the listing: nothing to read
+        text, versions[name] = found
+        if topic_of(name) is not None:
+            files[name] = parse_lines(name, text)
+    return files, skipped, versions
+
+
+def read_manifest(folder: Folder) -> Manifest:
     """The manifest a render left in ``folder``; raises :class:`~doxa.InvalidInput` when
     there is none or it is not one doxa wrote."""
-    path = folder / MANIFEST
-    if not path.is_file():
+    path = folder.path / MANIFEST
+    found = folder.read(MANIFEST)
+    if found is None:
         raise InvalidInput(
-            f"{folder} has no {MANIFEST}: sync compares the files with the render they came "
-            f"from; run `doxa render {folder}` first."
+            f"{folder.path} has no {MANIFEST}: sync compares the files with the render they "
+            f"came from; run `doxa render {folder.path}` first."
         )
     try:
-        body = json.loads(path.read_text(encoding="utf-8"))
+        body = json.loads(found)
         files = {
             str(name): (
                 check_name(str(entry["topic"]), "topic"),
@@ -241,30 +307,58 @@ def read_manifest(folder: Path) -> Manifest:
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise InvalidInput(
             f"{path} is not a manifest doxa wrote ({error}); render the folder again with "
-            f"`doxa render {folder}` (edits since then are compared with that new render)."
+            f"`doxa render {folder.path}` (edits since then are compared with that new render)."
         ) from error
 
 
-def write_rendered(folder: Path, rendered: Rendered, previous: Manifest | None = None) -> None:
+def write_rendered(
+    folder: Folder,
+    rendered: Rendered,
+    previous: Manifest | None = None,
+    *,
+    read: Mapping[str, Version] | None = None,
+    shown: Manifest | None = None,
+) -> tuple[str, ...]:
     """Write a render into ``folder``: each file atomically (a temporary file renamed over
     it), topic files the previous render had and this one has not removed, the manifest
-    last, so a sync never sees a manifest newer than the files it describes."""
-    folder.mkdir(parents=True, exist_ok=True)
+    last, so a sync never sees a manifest newer than the files it describes.
+
+    With ``read`` (each file's version when a sync read it; a name missing from it was not
+    there), a file that changed since is left alone and named in the result: an edit made
+    while the sync ran is never overwritten. The manifest then keeps that file's entry
+    from ``shown`` (what the file shows: ``previous`` with the sync's own edits applied;
+    ``previous`` when not given)."""
+    left: list[str] = []
+
+    def unchanged(name: str) -> bool:
+        if read is None:
+            return True
+        if folder.version(name) == read.get(name):
+            return True
+        left.append(name)
+        return False
+
     for name, text in sorted(rendered.files.items()):
-        _atomic(folder / name, text)
+        if unchanged(name):
+            folder.write(name, text)
     if previous is not None:
-        for name in previous.files:
-            if name not in rendered.files and topic_of(name) is not None:
-                (folder / name).unlink(missing_ok=True)
-    _atomic(folder / MANIFEST, rendered.manifest.to_json())
+        for name in sorted(previous.files):
+            if name not in rendered.files and topic_of(name) is not None and unchanged(name):
+                folder.remove(name)
+    manifest = rendered.manifest
+    if left:
+        kept = dict(manifest.files)
+        old = shown if shown is not None else previous
+        for name in left:
+            kept.pop(name, None)
+            if old is not None and name in old.files:
+                kept[name] = old.files[name]
+        manifest = dataclass_replace(manifest, files=kept)
+    folder.write(MANIFEST, manifest.to_json())
+    return tuple(left)
 
 
-def _atomic(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".doxa-", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def write_conflicts(folder: Folder, text: str) -> None:
+    """Add ``text`` to ``CONFLICTS.md`` by writing the file anew, atomically, inside the
+    folder (never appended through a link a writer of the folder planted)."""
+    folder.write(CONFLICTS, (folder.read(CONFLICTS) or "") + text)

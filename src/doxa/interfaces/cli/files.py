@@ -10,6 +10,7 @@ from doxa.interfaces.cli import options
 from doxa.interfaces.cli.running import Settings, emit, run
 from doxa.interfaces.git_history import commit_message, commit_render
 from doxa.memory import Memory
+from doxa.reads.folder import Folder
 from doxa.reads.projection import MANIFEST, read_manifest
 
 __all__ = ["render", "sync"]
@@ -35,7 +36,10 @@ def render(
     """Write the scope into FOLDER: one Markdown file per topic, one fact per line."""
 
     def action(memory: Memory) -> None:
-        previous = read_manifest(folder) if (folder / MANIFEST).is_file() else None
+        previous = None
+        if (folder / MANIFEST).exists() or (folder / MANIFEST).is_symlink():
+            with Folder(folder) as where:
+                previous = read_manifest(where)
         rendered = memory.render(
             folder, valid_at=valid_at, as_of=as_of, include_ended=include_ended
         )
