@@ -39,7 +39,9 @@ def run(agents: list[list[tuple[str, int]]], owners: int, writes: int) -> None:
                 )
                 with guard:
                     answers.append(said)
-                    if said.startswith("revised") and text in admitted:
+                    # an agent's edit replaces its line once admitted; until closing is
+                    # earned it waits for the owner and the line stays as it was
+                    if said.startswith("revised") and "admitted" in said and text in admitted:
                         admitted[new] = admitted.pop(text)
                 continue
             text = f"Agent {k} wrote note {i} about tool {n}"
@@ -56,7 +58,9 @@ def run(agents: list[list[tuple[str, int]]], owners: int, writes: int) -> None:
 
     def owner(k: int) -> None:
         for n in range(writes):
-            text = f"Owner {k} planted tree {n} in the orchard"
+            # two spans differ between any two of these, so none is another value of another
+            # (a "replace or add?" question would hold it): every one is admitted
+            text = f"Owner {k} planted tree {n} in orchard row {n}"
             memory.remember(text, topic="ab"[n % 2], authority="owner")
             with guard:
                 owned.append(text)

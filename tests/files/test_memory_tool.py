@@ -28,17 +28,27 @@ def test_view_lists_and_shows_numbered_lines(tool: MemoryToolHandler) -> None:
 
 
 def test_str_replace_of_a_line_revises_it(tool: MemoryToolHandler) -> None:
-    """str_replace keeps the id, so it is a revision the judge decides."""
-    said = tool.execute(
-        {
-            "command": "str_replace",
-            "path": "/memories/drinks.md",
-            "old_str": "Alice prefers tea",
-            "new_str": "Alice prefers green tea",
-        }
-    )
+    """str_replace keeps the id, so it is a revision the judge decides: with the owner's
+    authority it replaces the line at once (the old one is history); an agent's edit of the
+    owner's line waits for the owner, the line unchanged meanwhile (the control)."""
+    edit = {
+        "command": "str_replace",
+        "path": "/memories/drinks.md",
+        "old_str": "Alice prefers tea",
+        "new_str": "Alice prefers green tea",
+    }
+    said = tool.execute(edit)
     assert said.startswith("revised drinks.md: 'Alice prefers green tea'")
-    assert "Alice prefers green tea" in {f.text for f in tool.memory.facts()}
+    assert "held for the owner" in said
+    assert {f.text for f in tool.memory.facts()} == {"Alice prefers tea", "Alice dislikes coffee"}
+    owners = MemoryToolHandler(tool.memory, authority="owner")
+    tool.memory.reject(tool.memory.held()[0], reason="the owner edits it themselves")
+    said = owners.execute(edit)
+    assert said.startswith("revised drinks.md: 'Alice prefers green tea'")
+    assert {f.text for f in tool.memory.facts()} == {
+        "Alice prefers green tea",
+        "Alice dislikes coffee",
+    }
     twice = tool.execute(
         {
             "command": "str_replace",
@@ -47,7 +57,7 @@ def test_str_replace_of_a_line_revises_it(tool: MemoryToolHandler) -> None:
             "new_str": "A",
         }
     )
-    assert twice.startswith("Error: old_str occurs 3 times")
+    assert twice.startswith("Error: old_str occurs 2 times")  # the edited line replaced its line
 
 
 def test_insert_and_create_add_facts(tool: MemoryToolHandler) -> None:

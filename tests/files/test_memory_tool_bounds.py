@@ -136,7 +136,8 @@ def test_create_empty_then_insert(tool: MemoryToolHandler) -> None:
 
 def test_line_numbers_and_inserts_land_where_asked(tool: MemoryToolHandler) -> None:
     """view numbers the lines the model sees from 1; a line inserted after line 1 is shown as
-    line 2, and a revised line stays in its place (the control: untouched lines keep theirs)."""
+    line 2, and a revised line stays in its place, whether the revision waits for the owner
+    (an agent's edit of the owner's line) or applies (the owner's own edit)."""
     shown = tool.execute({"command": "view", "path": DRINKS}).splitlines()
     assert shown[0].startswith("     1\t- Alice prefers tea")
     said = tool.execute(
@@ -149,14 +150,18 @@ def test_line_numbers_and_inserts_land_where_asked(tool: MemoryToolHandler) -> N
         "- Alice likes mint",
         "- Alice dislikes coffee",
     ]
-    tool.execute(
-        {
-            "command": "str_replace",
-            "path": DRINKS,
-            "old_str": "Alice prefers tea",
-            "new_str": "Alice prefers green tea",
-        }
-    )
+    edit = {
+        "command": "str_replace",
+        "path": DRINKS,
+        "old_str": "Alice prefers tea",
+        "new_str": "Alice prefers green tea",
+    }
+    assert "held for the owner" in tool.execute(edit)
+    first = tool.execute({"command": "view", "path": DRINKS, "view_range": [1, 1]})
+    assert "Alice prefers tea" in first  # waiting: the line as it was, where it was
+    tool.memory.reject(tool.memory.held()[0], reason="the owner edits it themselves")
+    tool.authority = "owner"
+    assert "admitted" in tool.execute(edit)
     first = tool.execute({"command": "view", "path": DRINKS, "view_range": [1, 1]})
     assert "Alice prefers green tea" in first
 

@@ -94,6 +94,8 @@ class SyncItem:
     outcome: str
     receipt: str | None = None
     new_fact: str | None = None
+    #: the gate held it for the owner: the line it revises stays as it was meanwhile
+    held: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -104,6 +106,7 @@ class SyncItem:
             "outcome": self.outcome,
             "receipt": self.receipt,
             "new_fact": self.new_fact,
+            "held": self.held,
         }
 
 
@@ -286,7 +289,10 @@ def apply(
         if step.change is Change.RETRACTION_REQUESTED and receipt.outcome is Outcome.HELD:
             said = "retraction requested: held for the owner; the fact stays until they decide"
         new = receipt.fact if receipt.fact != step.fact else None
-        items.append(SyncItem(step.change, step.file, step.text, step.fact, said, receipt.id, new))
+        held = receipt.outcome is Outcome.HELD
+        items.append(
+            SyncItem(step.change, step.file, step.text, step.fact, said, receipt.id, new, held)
+        )
     return items
 
 

@@ -269,11 +269,12 @@ class _Snapshot:
 
 def _placed(name: str, text: str, report: SyncReport) -> list[str]:
     """The fact ids of ``text``'s lines after the sync, in the order the model wrote them:
-    an edited line becomes the fact that revised it, a new one the fact it was written as."""
+    an edited line becomes the fact that revised it (while the revision waits for the owner,
+    the line it revises keeps its place), a new one the fact it was written as."""
     revised = {
         i.fact: i.new_fact
         for i in report.items
-        if i.change in (Change.REVISED, Change.MOVED) and i.fact and i.new_fact
+        if i.change in (Change.REVISED, Change.MOVED) and i.fact and i.new_fact and not i.held
     }
     added: dict[str, list[str]] = {}
     for item in report.items:
