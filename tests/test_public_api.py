@@ -14,6 +14,7 @@ EXPECTED = [
     "Clock",
     "ClosingPolicy",
     "ConstraintFailure",
+    "Correction",
     "DoxaError",
     "EmbedConfig",
     "Embedder",

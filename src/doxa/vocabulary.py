@@ -72,6 +72,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "BasisConfirmed",
         "Scope",
         "ManyValuedProperty",
+        "UnchangingProperty",
     ),
     "individual": (
         "Owner",
@@ -119,6 +120,8 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "by",
         "refines",
         "revises",
+        "correction",
+        "asks",
         "corroborates",
         "ruleMode",
         "relation",

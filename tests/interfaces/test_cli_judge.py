@@ -64,7 +64,7 @@ def test_judge_eval_prints_accuracy_and_confusion(store: Path) -> None:
         str(DATA / "judge_ontology.ttl"),
     )
     assert result.exit_code == 0, result.stderr
-    assert "location          33    100.0%" in result.stdout
+    assert "location          36    100.0%" in result.stdout
     assert "wrong closings: 0" in result.stdout
     assert "confusion (rows: expected, columns: judged)" in result.stdout
     # eval records nothing
