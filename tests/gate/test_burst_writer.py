@@ -150,9 +150,10 @@ def test_an_authority_in_another_spelling_is_refused_not_a_new_writer(
     assert move(mem, "a", authority="agent").outcome is ADMIT
 
 
-def test_closings_by_three_writers_raise_no_alarm(granted: doxa.Memory) -> None:
-    """One closing each by an agent, a tool and an external page (its own source): three
-    writers, no burst. Control: a second and third closing by the agent raise it."""
+def test_a_burst_spread_over_authorities_is_one_writers(granted: doxa.Memory) -> None:
+    """One closing each as an agent, a tool and an external page (its own source): an agent
+    key may write as any of them, so they are one writer and the third raises the alarm.
+    Control: the owner's closing between two of the agent's counts for no writer."""
     mem = granted
     page = {"sources": ["https://shop.example/prices"]}
     seed(mem, "a")
@@ -160,11 +161,19 @@ def test_closings_by_three_writers_raise_no_alarm(granted: doxa.Memory) -> None:
     seed(mem, "c", authority="external", **page)
     moves = [move(mem, "a"), move(mem, "b", authority="tool")]
     moves.append(move(mem, "c", authority="external", sources=["https://other.example/"]))
+    assert outcomes(moves) == [ADMIT, ADMIT, HOLD]
+    assert [a for a in mem.alarms() if a.open]
+
+
+def test_the_owner_between_an_agents_closings_is_no_burst(granted: doxa.Memory) -> None:
+    """Control for the test above: agent, owner, agent is two closings by one writer."""
+    mem = granted
+    seed(mem, "a")
+    seed(mem, "b", authority="owner")
+    seed(mem, "c")
+    moves = [move(mem, "a"), move(mem, "b", authority="owner"), move(mem, "c")]
     assert outcomes(moves) == [ADMIT, ADMIT, ADMIT]
     assert mem.alarms() == []
-    for who in "de":
-        seed(mem, who)
-    assert outcomes([move(mem, "d"), move(mem, "e")]) == [ADMIT, HOLD]
 
 
 def test_the_owners_own_closings_are_not_a_writer_burst(granted: doxa.Memory) -> None:
@@ -261,7 +270,7 @@ def test_one_writer_in_two_threads_is_one_writer(granted: doxa.Memory) -> None:
 
 
 def test_two_writers_in_two_threads_raise_no_alarm(granted: doxa.Memory) -> None:
-    """Control: two closings each by two writers in two threads all go in."""
-    results = in_threads(granted, [("agent", "ab"), ("tool", "xy")])
+    """Control: two closings each by an agent and the owner in two threads all go in."""
+    results = in_threads(granted, [("agent", "ab"), ("owner", "xy")])
     assert outcomes(results) == [ADMIT] * 4
     assert granted.alarms() == []

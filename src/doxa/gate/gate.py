@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -55,7 +56,7 @@ from doxa.reads.ledger import judge_key, origins
 from doxa.reads.receipts import receipts_deciding
 from doxa.scope import Scope, new_id
 from doxa.store import Store
-from doxa.terms import dt_literal
+from doxa.terms import dt_literal, instant
 from doxa.vocabulary import DOXA, PROV, RDF
 
 __all__ = ["Gate"]
@@ -176,6 +177,7 @@ class Gate(WritePath):
                             Decision(after=after),
                             minted,
                             vector,
+                            fresh=True,
                         )
                     except WriteConflict:
                         if last:
@@ -266,7 +268,14 @@ class Gate(WritePath):
         decision: Decision | None = None,
         minted: tuple[Minted, ...] = (),
         vector: WriteVector | None = None,
+        *,
+        received: datetime | None = None,
+        fresh: bool = False,
     ) -> Receipt:
+        """Publish the verdict on one write in ``decision``. ``received`` is when a held write
+        was first received (a re-judged one): an undated value starts then and, held again,
+        keeps that time. ``fresh`` marks a write just sent (not a released, re-judged or
+        approved one): only such a write may find its copy waiting and be answered with it."""
         now = self.clock.now()
         decision = decision or Decision()
         if verdict is not None and verdict.statement is not None:
@@ -297,7 +306,7 @@ class Gate(WritePath):
         graph = self.scope.rules if proposal.is_rule else self.scope.topic(proposal.topic)
 
         def hold(status: HoldStatus, why: str) -> Receipt:
-            waiting = self._waiting_copy(digest, proposal.id)
+            waiting = self._waiting_copy(digest, proposal.id) if fresh else None
             if waiting is not None:  # the same write already waits: one wait, not two
                 return waiting
             asks = verdict.asks if verdict is not None else None
@@ -309,7 +318,7 @@ class Gate(WritePath):
                 targets,
                 why,
                 status,
-                now,
+                received or now,
                 judge=judge_key(judge, version),
                 asks=URIRef(asks) if asks is not None else None,
                 digest=digest,
@@ -354,7 +363,7 @@ class Gate(WritePath):
             pairs = [*pairs, *((DOXA.refines, t) for t in targets)]
         starts = proposal.valid_from
         if relation is Relation.REPLACES and starts is None:
-            starts, pairs = undated_start(pairs, proposal, now)
+            starts, pairs = undated_start(pairs, proposal, received or now)
         self.record.admit(decision, proposal.iri, pairs, graph, now)
         if vector is not None:  # derived, beside the claim: one transaction, erased with it
             decision.change.insert += vector.quads(self.scope, proposal.iri)
@@ -481,7 +490,11 @@ class Gate(WritePath):
             return None  # decided meanwhile
         pairs = [(p, o) for p, o in claim if p != DOXA.heldAt]
         proposal = proposal_from_pairs(self.scope, self.scope.fact(held_id), pairs)
-        evidence = self._gather(proposal)
+        held_at = dict(claim).get(DOXA.heldAt)
+        received = instant(held_at) if held_at is not None else None
+        # judged as of when it was received: an undated value starts then, so a write sent
+        # before another value cannot come back as that value's replacement
+        evidence = replace(self._gather(proposal), now=received or self.clock.now())
         try:
             verdict = self.judge.judge(proposal, evidence)
         except JudgeUnavailable:
@@ -497,6 +510,7 @@ class Gate(WritePath):
             verdict,
             f"judged again: {verdict.reason}",
             decision,
+            received=received,
         )
 
     # -- the scope's other decisions, each in its own module --------------------------------

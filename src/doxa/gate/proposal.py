@@ -13,6 +13,7 @@ from rdflib.term import Node
 from doxa.clock import parse_instant
 from doxa.errors import InvalidInput
 from doxa.gate.receipts import content_digest
+from doxa.judges.patterns import PATTERN
 from doxa.model import Authority, Correction, Proposal, RuleMode, Support
 from doxa.scope import Scope, check_name, new_id
 from doxa.store.convert import canonical
@@ -26,6 +27,7 @@ from doxa.terms import (
     instant,
 )
 from doxa.vocabulary import DOXA, PROV, RDF
+from doxa.text import normal_iri
 from doxa.writes import FACT_ID_PATTERN, refuse_respelt_standpoint
 
 __all__ = [
@@ -107,6 +109,8 @@ def build_proposal(
         point = source_iris[0]
     else:
         point = scope.standpoint(who.value)
+    if predicate is not None:
+        _refuse_pattern(as_iri(predicate, "predicate"))
     fact_id = new_id()
     return Proposal(
         id=fact_id,
@@ -132,6 +136,17 @@ def build_proposal(
         derived_from=_bases(scope, derived_from),
         correction=Correction.parse(correction) if correction is not None else None,
     )
+
+
+def _refuse_pattern(predicate: URIRef) -> None:
+    """A sentence pattern's IRI is doxa's own (its lessons are the owner's answers about
+    texts): a writer using one as a predicate could have the owner's answer about its
+    structured "replace or add?" taught to every text of the pattern."""
+    if normal_iri(str(predicate)).startswith(PATTERN):
+        raise InvalidInput(
+            f"predicate <{predicate}> names one of doxa's sentence patterns; name the property "
+            "with an IRI of your own vocabulary."
+        )
 
 
 def _bases(scope: Scope, given: object) -> tuple[URIRef, ...]:

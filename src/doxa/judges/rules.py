@@ -316,11 +316,11 @@ class RuleJudge(Judge):
             )
         denied = [f for f in conflicts if says_not(proposal.text, _value_of(f))]
         if denied:
+            # ids only: a receipt's reason outlives an erasure of the facts it names
             return Verdict(
                 Relation.WAS_WRONG,
                 targets,
-                f"{slot}, and the write says the old value was wrong "
-                f'("not {" ".join(_value_of(denied[0]))}")',
+                f"{slot}, and the write denies {denied[0].id}'s value by name: it was wrong",
             )
         if unchanging:
             return Verdict(
@@ -328,7 +328,10 @@ class RuleJudge(Judge):
                 targets,
                 f"{slot}, and it never changes: the old value was wrong",
             )
-        relations = {_timing(f.valid_from, proposal.valid_from, evidence.now) for f in conflicts}
+        relations = {
+            _timing(f.valid_from, proposal.valid_from, evidence.now, proposal.valid_until)
+            for f in conflicts
+        }
         if relations == {Relation.REPLACES}:
             when = (
                 "the new value starts after the old one"
@@ -560,7 +563,12 @@ def _same_statement(fact: Fact, proposal: Proposal) -> bool:
     )
 
 
-def _timing(old: datetime | None, new: datetime | None, now: datetime | None) -> Relation:
+def _timing(
+    old: datetime | None,
+    new: datetime | None,
+    now: datetime | None,
+    new_until: datetime | None = None,
+) -> Relation:
     """How a new value of a one-value slot stands to an old one, by their starts.
 
     Replaces when the new value starts later; was_wrong when both claim the same explicit
@@ -568,7 +576,8 @@ def _timing(old: datetime | None, new: datetime | None, now: datetime | None) ->
     starts when it is recorded (``now``, docs/decisions.md "Undated corrections"): it
     replaces an old value that started before then or whose start is unknown, and is unclear
     against one that starts later (a change planned ahead, then an undated value: the
-    owner decides).
+    owner decides) or when it ended by then (a past value with no start cannot say whether
+    it came before the current one).
 
     >>> from datetime import UTC, datetime as t
     >>> jan, mar = t(2026, 1, 1, tzinfo=UTC), t(2026, 3, 1, tzinfo=UTC)
@@ -576,9 +585,13 @@ def _timing(old: datetime | None, new: datetime | None, now: datetime | None) ->
     ['replaces', 'replaces']
     >>> [_timing(mar, jan, mar).value, _timing(jan, jan, mar).value, _timing(mar, None, jan).value]
     ['unclear', 'was_wrong', 'unclear']
+    >>> _timing(None, None, mar, new_until=jan).value
+    'unclear'
     """
     if new is None:
-        if old is not None and now is not None and old > now:
+        if now is not None and (
+            (old is not None and old > now) or (new_until is not None and new_until <= now)
+        ):
             return Relation.UNCLEAR
         return Relation.REPLACES
     if old is None or new > old:

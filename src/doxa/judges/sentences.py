@@ -61,6 +61,10 @@ _DETERMINERS = frozenset({"the", "my", "our", "your", "his", "her", "their"})
 _NOT_A_VALUE_START = frozenset({"a", "an", "not", "no", "also", "one", "another"})
 _NOT_IN_A_VALUE = frozenset({"and", "or", "also", "too", "not"})
 _MAX_VALUE = 4
+#: words that say the world changed: with one of them, "not X" is what was, not a mistake
+_CHANGE_CUES = frozenset(
+    {"now", "anymore", "moved", "changed", "switched", "since", "nowadays", "currently", "became"}
+)
 
 
 @dataclass(frozen=True)
@@ -165,10 +169,18 @@ def says_not(text: str, value: tuple[str, ...]) -> bool:
     False
     >>> says_not("Bob lives in Lisbon", ("paris",))
     False
+
+    A change cue anywhere ("now", "anymore", "no longer", "moved", "since" …) makes it a
+    change, not a denial: "the call is now on Thursday, not Wednesday anymore".
+
+    >>> says_not("The call is now on Thursday, not Wednesday anymore", ("wednesday",))
+    False
     """
     if not value:
         return False
     tokens = normalise(text).split()
+    if _CHANGE_CUES.intersection(tokens) or "no longer" in " ".join(tokens):
+        return False
     width = len(value)
     return any(
         tokens[at] == "not" and tuple(tokens[at + 1 : at + 1 + width]) == value

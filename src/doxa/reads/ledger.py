@@ -154,12 +154,15 @@ def recent_closings(
 
 
 #: the writer IRIs: they carry no content and no claim names them, so no erasure strips them
-_WRITERS = {who: URIRef(f"urn:doxa:writer:{who.value}") for who in Authority}
+_OTHERS = URIRef("urn:doxa:writer:others")
 
 
 def writer(authority: Authority) -> URIRef | None:
-    """Who wrote, for counting bursts: a write's authority in its scope, or None for the
-    owner.
+    """Who wrote, for counting bursts: everyone but the owner is one writer of the scope
+    (``urn:doxa:writer:others``), and the owner's writes name none.
+
+    An agent key may write as ``agent``, ``tool`` or ``external``, so counting each
+    authority apart would let one caller spread a burst over three writers.
 
     The authority is the one part of a write that every interface checks against the
     caller (REST and MCP let only the owner key write as the owner, and a value is parsed
@@ -170,14 +173,14 @@ def writer(authority: Authority) -> URIRef | None:
     writes; their sources and turn are still counted. The receipt is in the scope's log, so
     the count is per scope.
 
-    >>> writer(Authority.TOOL)
-    rdflib.term.URIRef('urn:doxa:writer:tool')
+    >>> writer(Authority.TOOL) == writer(Authority.AGENT) == writer(Authority.EXTERNAL)
+    True
     >>> writer(Authority.OWNER) is None
     True
     """
     if authority is Authority.OWNER:
         return None
-    return _WRITERS[authority]
+    return _OTHERS
 
 
 def origins(proposal: Proposal) -> tuple[URIRef, ...]:
