@@ -26,8 +26,8 @@ from doxa.terms import (
     dt_literal,
     instant,
 )
-from doxa.vocabulary import DOXA, PROV, RDF
 from doxa.text import normal_iri
+from doxa.vocabulary import DOXA, PROV, RDF
 from doxa.writes import FACT_ID_PATTERN, refuse_respelt_standpoint
 
 __all__ = [
