@@ -18,7 +18,7 @@ from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
 from doxa.gate.basis import basis_entries, question
 from doxa.gate.index import STEM, TERM, claim_stems
 from doxa.gate.receipts import Triple, content_digest, covered, produced_digest, quad_digest
-from doxa.judges.patterns import head_key
+from doxa.judges.patterns import head_keys
 from doxa.judges.sentences import frame_key
 from doxa.store.convert import ntriples, read_quads
 from doxa.text import DEFAULT_LANGUAGE, LANGUAGES, text_key, words
@@ -294,7 +294,7 @@ def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
     text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
     if text is None:
         return set()
-    value, head = frame_key(text), head_key(text)
+    value, heads = frame_key(text), head_keys(text)
     return (
         {
             Literal(key)
@@ -302,7 +302,7 @@ def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
             for key in (text_key(text, legacy=legacy), *words(text, legacy=legacy))
         }
         | ({Literal(value)} if value is not None else set())
-        | ({Literal(head)} if head is not None else set())
+        | {Literal(head) for head in heads}
         | _own_stems(quads, (DEFAULT_LANGUAGE,))
     )
 

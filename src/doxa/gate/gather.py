@@ -17,7 +17,7 @@ from doxa.gate.believed import believed_by_keys
 from doxa.gate.index import TERM
 from doxa.gate.revising import revision_target
 from doxa.judges.base import Evidence
-from doxa.judges.patterns import align, head_key
+from doxa.judges.patterns import align, head_keys
 from doxa.judges.sentences import frame_key
 from doxa.model import Fact, Proposal
 from doxa.ontology.closure import broader_objects, property_table
@@ -56,33 +56,28 @@ def live_by_key(store: Store, scope: Scope, key: Literal | Sequence[Literal]) ->
 
 
 #: how many live texts sharing a head key a write is compared with: a head many facts share
-#: ("Alice likes …") costs a bounded read, the newest first
+#: ("Alice likes …") costs a bounded read
 HEAD_CANDIDATES = 32
 
 
 def live_by_head(store: Store, scope: Scope, text: str, topic: str) -> list[Fact]:
     """Live text claims of ``topic`` that ``text`` is the same sentence of with another value
-    (:func:`~doxa.judges.patterns.align`), among the newest :data:`HEAD_CANDIDATES` sharing
-    its head key. Only the candidates' texts are read before aligning; only those that align
-    are loaded whole."""
-    key = head_key(text)
-    if key is None:
-        return []
-    head = Literal(key)
-    if not store.referrers(TERM, [head], scope.search):
-        return []  # no claim carries it: one index seek
+    (:func:`~doxa.judges.patterns.align`), looked up by its head keys, the most specific
+    first (:func:`~doxa.judges.patterns.head_keys`), at most :data:`HEAD_CANDIDATES` under
+    each: the read stops there however many facts share a head. Only the candidates' texts
+    are read before aligning; only those that align are loaded whole."""
     graph = scope.topic(topic)
-    rows = store.select(
-        query("live_by_head") + f"\nORDER BY DESC(?claim)\nLIMIT {HEAD_CANDIDATES}",
-        dataset=Dataset(default=(scope.search, scope.log, graph)),
-        bindings={"key": head, "topic": Literal(topic)},
-    )
-    aligned = [URIRef(str(r["claim"])) for r in rows if align(text, str(r["text"])) is not None]
-    if not aligned:
-        return []
-    return load_facts(
-        store, scope, Dataset(default=(graph, scope.log)), list(dict.fromkeys(aligned))
-    )
+    for key in head_keys(text):
+        rows = store.select(
+            query("live_by_head") + f"\nLIMIT {HEAD_CANDIDATES}",
+            dataset=Dataset(default=(scope.search, scope.log, graph)),
+            bindings={"key": Literal(key), "topic": Literal(topic)},
+        )
+        aligned = [URIRef(str(r["claim"])) for r in rows if align(text, str(r["text"]))]
+        if aligned:
+            dataset = Dataset(default=(graph, scope.log))
+            return load_facts(store, scope, dataset, list(dict.fromkeys(aligned)))
+    return []
 
 
 def live_by_keys(store: Store, scope: Scope, keys: list[Literal]) -> list[Fact]:

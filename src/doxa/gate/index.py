@@ -5,9 +5,9 @@ Five kinds of ``doxa:term`` literal hang off claims in ``<scope>/search``:
 - ``"@…"`` — a key of its subject and predicate (structured claims; live claims only);
 - ``"=…"`` — a key of its normalised text (text-only claims; live claims only),
   ``"=v…"``, a key of the subject it states a value of, where its text states one
-  (:func:`doxa.judges.sentences.frame_key`), and ``"=h…"``, a key of its first words, shared
-  by the texts it may be the same sentence of with another value
-  (:func:`doxa.judges.patterns.head_key`);
+  (:func:`doxa.judges.sentences.frame_key`), and ``"=h2…"``/``"=h3…"``, keys of its first
+  two and three words, shared by the texts it may be the same sentence of with another value
+  (:func:`doxa.judges.patterns.head_keys`);
 - plain words of its text, for ``recall`` (kept after the claim ends, for ``include_ended``);
 - ``"%…"`` — a stem of a word of its text or of the labels of its subject, predicate and
   object (:func:`doxa.text.stems`, in the scope's language): what ``recall``'s BM25 matches
@@ -38,7 +38,7 @@ from functools import lru_cache
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from doxa.judges.patterns import head_key
+from doxa.judges.patterns import head_keys
 from doxa.judges.sentences import frame_key
 from doxa.ontology import PropertyTable, statement_key
 from doxa.reads.word_index import STEM
@@ -90,8 +90,8 @@ def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Li
         return table.keys(subject, predicate, obj)
     text = str(values[DOXA.text])
     value = frame_key(text)  # the same sentence with another value finds it (docs/judge.md)
-    head = head_key(text)  # so do the texts that may align with it (doxa.judges.patterns)
-    found = [text_key(text), *([value] if value is not None else []), *([head] if head else [])]
+    heads = head_keys(text)  # so do the texts that may align with it (doxa.judges.patterns)
+    found = [text_key(text), *([value] if value is not None else []), *heads]
     return [Literal(k) for k in found]
 
 

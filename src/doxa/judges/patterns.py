@@ -74,7 +74,7 @@ from rdflib import URIRef
 
 from doxa.text import ascii_lookalikes, normalise, unconfused, visible
 
-__all__ = ["PATTERN", "Alignment", "align", "head_key", "pattern_iri"]
+__all__ = ["PATTERN", "Alignment", "align", "head_key", "head_keys", "pattern_iri"]
 
 #: the IRIs of sentence patterns: what the owner's lesson on one is recorded about
 PATTERN = "urn:doxa:pattern:"
@@ -229,7 +229,7 @@ def head_key(text: str) -> str | None:
     """An index key shared by every text that could align with ``text``, or None when none
     could (fewer than three tokens, too long, a negation or an added value).
 
-    ``"=h"`` and 24 hex digits of a hash of the first two tokens' words: two texts that
+    ``"=h2"`` and 24 hex digits of a hash of the first two tokens' words: two texts that
     align share a prefix of at least two tokens, so they share this key.
 
     >>> head_key("Bob lives in Paris") == head_key("BOB LIVES in Berlin now")
@@ -237,11 +237,35 @@ def head_key(text: str) -> str | None:
     >>> head_key("Bob lives") is None, head_key("Bob does not live in Paris") is None
     (True, True)
     """
+    keys = head_keys(text)
+    return keys[-1] if keys else None
+
+
+def head_keys(text: str) -> tuple[str, ...]:
+    """The index keys of ``text``'s first words, the most specific first: its first three
+    tokens' key (``"=h3"``, when it has four tokens or more) and its first two tokens' key
+    (:func:`head_key`); empty when no text could align with it.
+
+    A head many facts share ("Alice has …") would make a lookup by two words read them all;
+    the three-word key finds the texts whose value comes later ("Alice has phone number …")
+    among few, so the gate asks it first and reads a bounded number under each key.
+
+    >>> [k[:3] for k in head_keys("Alice has phone number 555-0101")]
+    ['=h3', '=h2']
+    >>> [k[:3] for k in head_keys("Alice prefers tea")]
+    ['=h2']
+    """
     tokens = _tokens(text)
     if tokens is None or len(tokens) <= _MIN_PREFIX or not _may_align(tokens):
-        return None
-    head = "|".join(t.word for t in tokens[:_MIN_PREFIX])
-    return "=h" + hashlib.sha256(("head " + head).encode("utf-8")).hexdigest()[:24]
+        return ()
+    widths = (_MIN_PREFIX + 1, _MIN_PREFIX) if len(tokens) > _MIN_PREFIX + 1 else (_MIN_PREFIX,)
+    return tuple(_head(tokens, width) for width in widths)
+
+
+def _head(tokens: list[_Token], width: int) -> str:
+    head = "|".join(t.word for t in tokens[:width])
+    digest = hashlib.sha256((f"head {width} " + head).encode("utf-8")).hexdigest()[:24]
+    return f"=h{width}{digest}"
 
 
 def _tokens(text: str) -> list[_Token] | None:
