@@ -495,3 +495,21 @@ def test_releasing_a_copy_from_quarantine_is_no_copy_of_a_wait(mem: doxa.Memory)
     b = mem.release(second.fact or "", reason="a quotation too")
     assert a.id != b.id
     assert mem.quarantined() == []
+
+
+def test_values_sharing_a_word_follow_the_sentences_lesson(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """ "window" / "aisle" teach "<name> always books a <value> seat"; "exit row" / "front
+    row" line up on one word ("<value> row seat"), the same sentence read with a wider value:
+    the lesson stands, no second question (control: a sentence nobody taught asks)."""
+    mem.grant("general")
+    mem.remember("Ann always books a window seat", topic="travel", authority="agent")
+    asked = mem.remember("Ann always books a aisle seat", topic="travel", authority="agent")
+    mem.approve(asked.fact or "", as_relation=doxa.Relation.REPLACES)
+    mem.remember("Ben always books a exit row seat", topic="travel", authority="agent")
+    follow = mem.remember("Ben always books a front row seat", topic="travel", authority="agent")
+    assert (follow.relation, follow.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.ADMITTED)
+    mem.remember("Cat always rents a red car", topic="travel", authority="agent")
+    other = mem.remember("Cat always rents a blue car", topic="travel", authority="agent")
+    assert other.relation is doxa.Relation.UNCLEAR

@@ -158,6 +158,11 @@ class Alignment:
     subject: str
     new_value: str
     old_value: str
+    #: the keys of the same sentence read with a wider value (the value taking a word or two
+    #: of its neighbours: "<value> row seat" read as "<value> seat"), where a lesson on the
+    #: sentence may already stand: values sharing a word ("exit row" / "front row") line up
+    #: on the word that differs, a narrower pattern of the same sentence
+    wider: tuple[str, ...] = ()
 
 
 def align(new: str, old: str) -> Alignment | None:
@@ -209,10 +214,30 @@ def align(new: str, old: str) -> Alignment | None:
     shared = [*prefix, *suffix]
     if not any(t.word not in _FUNCTION and not n for t, n in zip(shared, names, strict=True)):
         return None
+
+    def key(cut_prefix: int, cut_suffix: int) -> str:
+        """The key of the pattern whose value also takes the prefix's last ``cut_prefix``
+        and the suffix's first ``cut_suffix`` tokens."""
+        head, tail = prefix[: len(prefix) - cut_prefix], suffix[cut_suffix:]
+        slots = [*_slots(head, names[: len(head)]), "<value>"]
+        slots += _slots(tail, names[start + cut_suffix :])
+        return _pattern_key(" ".join(slots))
+
     pattern = " ".join([*_slots(prefix, names[:start]), "<value>", *_slots(suffix, names[start:])])
     subject = " ".join([*(t.word for t in prefix), "<value>", *(t.word for t in suffix)])
-    digest = hashlib.sha256(("pattern " + pattern).encode("utf-8")).hexdigest()[:24]
-    return Alignment(pattern, digest, subject, _shown(new_span), _shown(old_span))
+    room = _MAX_VALUE - max(len(new_span), len(old_span))
+    wider = tuple(
+        key(p, s)
+        for p, s in ((0, 1), (0, 2), (1, 0), (1, 1))
+        if 0 < p + s <= room and s <= len(suffix) and len(prefix) - p >= _MIN_PREFIX
+    )
+    return Alignment(
+        pattern, _pattern_key(pattern), subject, _shown(new_span), _shown(old_span), wider
+    )
+
+
+def _pattern_key(pattern: str) -> str:
+    return hashlib.sha256(("pattern " + pattern).encode("utf-8")).hexdigest()[:24]
 
 
 def pattern_iri(key: str) -> URIRef:

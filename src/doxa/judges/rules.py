@@ -433,13 +433,18 @@ class RuleJudge(Judge):
         judge that reads meaning, is left to it); with ``ask=False`` only a taught pattern
         decides. None when no text aligns."""
         slots: dict[str, list[Fact]] = {}
+        wider: dict[str, tuple[str, ...]] = {}
         for fact in texts:
             found = align(proposal.text, fact.text)
             if found is not None:
                 slots.setdefault(found.key, []).append(fact)
+                wider[found.key] = found.wider
         for key, facts in sorted(slots.items()):
             pattern = pattern_iri(key)
             taught = evidence.lessons.get(pattern, Cardinality.UNKNOWN)
+            for other in wider[key]:  # the same sentence read with a wider value, taught
+                if taught is Cardinality.UNKNOWN:
+                    taught = evidence.lessons.get(pattern_iri(other), Cardinality.UNKNOWN)
             if taught is Cardinality.MANY:
                 return Verdict(
                     Relation.NEW,
