@@ -205,6 +205,8 @@ def align(new: str, old: str) -> Alignment | None:
     if start < _MIN_PREFIX or not (_is_value(new_span) and _is_value(old_span)):
         return None
     prefix, suffix = a[:start], a[len(a) - end :]
+    if _numbered(prefix[-1], new_span) and _numbered(prefix[-1], old_span):
+        return None  # "note 3" / "note 4": a number that names the thing, no value of it
     if prefix[-1].word in _LISTING or (suffix and suffix[0].word in _LISTING):
         return None  # one item of a list: "French and German" against "French and Dutch"
     if any(_grammar(t) and t.word in _VERBS for t in suffix):
@@ -234,6 +236,38 @@ def align(new: str, old: str) -> Alignment | None:
     return Alignment(
         pattern, _pattern_key(pattern), subject, _shown(new_span), _shown(old_span), wider
     )
+
+
+def _numbered(before: _Token, span: list[_Token]) -> bool:
+    """Whether ``span`` is a lone number right after a word that counts things ("note 3",
+    "item 12", "number 4"): an identifier that says which one, not a value of it. After any
+    other word ("is 42", "pays 1700 euros", "the year 1991") or inside a name ("Room 12",
+    read whole above) a number is a value.
+
+    >>> align("Alice note 4 about the garden", "Alice note 3 about the garden") is None
+    True
+    >>> align("Bob's badge number is 4411", "Bob's badge number is 4410") is not None
+    True
+    >>> align("Bob pays 1700 euros in rent", "Bob pays 1250 euros in rent") is not None
+    True
+    """
+    return (
+        len(span) == 1
+        and span[0].raw[:1].isdigit()
+        and before.word in _COUNTERS
+        and not before.name
+    )
+
+
+#: words a number after which names one of many ("note 3"), closed and short on purpose
+_COUNTERS = frozenset(
+    {
+        "note", "notes", "number", "no", "item", "items", "entry", "line", "row", "page",
+        "step", "task", "ticket", "issue", "order", "record", "message", "part", "chapter",
+        "section", "version", "tree", "test", "case", "run", "batch", "point", "question",
+        "example", "fact", "memo", "reminder", "todo", "id", "#",
+    }
+)  # fmt: skip
 
 
 def _pattern_key(pattern: str) -> str:
