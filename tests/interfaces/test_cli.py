@@ -602,7 +602,7 @@ def test_why_shows_evidence_and_receipt(store: Path) -> None:
     assert "sources          https://shop.example/hours" in out
     assert "authority        external (quoted)" in out
     assert "confidence       0.7" in out
-    assert "admitted (new) by rule 3" in out
+    assert "admitted (new) by rule 4" in out
     data = run_json(store, "why", fact)
     assert data["sources"] == ["https://shop.example/hours"]
     assert data["receipt"]["outcome"] == "admitted"

@@ -465,7 +465,8 @@ def test_a_body_in_another_unicode_encoding_is_refused(agent: httpx.Client, enco
     """The review's: a UTF-16 body was admitted at /remember (``json.loads`` of bytes guesses
     the encoding) while /mcp refused it. Both ask for UTF-8; the same body in UTF-8 is the
     control."""
-    body = f'{{"text": "Ann likes plums, sent in {encoding}", "topic": "fruit"}}'
+    # the encoding leads: two such texts are no one sentence with another value
+    body = f'{{"text": "{encoding}: a body of the review, Ann likes plums", "topic": "fruit"}}'
     headers = {"Content-Type": "application/json"}
     refused = agent.post("/remember", content=body.encode(encoding), headers=headers)
     # UTF-16 without a byte-order mark reads as UTF-8 with NULs in it: not JSON, refused too

@@ -482,7 +482,8 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
             {
                 "code": -32602,
                 "message": "Tool 'remember' takes no argument 'rule'; it takes: attributed_to, "
-                "authority, confidence, datatype, derived_from, kind, language, literal, object, "
+                "authority, confidence, correction, datatype, derived_from, kind, language, literal, "
+                "object, "
                 "predicate, "
                 "query, revises, sources, standpoint, subject, support, text, topic, turn, valid_from, "
                 "valid_until.",
@@ -494,7 +495,8 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
             {
                 "code": -32602,
                 "message": "Tool 'remember' takes no argument 'Authority'; it takes: attributed_to, "
-                "authority, confidence, datatype, derived_from, kind, language, literal, object, "
+                "authority, confidence, correction, datatype, derived_from, kind, language, literal, "
+                "object, "
                 "predicate, "
                 "query, revises, sources, standpoint, subject, support, text, topic, turn, valid_from, "
                 "valid_until.",
@@ -506,7 +508,8 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
             {
                 "code": -32602,
                 "message": "Tool 'remember' takes no argument 'scope'; it takes: attributed_to, "
-                "authority, confidence, datatype, derived_from, kind, language, literal, object, "
+                "authority, confidence, correction, datatype, derived_from, kind, language, literal, "
+                "object, "
                 "predicate, "
                 "query, revises, sources, standpoint, subject, support, text, topic, turn, valid_from, "
                 "valid_until.",

@@ -322,7 +322,7 @@ def test_an_extra_key_is_refused_by_name(memory: doxa.Memory, extra: str) -> Non
 
 def test_remember_names_the_fact_it_matched_or_would_replace(memory: doxa.Memory) -> None:
     """A new fact matches nothing (control); the same statement again is ``matched``; a new
-    value is held as ``would_replace``; naming the fact with the same start is
+    value is held as ``would_replace``; naming the fact and denying its value is
     ``would_retract``: each with the stored fact's id and text."""
     answers: list[dict[str, Any]] = []
 
@@ -345,9 +345,10 @@ def test_remember_names_the_fact_it_matched_or_would_replace(memory: doxa.Memory
     assert same["matched"] == [wednesday | {"effect": "matched"}]
     assert (later["outcome"], later["relation"]) == ("held", "replaces")
     assert later["matched"] == [wednesday | {"effect": "would_replace"}]
-    # text alone naming the fact: the rule judge cannot tell how, the owner decides
-    assert (revised["outcome"], revised["relation"]) == ("held", "unclear")
-    assert revised["matched"] == [wednesday | {"effect": "in_question"}]
+    # text alone naming the fact and denying its value ("never on Wednesday"): it was wrong,
+    # held for the owner (an agent's closing is not earned)
+    assert (revised["outcome"], revised["relation"]) == ("held", "was_wrong")
+    assert revised["matched"] == [wednesday | {"effect": "would_retract"}]
 
 
 def test_matches_cover_every_effect_and_an_erased_target() -> None:

@@ -61,6 +61,8 @@ _DETERMINERS = frozenset({"the", "my", "our", "your", "his", "her", "their"})
 _NOT_A_VALUE_START = frozenset({"a", "an", "not", "no", "also", "one", "another"})
 _NOT_IN_A_VALUE = frozenset({"and", "or", "also", "too", "not"})
 _MAX_VALUE = 4
+#: the words that deny what follows them
+_DENIALS = frozenset({"not", "never"})
 #: words that say the world changed: with one of them, "not X" is what was, not a mistake
 _CHANGE_CUES = frozenset(
     {"now", "anymore", "moved", "changed", "switched", "since", "nowadays", "currently", "became"}
@@ -158,8 +160,9 @@ def _in_order(part: list[str], whole: list[str]) -> bool:
 
 
 def says_not(text: str, value: tuple[str, ...]) -> bool:
-    """Whether ``text`` says outright that ``value`` (normalised words) is not so: the words
-    ``not`` and then the value, as in "Bob was born in 1977, not 1971". The one correction
+    """Whether ``text`` says outright that ``value`` (normalised words) is not so: ``not`` or
+    ``never`` (and one preposition) and then the value, as in "Bob was born in 1977, not
+    1971" or "the call was never on Wednesday". The one correction
     cue the rule judge is sure of: the writer names the old value and denies it, so the old
     value was wrong rather than replaced.
 
@@ -169,6 +172,8 @@ def says_not(text: str, value: tuple[str, ...]) -> bool:
     False
     >>> says_not("Bob lives in Lisbon", ("paris",))
     False
+    >>> says_not("The supplier call was never on Wednesday", ("wednesday",))
+    True
 
     A change cue anywhere ("now", "anymore", "no longer", "moved", "since" …) makes it a
     change, not a denial: "the call is now on Thursday, not Wednesday anymore".
@@ -182,10 +187,15 @@ def says_not(text: str, value: tuple[str, ...]) -> bool:
     if _CHANGE_CUES.intersection(tokens) or "no longer" in " ".join(tokens):
         return False
     width = len(value)
-    return any(
-        tokens[at] == "not" and tuple(tokens[at + 1 : at + 1 + width]) == value
-        for at in range(len(tokens) - width)
-    )
+    for at, token in enumerate(tokens):
+        if token not in _DENIALS:
+            continue
+        rest = tokens[at + 1 :]
+        if rest[:1] and rest[0] in _PREPOSITIONS:
+            rest = rest[1:]  # "never on Wednesday", "not in Paris"
+        if tuple(rest[:width]) == value:
+            return True
+    return False
 
 
 def value_words(value: str) -> tuple[str, ...]:
