@@ -160,10 +160,10 @@ def test_too_many_changes_before_a_recall_read_it_afresh() -> None:
     index = index_of(mem)
     with patch.object(word_index, "_MAX_PENDING", 3):
         for n in range(2):
-            mem.remember(f"birch shelf {n}", topic="home")
+            mem.remember(f"birch shelf number {n}", topic="home")
         assert index.entries  # within the bound: caught up at the next recall
         for n in range(3):
-            mem.remember(f"cedar box {n}", topic="home")
+            mem.remember(f"cedar box number {n}", topic="home")
         assert not index.entries  # past it: dropped, to be read whole
     assert len(mem.recall("cedar")) == 3
     assert current(mem) == fresh(mem)

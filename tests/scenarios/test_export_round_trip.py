@@ -18,7 +18,7 @@ from doxa.store import EmbeddedStore
 def _history(mem: doxa.Memory) -> None:
     mem.grant("location")
     mem.remember("Ann drinks green tea", topic="drinks", authority="owner")
-    wrong = mem.remember("Ann drinks black coffee", topic="drinks").fact
+    wrong = mem.remember("Ann likes black coffee", topic="drinks").fact
     assert wrong is not None
     mem.retract(wrong, reason="never true")
     for city in ("Lyon", "Rome"):
@@ -54,7 +54,7 @@ def test_an_export_restores_with_the_same_answers(
     answers = _answers(copy)
     assert answers == _answers(memory)
     statuses = {text: status for _, text, status in answers}
-    assert statuses["Ann drinks black coffee"] == "retracted"
+    assert statuses["Ann likes black coffee"] == "retracted"
     assert statuses["Ann lives in Lyon"] == "superseded"
     assert statuses["Ann lives in Rome"] == "live"  # control: not everything ended
 
