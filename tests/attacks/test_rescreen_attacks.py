@@ -25,7 +25,7 @@ def test_concurrent_rescreens_move_each_fact_once(
         patched.setattr("doxa.judges.rules.screen", lambda text: None)
         for i in range(6):
             first.remember(
-                f"{ATTACK} #{i}", topic="web", authority="external", sources=["https://p.example/"]
+                f"#{i} {ATTACK}", topic="web", authority="external", sources=["https://p.example/"]
             )
     assert len(first.facts()) == 6
     barrier = threading.Barrier(2)

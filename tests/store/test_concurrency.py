@@ -111,7 +111,8 @@ def test_two_processes_never_leave_two_live_values(
         results.append(json.loads(out))
     outcomes = [o for r in results for o in r["outcomes"]]
     assert len(outcomes) == 2 * count
-    assert {tuple(o[:2]) for o in outcomes} <= {("new", "admitted"), ("was_wrong", "admitted")}
+    # undated values of one slot: each replaces the last, starting when recorded
+    assert {tuple(o[:2]) for o in outcomes} <= {("new", "admitted"), ("replaces", "admitted")}
     closed = [t for o in outcomes for t in o[2]]
     assert len(closed) == len(set(closed)), "a fact was closed twice"
 
@@ -183,7 +184,7 @@ def test_a_lost_race_runs_the_judge_again(name: str, request: pytest.FixtureRequ
 
     assert judge.calls == 3  # Friday was judged twice: before and after Thursday landed
     assert thursday[0].targets == (wednesday.fact,)
-    assert (friday.relation, friday.outcome) == (doxa.Relation.WAS_WRONG, doxa.Outcome.ADMITTED)
+    assert (friday.relation, friday.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.ADMITTED)
     assert friday.targets == (thursday[0].fact,)  # not Wednesday again
     live = mem.facts(subject=EX + "supplierCall")
     assert [f.id for f in live] == [friday.fact]

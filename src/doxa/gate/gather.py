@@ -192,7 +192,10 @@ def gather(
         assert proposal.object is not None
         keys = table.keys(proposal.subject, proposal.predicate, proposal.object)
         same = live_by_keys(store, scope, keys)
-        superseded = believed_by_keys(store, scope, keys, proposal.valid_from, proposal.valid_until)
+        # an undated value starts when it is recorded: the history before then is no
+        # contradiction of it, and is not read
+        starts = proposal.valid_from if proposal.valid_from is not None else now
+        superseded = believed_by_keys(store, scope, keys, starts, proposal.valid_until)
         canonical, _ = table.canonical(proposal.predicate)
         rule_predicates = list(table.members(table.family(canonical)))
     else:

@@ -161,6 +161,7 @@ class RuleJudge(Judge):
         subject, predicate, obj = table.normalise(
             proposal.subject, proposal.predicate, proposal.object
         )
+        starts = _effective_start(proposal, evidence)
         same_slot, detail, implied, conflicts, second = [], [], [], [], []
         seen: set[str] = set()
         for fact in (*evidence.same_topic, *evidence.observations):
@@ -183,16 +184,14 @@ class RuleJudge(Judge):
             elif how == "implied":
                 implied.append(fact)
             elif how == "conflict" and overlaps(
-                fact.valid_from, fact.valid_until, proposal.valid_from, proposal.valid_until
+                fact.valid_from, fact.valid_until, starts, proposal.valid_until
             ):
                 conflicts.append(fact)
             elif (
                 how == "other"
                 and f_predicate == predicate
                 and evidence.cardinality is Cardinality.UNKNOWN
-                and overlaps(
-                    fact.valid_from, fact.valid_until, proposal.valid_from, proposal.valid_until
-                )
+                and overlaps(fact.valid_from, fact.valid_until, starts, proposal.valid_until)
             ):
                 second.append(fact)
         conflicts += self._believed_conflicts(proposal, evidence, seen)
@@ -250,6 +249,7 @@ class RuleJudge(Judge):
         subject, predicate, obj = table.normalise(
             proposal.subject, proposal.predicate, proposal.object
         )
+        starts = _effective_start(proposal, evidence)
         found = []
         for fact in evidence.superseded:
             if fact.id in seen or None in (fact.subject, fact.predicate, fact.object):
@@ -264,9 +264,7 @@ class RuleJudge(Judge):
                 f_subject == subject
                 and compare(table, evidence, (predicate, obj), (f_predicate, f_object))
                 == "conflict"
-                and overlaps(
-                    fact.valid_from, fact.valid_until, proposal.valid_from, proposal.valid_until
-                )
+                and overlaps(fact.valid_from, fact.valid_until, starts, proposal.valid_until)
             ):
                 found.append(fact)
         return found
@@ -532,6 +530,13 @@ def _structured_revision(proposal: Proposal, evidence: Evidence, target: Fact) -
     if how == "conflict" or predicate == t_predicate:
         return "change"
     return "elsewhere"
+
+
+def _effective_start(proposal: Proposal, evidence: Evidence) -> datetime | None:
+    """When a write's value starts, for comparing it with the values of its slot: its own
+    start, or, undated, when it is recorded (``evidence.now``): an undated value replaces
+    from then, so the values that ended before then are no contradiction of it."""
+    return proposal.valid_from if proposal.valid_from is not None else evidence.now
 
 
 def _value_of(fact: Fact) -> tuple[str, ...]:
