@@ -37,9 +37,9 @@ def test_a_backdated_value_ends_the_superseded_months_too(
     later = _lives(memory, "Nice", "2026-06-01", "agent")
     assert paris.fact not in later.consulted
     memory.reject(later.fact, reason="not so")
-    # an undated value claims all of time: it meets Paris too
+    # an undated value starts when it is recorded, after Paris's months: nor does it
     undated = _lives(memory, "Nice", None, "agent")
-    assert paris.fact in undated.consulted
+    assert paris.fact not in undated.consulted
     memory.reject(undated.fact, reason="not so")
     rome = _lives(memory, "Rome", "2026-03-01", "agent")
     assert rome.outcome is doxa.Outcome.HELD

@@ -212,18 +212,22 @@ def test_a_staged_copy_with_no_intent_is_deleted_by_the_next_open(tmp_path: Path
     control: its facts and chain), and the erasure leaves no byte in any file beside it."""
     path = tmp_path / "memory"
     with doxa.Memory.open(path, scope="alice") as mem:
-        pin = mem.remember("Alice's bank PIN is 4821", topic="secrets", authority="owner")
+        # a marker no RocksDB log line or table byte run can hold by chance ("4821" alone was
+        # found in a LOG file's numbers once)
+        pin = mem.remember(
+            "Alice's bank PIN is 4821-Quelvornix", topic="secrets", authority="owner"
+        )
         backup = mem.backup()
     done = _child("restore", str(path), str(backup), "intent-before", "1")
     assert done.returncode == -signal.SIGKILL, done.stderr
     staged = path.with_name("memory.restoring")
-    assert hits(staged, "4821")  # the copy holds the text the owner erases next
+    assert hits(staged, "4821-Quelvornix")  # the copy holds the text the owner erases next
     with doxa.Memory.open(path, scope="alice") as mem:
-        assert {f.text for f in mem.facts()} == {"Alice's bank PIN is 4821"}
+        assert {f.text for f in mem.facts()} == {"Alice's bank PIN is 4821-Quelvornix"}
         assert mem.verify() == len(mem.receipts())
         mem.erase(pin.fact or "", reason="asked to be forgotten", wait=True)
     assert not staged.exists()
-    assert hits(tmp_path, "4821") == []
+    assert hits(tmp_path, "4821-Quelvornix") == []
 
 
 def test_doxa_serve_finishes_an_interrupted_restore_before_it_serves(
