@@ -13,7 +13,7 @@ import httpx
 import pytest
 from tests.reads.test_sparql_guard import Listener
 
-from doxa.errors import InvalidInput
+from doxa.errors import InvalidInput, StoreError
 from doxa.interfaces.http import checker as checking
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.checker import Abandoned, QueryChecker
@@ -427,3 +427,28 @@ def test_a_per_scope_limit_above_the_process_limit_is_refused() -> None:
 
 def _toml(text: str) -> dict[str, object]:
     return tomllib.loads(text)
+
+
+def test_a_worker_that_dies_mid_parse_is_a_store_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed while it parses (from outside, or out of memory) closes its pipe: the
+    check answers StoreError ("send it again", 503 at the endpoint), not an EOFError that
+    was a 500 (the long fuzz found it under load). Control: the next check is answered by
+    the worker that replaced it."""
+    waiting = checking._wait_answer
+
+    def killed_first(worker: checking._Worker, stop: Callable[[], bool]) -> None:
+        worker.process.kill()  # the parse of SLOW takes seconds: no answer was sent yet
+        worker.process.join()
+        waiting(worker, stop)
+
+    checker = QueryChecker(keep=1)
+    try:
+        _warm(checker)
+        with monkeypatch.context() as patched:
+            patched.setattr(checking, "_wait_answer", killed_first)
+            with pytest.raises(StoreError, match="send the query again"):
+                checker.check(SLOW, stop=lambda: False)
+        _warm(checker)
+        assert checker.check("ASK {}", stop=lambda: False).form == "ask"
+    finally:
+        checker.close()

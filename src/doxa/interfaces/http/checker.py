@@ -135,6 +135,13 @@ class QueryChecker:
             worker.connection.send(text)
             _wait_answer(worker, stop)
             answer = worker.connection.recv()
+        except (EOFError, OSError) as error:
+            # the worker died mid-parse (killed from outside, out of memory): the query is
+            # not the caller's fault, so the answer is "try again", never an internal error
+            self._replace(worker)
+            raise StoreError(
+                "The SPARQL checker stopped unexpectedly; send the query again."
+            ) from error
         except BaseException:
             self._replace(worker)
             raise
