@@ -25,7 +25,7 @@ from doxa.model import Authority, Proposal
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA
 
-__all__ = ["owner_revision", "undated_start"]
+__all__ = ["owner_revision", "start_when_recorded", "undated_start"]
 
 Pair = tuple[URIRef, Node]
 
@@ -42,9 +42,16 @@ def undated_start(
     """
     if proposal.valid_from is not None:
         return proposal.valid_from, pairs
-    if proposal.valid_until is not None and proposal.valid_until <= recorded:
+    starts = start_when_recorded(recorded, proposal.valid_until)
+    if starts is None:
         return None, pairs
-    return recorded, [*pairs, (DOXA.validFrom, dt_literal(recorded))]
+    return starts, [*pairs, (DOXA.validFrom, dt_literal(starts))]
+
+
+def start_when_recorded(recorded: datetime, ends: datetime | None) -> datetime | None:
+    """The start an undated value takes: ``recorded``, unless it ends by then (it cannot
+    start when it was recorded; its start stays unknown)."""
+    return None if ends is not None and ends <= recorded else recorded
 
 
 def owner_revision(proposal: Proposal, targets: Iterable[URIRef]) -> bool:

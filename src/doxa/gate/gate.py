@@ -350,15 +350,15 @@ class Gate(WritePath):
             return self.record.commit(decision, replace(draft, outcome=Outcome.QUARANTINED), now)
         if relation in (Relation.UNCLEAR, Relation.CLASHES_WITH_RULE):
             return hold(HoldStatus.AWAITING_OWNER, reason)
-        if relation.closes and not owner_revision(proposal, targets):
+        if relation.closes and owner_revision(proposal, targets):
+            reason += "; the owner's own revision of the fact it names: applied"
+            draft = replace(draft, reason=reason)
+        elif relation.closes:
             held = self.closing.held_because(
                 decision, proposal, evidence, targets, judge_key(judge, version), now
             )
             if held is not None:
                 return hold(HoldStatus.AWAITING_OWNER, f"{reason}; held: {held}")
-        if relation.closes and owner_revision(proposal, targets):
-            reason += "; the owner's own revision of the fact it names: applied"
-            draft = replace(draft, reason=reason)
         if relation is Relation.ADDS_DETAIL:
             pairs = [*pairs, *((DOXA.refines, t) for t in targets)]
         starts = proposal.valid_from

@@ -19,6 +19,7 @@ from rdflib.term import Node
 
 from doxa.errors import InvalidInput, Listing, NotFound
 from doxa.gate.believed import believed_by_keys
+from doxa.gate.correcting import start_when_recorded
 from doxa.gate.deciding import Decider
 from doxa.gate.gather import live_by_keys
 from doxa.gate.names import Names
@@ -695,9 +696,7 @@ def _received(claim: list[Pair], now: datetime, ends: Node | None) -> datetime |
     :func:`doxa.gate.correcting.undated_start`)."""
     held_at = dict(claim).get(DOXA.heldAt)
     received = instant(held_at) if held_at is not None else now
-    if ends is not None and instant(ends) <= received:
-        return None
-    return received
+    return start_when_recorded(received, instant(ends) if ends is not None else None)
 
 
 def _starts_after(fact: Fact, starts: datetime | None) -> bool:

@@ -225,15 +225,8 @@ class RuleJudge(Judge):
                 "a more general statement of a stored fact (the ontology says so)",
             )
         if second:
-            return Verdict(
-                Relation.UNCLEAR,
-                tuple(f.id for f in second),
-                f"replace or add? a second value of <{predicate}> for this subject, and no "
-                "ontology says whether it holds one value or many; approve it as replaces (one "
-                "value at a time), as new (a second value) or as was_wrong (one value that never "
-                "changes), and every write waiting on the same question follows that answer",
-                asks=str(predicate),
-            )
+            what = f"a second value of <{predicate}> for this subject, and no ontology says"
+            return _replace_or_add(second, what, predicate)
         return Verdict(Relation.NEW, (), "nothing stored says otherwise")
 
     def _believed_conflicts(
@@ -421,15 +414,14 @@ class RuleJudge(Judge):
         return verdict
 
     def _judge_pattern(
-        self, proposal: Proposal, evidence: Evidence, texts: list[Fact], *, ask: bool = True
+        self, proposal: Proposal, evidence: Evidence, texts: list[Fact]
     ) -> Verdict | None:
         """A text that is a stored text of its topic with another value (one span differs:
         :func:`~doxa.judges.patterns.align`): the owner's lesson on their sentence pattern
         decides. One value: the new value replaces (or, denied by name, was wrong); one that
         never changes: the old one was wrong; many: a second value, ``new``. A pattern
         nobody has answered for asks the owner, once: "replace or add?" (or, with a fallback
-        judge that reads meaning, is left to it); with ``ask=False`` only a taught pattern
-        decides. None when no text aligns."""
+        judge that reads meaning, is left to it). None when no text aligns."""
         slots: dict[str, list[Fact]] = {}
         wider: dict[str, tuple[str, ...]] = {}
         for fact in texts:
@@ -455,17 +447,9 @@ class RuleJudge(Judge):
                 return self._judge_conflict(
                     proposal, evidence, facts, slot, unchanging=taught is Cardinality.UNCHANGING
                 )
-            if not ask or self.fallback is not None:
-                return None  # untaught: another rule, or a judge that reads meaning, decides
-            return Verdict(
-                Relation.UNCLEAR,
-                tuple(f.id for f in facts),
-                f"replace or add? {slot}, and the owner has not said whether it holds one value "
-                "or many; approve it as replaces (one value at a time), as new (a second "
-                "value) or as was_wrong (one value that never changes), and every write "
-                "waiting on the same question follows that answer",
-                asks=str(pattern),
-            )
+            if self.fallback is not None:
+                return None  # untaught: a judge that reads meaning decides
+            return _replace_or_add(facts, f"{slot}, and the owner has not said", pattern)
         return None
 
     def _judge_text(self, proposal: Proposal, evidence: Evidence) -> Verdict:
@@ -530,6 +514,19 @@ def _structured_revision(proposal: Proposal, evidence: Evidence, target: Fact) -
     if how == "conflict" or predicate == t_predicate:
         return "change"
     return "elsewhere"
+
+
+def _replace_or_add(facts: list[Fact], what: str, question: URIRef) -> Verdict:
+    """The one question only the owner can answer, about ``question`` (a predicate or a
+    sentence pattern): every write waiting on it follows the one answer."""
+    return Verdict(
+        Relation.UNCLEAR,
+        tuple(f.id for f in facts),
+        f"replace or add? {what} whether it holds one value or many; approve it as replaces "
+        "(one value at a time), as new (a second value) or as was_wrong (one value that never "
+        "changes), and every write waiting on the same question follows that answer",
+        asks=str(question),
+    )
 
 
 def _effective_start(proposal: Proposal, evidence: Evidence) -> datetime | None:
