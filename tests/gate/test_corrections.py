@@ -513,3 +513,24 @@ def test_values_sharing_a_word_follow_the_sentences_lesson(
     mem.remember("Cat always rents a red car", topic="travel", authority="agent")
     other = mem.remember("Cat always rents a blue car", topic="travel", authority="agent")
     assert other.relation is doxa.Relation.UNCLEAR
+
+
+def test_an_agents_word_cannot_retract_the_owners_fact(
+    mem: doxa.Memory, clock: doxa.FixedClock
+) -> None:
+    """``correction="was_wrong"`` from an agent against the owner's value is unclear, held:
+    the writer's word never outranks authority. Control: against an agent's value it
+    retracts (closing granted)."""
+    mem.grant("location")
+    owners = home(mem, "Paris")
+    clock.advance(timedelta(days=1))
+    tried = home(mem, "Lisbon", authority="agent", correction="was_wrong")
+    assert (tried.relation, tried.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
+    assert mem.get(owners.fact or "").status is doxa.FactStatus.LIVE
+    mem.reject(tried.fact or "", reason="no")
+    statement(mem, "Dan lives in Rome", "dan", "livesIn", EX + "Rome", authority="agent",
+              kind="location")  # fmt: skip
+    clock.advance(timedelta(days=1))
+    fixed = statement(mem, "Dan lives in Oslo", "dan", "livesIn", EX + "Oslo", authority="agent",
+                      kind="location", correction="was_wrong")  # fmt: skip
+    assert (fixed.relation, fixed.outcome) == (doxa.Relation.WAS_WRONG, doxa.Outcome.ADMITTED)
