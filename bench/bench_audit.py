@@ -90,10 +90,10 @@ def timed(work: Callable[[], object], repeats: int) -> float:
 
 def measure(size: int, repeats: int) -> dict[str, Any]:
     mem = doxa.Memory.open(None, scope="bench", clock=doxa.FixedClock("2026-03-01T09:00:00Z"))
-    mem.add_ontology(DOMAIN, name="domain.ttl")
-    mem.add_shapes(SHAPE, name="likes.ttl")
+    mem.schema.add_ontology(DOMAIN, name="domain.ttl")
+    mem.schema.add_shapes(SHAPE, name="likes.ttl")
     start = time.perf_counter()
-    report = mem.import_claims(claims(size))
+    report = mem.admin.import_claims(claims(size))
     fill = time.perf_counter() - start
     # times first, untraced; then the peaks, each path once more under tracemalloc (which
     # slows what it traces, so it never runs during a timing)
@@ -110,13 +110,13 @@ def measure(size: int, repeats: int) -> dict[str, Any]:
         return bool(validate(copy, shacl_graph=shapes)[0])
 
     start = time.perf_counter()
-    audit = mem.audit()
+    audit = mem.admin.audit()
     audit_s = time.perf_counter() - start
     start = time.perf_counter()
     copied = on_a_copy()
     copy_s = time.perf_counter() - start
     assert copied == audit.conforms
-    peak = traced_peak(mem.audit)
+    peak = traced_peak(mem.admin.audit)
     copy_peak = traced_peak(on_a_copy)
     current = ds.graph(mem.scope.current)
     likes = URIRef(f"{EX}likes")

@@ -54,7 +54,7 @@ def _log(message: str) -> None:
 def _memory() -> tuple[doxa.Memory, doxa.FixedClock]:
     clock = doxa.FixedClock("2026-01-01T00:00:00Z", step=timedelta(milliseconds=1))
     memory = doxa.Memory.open(None, scope="bench", clock=clock)
-    memory.add_ontology(ONTOLOGY)
+    memory.schema.add_ontology(ONTOLOGY)
     return memory, clock
 
 
@@ -63,7 +63,7 @@ def _fill(memory: doxa.Memory, size: int, tag: str) -> None:
         {"text": f"Filler note {tag} {n} about item{n} and batch{n % 97}", "topic": "filler"}
         for n in range(size)
     ]
-    report = memory.import_claims(rows, batch_size=5000)
+    report = memory.admin.import_claims(rows, batch_size=5000)
     assert report.counts.get("admitted", 0) == size, report.counts
 
 
@@ -132,7 +132,7 @@ def _scenarios(memory: doxa.Memory, count: int) -> tuple[set[str], set[str], set
                 authority="owner",
             )
     for basis in ending:
-        memory.retract(basis, reason="the basis ended")
+        memory.owner.retract(basis, reason="the basis ended")
     return expected, controls, set(ending)
 
 
@@ -155,7 +155,7 @@ def _ending_cost(memory: doxa.Memory, fanouts: list[int]) -> dict[int, float]:
             basis = _fact(memory, f"Fan basis {fanout} {trial}", authority="owner")
             for k in range(fanout):
                 _fact(memory, f"Fan {fanout} {trial} dependent {k}", derived_from=[basis])
-            samples.append(_timed(lambda b=basis: memory.retract(b, reason="ended")))
+            samples.append(_timed(lambda b=basis: memory.owner.retract(b, reason="ended")))
         cost[fanout] = statistics.median(samples)
     return cost
 

@@ -83,8 +83,8 @@ def main(sizes: str, samples: int) -> None:
     clock = doxa.FixedClock("2026-03-01T09:00:00Z")
     rows = []
     with doxa.Memory.open(None, scope="bench", clock=clock) as mem:
-        mem.add_ontology(DOMAIN)
-        mem.grant("schedule")
+        mem.schema.add_ontology(DOMAIN)
+        mem.owner.grant("schedule")
         origin = writer(Authority.AGENT)
         assert origin is not None
         prefixes = query("recent_closings").split("SELECT")[0]

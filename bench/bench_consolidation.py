@@ -172,7 +172,7 @@ def run(entities: int, seed: int) -> Tally:
     started = time.perf_counter()
     with doxa.Memory.open(None, scope="bench", clock=clock) as mem:
         for kind in ("note",):
-            mem.grant(kind)
+            mem.owner.grant(kind)
         for count, (family, topic, text, n, step) in enumerate(writes):
             receipt = mem.remember(
                 text,

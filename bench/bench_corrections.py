@@ -283,7 +283,7 @@ class Gate:
         self.held: dict[str, tuple[int, str]] = {}  # held id -> (statement, value)
         self.score = score
         for shape in SHAPES if grant else ():
-            self.memory.grant(shape.kind)
+            self.memory.owner.grant(shape.kind)
             score.decisions += 1
 
     def live(self, key: int, valid_at: datetime, as_of: datetime) -> doxa.Fact | None:
@@ -334,11 +334,11 @@ class Gate:
             self.score.decisions += 1
             if truth[key] == value:
                 self.score.needless_holds += 1
-                receipt = self.memory.approve(item.id)
+                receipt = self.memory.owner.approve(item.id)
                 if receipt.fact is not None:
                     self.meaning[receipt.fact] = (key, value)
             else:
-                self.memory.reject(item.id, reason="stale: the owner corrected it")
+                self.memory.owner.reject(item.id, reason="stale: the owner corrected it")
 
 
 def _recency(fact: doxa.Fact) -> tuple[datetime, datetime]:

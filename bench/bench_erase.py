@@ -88,13 +88,13 @@ def fill(path: Path, size: int) -> list[str]:
     _remove(path)
     stream = Stream(11)
     with doxa.Memory.open(path, scope=SCOPE) as mem:
-        mem.add_ontology(ontology_turtle())
-        mem.grant("schedule")
+        mem.schema.add_ontology(ontology_turtle())
+        mem.owner.grant("schedule")
         with click.progressbar(length=size, label=f"fill {size:>9,}", file=sys.stderr) as bar:
             done = 0
             while done < size:
                 writes = [stream.next() for _ in range(min(CHUNK, size - done))]
-                report = mem.import_claims(
+                report = mem.admin.import_claims(
                     [{"text": w.text, **w.kwargs()} for w in writes], progress=bar.update
                 )
                 for write, receipt in zip(writes, report.receipts, strict=True):
@@ -187,31 +187,31 @@ def measure(size: int, workdir: Path, batch: int, full: bool, idle_writes: int) 
             out["quads"] = _quads(embedded)
             if full:
                 out["rebuild_s"], out["rebuild_cpu"] = _timed(embedded.compact)
-                mem.backup()
+                mem.admin.backup()
             idle = [_write(mem, i) for i in range(idle_writes)]
             single: list[float] = []  # one fact by its id, before any purge runs
             for fact in [f.id for f in mem.facts(topic="bench")][:batch]:
                 start = time.perf_counter()
-                mem.erase(fact, reason="bench")
+                mem.owner.erase(fact, reason="bench")
                 single.append(time.perf_counter() - start)
-            mem.purge()
+            mem.admin.purge()
             idle += [_write(mem, idle_writes + i) for i in range(idle_writes)]
             logical: list[float] = []
             claims = 0
             begun = time.perf_counter()
             for subject in subjects[:batch]:
                 start = time.perf_counter()
-                claims += len(mem.erase(subject, reason="bench").targets)
+                claims += len(mem.owner.erase(subject, reason="bench").targets)
                 logical.append(time.perf_counter() - start)
             during: list[float] = []
             failures = 0
-            while mem.purge_status().owed or mem.purge_status().running:
+            while mem.admin.purge_status().owed or mem.admin.purge_status().running:
                 try:
                     during.append(_write(mem, idle_writes + len(during)))
                 except doxa.DoxaError:
                     failures += 1
             out["purge_s"] = time.perf_counter() - begun
-            mem.purge()
+            mem.admin.purge()
             out["claims"] = claims
             out["fact_p50_ms"] = _pct(single, 0.5) * 1e3
             out["logical_p50_ms"] = _pct(logical, 0.5) * 1e3

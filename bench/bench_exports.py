@@ -43,8 +43,8 @@ def main(facts: int) -> None:
     folder = Path(tempfile.mkdtemp(prefix="doxa-bench-"))
     nq, trig, raw = folder / "x.nq", folder / "x.trig", folder / "raw.nq"
     rows: dict[str, float] = {}
-    rows["export N-Quads (doxa, RDFC-1.0)"] = timed(lambda: memory.export(nq, audit=True))
-    rows["export TriG (doxa)"] = timed(lambda: memory.export(trig, audit=True))
+    rows["export N-Quads (doxa, RDFC-1.0)"] = timed(lambda: memory.admin.export(nq, audit=True))
+    rows["export TriG (doxa)"] = timed(lambda: memory.admin.export(trig, audit=True))
     quads = [
         ox.Quad(to_ox(s), to_ox(p), to_ox(o), to_ox_graph(g))  # type: ignore[arg-type]
         for s, p, o, g in memory.store.quads()
@@ -54,7 +54,7 @@ def main(facts: int) -> None:
     )
     rows["verify export (doxa)"] = timed(lambda: verify_export(nq))
     fresh = doxa.Memory.open(None, scope="bench", clock=memory.clock)
-    rows["import N-Quads (doxa, chain verified)"] = timed(lambda: fresh.load_export(nq))
+    rows["import N-Quads (doxa, chain verified)"] = timed(lambda: fresh.admin.load_export(nq))
     target = ox.Store()
     rows["load N-Quads (raw pyoxigraph)"] = timed(
         lambda: target.load(path=str(raw), format=ox.RdfFormat.N_QUADS)
@@ -73,7 +73,9 @@ def main(facts: int) -> None:
     }
     for name, ratio in ratios.items():
         click.echo(f"  {name}  {ratio:6.1f}x")
-    same = fresh.export(folder / "again.nq", audit=True) and (folder / "again.nq").read_bytes()
+    same = (
+        fresh.admin.export(folder / "again.nq", audit=True) and (folder / "again.nq").read_bytes()
+    )
     click.echo(f"round trip gives the same bytes: {same == nq.read_bytes()}")
 
 

@@ -47,7 +47,7 @@ def _fill(memory: doxa.Memory, size: int) -> None:
         if done % max(1, size // 10) == 0:
             _log(f"  filled {done}/{size}")
 
-    memory.import_claims(rows, progress=progress)
+    memory.admin.import_claims(rows, progress=progress)
 
 
 def _edit(folder: Path, edits: int, seed: int) -> int:
@@ -97,13 +97,13 @@ def _measure(size: int, edits: int, seed: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as where:
         folder = Path(where)
         start = time.perf_counter()
-        memory.render(folder)
+        memory.files.render(folder)
         rendered = time.perf_counter() - start
         _log(f"size {size}: rendered in {rendered:.2f} s; editing")
         changes = _edit(folder, edits, seed)
         inside = _timing(memory)
         start = time.perf_counter()
-        report = memory.sync(folder, authority="owner")
+        report = memory.files.sync(folder, authority="owner")
         synced = time.perf_counter() - start
         gated = max(inside[0], 1e-9)
         decided = sum(1 for item in report.items if item.receipt is not None)

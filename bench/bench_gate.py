@@ -648,7 +648,7 @@ def main(
     }
     path = out / f"bench_gate-{started.strftime('%Y%m%d-%H%M%S')}.json"
     try:
-        mem.add_ontology(ontology_turtle())
+        mem.schema.add_ontology(ontology_turtle())
         report["config"]["rules"] = dict(Counter(remember(mem, w) for w in stream.rules()))
         for size in targets:
             results.append(measure_size(mem, raw, stream, log, size, samples, queries, results))

@@ -33,7 +33,7 @@ def main(label: str, fill: int = FILL, timed: int = TIMED) -> None:
     """Print the CPU p50, p95 and mean per gated write, and the mean of text-only writes."""
     clock = doxa.FixedClock("2026-03-01T09:00:00Z")
     with doxa.Memory.open(None, scope="bench", clock=clock) as mem:
-        mem.add_ontology(ontology_turtle())
+        mem.schema.add_ontology(ontology_turtle())
         stream = Stream(7)
         stream.fill(mem, fill)
         gc.collect()

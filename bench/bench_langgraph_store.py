@@ -109,7 +109,7 @@ def main(sizes: str, samples: int, out: Path) -> None:
         memory = doxa.Memory.open(
             Path(folder) / "store", scope="bench", policy=doxa.ClosingPolicy(burst_size=10**9)
         )
-        memory.grant("general")  # revisions close at once, as an owner's grant allows
+        memory.owner.grant("general")  # revisions close at once, as an owner's grant allows
         store = DoxaStore(memory)
         filled = 0
         click.echo(f"{'items':>7} " + " ".join(f"{c:>12}" for c in COLUMNS))

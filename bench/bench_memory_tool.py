@@ -60,7 +60,7 @@ def _fill(memory: doxa.Memory) -> None:
         for n in range(MAX_FILE_LINES - MAX_CHANGES - 2)
     ]
     rows += [{"text": f"Alice likes fruit {n}", "topic": f"small{n % 5}"} for n in range(20)]
-    memory.import_claims(rows)
+    memory.admin.import_claims(rows)
 
 
 def _timed(run: Callable[[], str]) -> tuple[float, float]:

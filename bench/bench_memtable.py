@@ -51,7 +51,7 @@ class Side:
             store.flusher.size = None  # a fixed spacing, whatever the store's size
         self.flusher = store.flusher
         self.stream = Stream(seed)
-        self.mem.add_ontology(ontology_turtle())
+        self.mem.schema.add_ontology(ontology_turtle())
         for write in self.stream.rules():
             self.stream.observe(write, remember(self.mem, write))
         self.thread_cpu = 0.0  # this side's writes on the calling thread, in CPU seconds

@@ -103,7 +103,7 @@ def review(mem: doxa.Memory, owner: Owner, tallies: dict[str, Tally]) -> None:
             if any(t.value == write.value for t in mine):
                 tally.needless_holds += 1  # a repeat of a live value: nothing to ask
                 owner.needless.append(_hold(item, write, targets))
-                mem.reject(item, reason="the same value again")
+                mem.owner.reject(item, reason="the same value again")
                 continue
             tally.questions += 1
             owner.questions[write.pattern] += 1
@@ -112,7 +112,7 @@ def review(mem: doxa.Memory, owner: Owner, tallies: dict[str, Tally]) -> None:
             tally.needless_holds += 1
             owner.needless.append(_hold(item, write, targets))
             answer = "new" if item.targets else None
-        receipt = mem.approve(item, as_relation=answer)
+        receipt = mem.owner.approve(item, as_relation=answer)
         if receipt.fact is not None:
             owner.meaning[receipt.fact] = write
 
@@ -136,7 +136,7 @@ def run(
     started = time.perf_counter()
     with doxa.Memory.open(None, scope="bench", clock=clock) as mem:
         for topic in sorted({f.topic for f in FAMILIES} | {"notes"}) if grant else ():
-            mem.grant(topic)
+            mem.owner.grant(topic)
         for count, write in enumerate(writes):
             clock.set(START + timedelta(hours=count))
             receipt = mem.remember(write.text, topic=write.topic, kind=write.topic)
@@ -156,7 +156,7 @@ def run(
         review(mem, owner, tallies)
         seconds = time.perf_counter() - started
         status = {fact: mem.get(fact).status for fact in owner.meaning}
-        alarms = len(mem.alarms(include_cleared=True))
+        alarms = len(mem.owner.alarms(include_cleared=True))
     _score(slots, owner, status, tallies)
     return _report(slots, writes, owner, tallies, seconds, alarms)
 

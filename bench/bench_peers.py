@@ -76,7 +76,7 @@ def doxa_grow(mem: doxa.Memory, stream: Stream, count: int, log: list[Write]) ->
     before = sum(1 for _ in mem.store.quads())
     start = time.perf_counter()
     with click.progressbar(length=count, label="doxa import", file=sys.stderr) as bar:
-        report = mem.import_claims([_row(w) for w in writes], progress=bar.update)
+        report = mem.admin.import_claims([_row(w) for w in writes], progress=bar.update)
     elapsed = time.perf_counter() - start
     for write, receipt in zip(writes, report.receipts, strict=True):
         stream.observe(write, receipt.outcome.value)
@@ -337,7 +337,7 @@ def main(
     }
     stream = Stream(seed)
     mem = doxa.Memory.open(work / "doxa", scope="bench")
-    mem.add_ontology(ontology_turtle())
+    mem.schema.add_ontology(ontology_turtle())
     for write in stream.rules():
         stream.observe(write, mem.remember(write.text, **write.kwargs()).outcome.value)
     raw = RawStore(work / "raw")

@@ -164,7 +164,7 @@ def fill(path: Path, rows: list[dict[str, str]]) -> tuple[list[str], float]:
     row order, and the seconds per write."""
     with doxa.Memory.open(path, scope=SCOPE, durable=False) as mem:
         start = time.perf_counter()
-        report = mem.import_claims(rows)
+        report = mem.admin.import_claims(rows)
         per_write = (time.perf_counter() - start) / len(rows)
         ids = [r.fact for r in report.receipts]
     if any(i is None for i in ids):
@@ -460,7 +460,7 @@ def real_run(
     embedding call per query beside the store's part of recall."""
     with doxa.Memory.open(path, scope=SCOPE, durable=False, embedder=timed) as mem:
         start = time.perf_counter()
-        done = mem.reindex()
+        done = mem.admin.reindex()
         reindex_s = time.perf_counter() - start
         if done.missing:
             raise SystemExit(f"{done.missing} facts got no vector from the endpoint: {done.reason}")
@@ -609,7 +609,7 @@ def main(
         if real is not None:  # before the fake's vectors: a claim keeps one model's vector
             replicate(one, Path(work) / REAL, 1, who)
         with doxa.Memory.open(one, scope=SCOPE, durable=False, embedder=EMBEDDER) as mem:
-            mem.reindex()  # the 1k facts' vectors; the larger stores copy them
+            mem.admin.reindex()  # the 1k facts' vectors; the larger stores copy them
             report["quality"] = {way: quality(ranks(mem, asked, ids, way), asked) for way in WAYS}
             if real is not None:
                 fake_depth, fake_alone = meaning_alone(mem, asked, ids, EMBEDDER)

@@ -72,7 +72,7 @@ def measure(store: Store, size: int, samples: int, queries: int, seed: int) -> J
     """Fill one store with ``size`` gated writes, then time more writes and recalls."""
     mem = doxa.Memory(store, scope=SCOPE)
     stream = Stream(seed)
-    mem.add_ontology(ontology_turtle())
+    mem.schema.add_ontology(ontology_turtle())
     for write in stream.rules():
         mem.remember(write.text, **write.kwargs())
     started = time.perf_counter()

@@ -112,12 +112,12 @@ def run_stream(name: str, writes: int, seed: int, calibrate: list[Case] | None) 
     result = Run(name)
     clock = doxa.FixedClock("2026-03-01T09:00:00Z")
     with doxa.Memory.open(None, scope="bench", clock=clock) as mem:
-        mem.add_ontology(ontology_turtle())
+        mem.schema.add_ontology(ontology_turtle())
         stream = Stream(seed)
         for rule in stream.rules():
             write(mem, rule)
         if calibrate:
-            mem.calibrate(calibrate)
+            mem.admin.calibrate(calibrate)
         live: dict[tuple[object, object], object] = {}
         started = time.perf_counter()
         for w in _progress(stream, writes, name):
@@ -137,10 +137,10 @@ def run_stream(name: str, writes: int, seed: int, calibrate: list[Case] | None) 
                     result.needless += 1
                     if receipt.relation is not None and receipt.relation.closes:
                         result.needless_closings += 1
-                    approved = mem.approve(receipt.held or "")
+                    approved = mem.owner.approve(receipt.held or "")
                     stream.observe(w, "admitted" if approved.admitted else outcome)
                     continue
-                mem.reject(receipt.held or "", reason="not what the owner meant")
+                mem.owner.reject(receipt.held or "", reason="not what the owner meant")
             stream.observe(w, outcome)
         result.seconds = time.perf_counter() - started
         result.stats_needless = sum(k.needless_holds for k in mem.stats().kinds)

@@ -72,7 +72,7 @@ def opened(embedder: HashEmbedder | None, judge: str) -> doxa.Memory:
     clock = doxa.FixedClock("2026-03-01T09:00:00Z")
     chosen = SimilarJudge() if judge == "similar" else None
     mem = doxa.Memory.open(None, scope="bench", clock=clock, judge=chosen, embedder=embedder)
-    mem.add_ontology(ontology_turtle())
+    mem.schema.add_ontology(ontology_turtle())
     return mem
 
 

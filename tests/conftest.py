@@ -85,7 +85,7 @@ def store(server: Server | None) -> Iterator[Store]:
 def memory(store: Store, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     """An empty store, scope 'alice', with the example domain ontology loaded."""
     mem = doxa.Memory(store, scope="alice", clock=clock)
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     yield mem
     mem.close()
 

@@ -90,11 +90,11 @@ def test_bad_write_is_refused_and_nothing_changes(
 )
 def test_malformed_ids_are_not_found(memory: doxa.Memory, fact_id: Any) -> None:
     """Ids that cannot exist are NotFound in every verb; a real id works (control)."""
-    for call in (memory.history, memory.why, memory.approve, memory.get):
+    for call in (memory.history, memory.why, memory.owner.approve, memory.get):
         with pytest.raises(doxa.NotFound):
             call(fact_id)
     with pytest.raises(doxa.NotFound):
-        memory.retract(fact_id, reason="x")
+        memory.owner.retract(fact_id, reason="x")
     real = _write(memory).fact
     assert memory.get(real).id == real
 

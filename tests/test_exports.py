@@ -28,7 +28,7 @@ SUFFIX = {"nquads": ".nq", "trig": ".trig"}
 
 def new_memory(clock: doxa.FixedClock, scope: str = "alice") -> doxa.Memory:
     mem = doxa.Memory.open(None, scope=scope, clock=clock)
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     return mem
 
 
@@ -59,10 +59,10 @@ def story(clock: doxa.FixedClock) -> doxa.Memory:
         valid_from="2026-03-01",
     )
     if moved.held is not None:
-        mem.approve(moved.held)
+        mem.owner.approve(moved.held)
     wrong = mem.remember("Bob was born in 1971", topic="people", sources=["https://ex.org/page"])
     assert wrong.fact is not None
-    mem.retract(wrong.fact, reason="the page confused two Bobs")
+    mem.owner.retract(wrong.fact, reason="the page confused two Bobs")
     mem.remember("Nothing found on Carol", topic="people", support="absent", query="carol email")
     return mem
 
@@ -95,8 +95,8 @@ def alice(clock: doxa.FixedClock) -> doxa.Memory:
 def test_export_is_canonical_and_stable(alice: doxa.Memory, tmp_path: Path, form: str) -> None:
     """Two exports of the same memory are the same bytes; N-Quads lines are sorted."""
     first, second = tmp_path / f"a{SUFFIX[form]}", tmp_path / f"b{SUFFIX[form]}"
-    count = alice.export(first)
-    assert alice.export(second) == count > 0
+    count = alice.admin.export(first)
+    assert alice.admin.export(second) == count > 0
     assert first.read_bytes() == second.read_bytes()
     if form == "nquads":
         lines = first.read_text(encoding="utf-8").splitlines()
@@ -112,10 +112,10 @@ def quads_of(path: Path, form: str) -> set[tuple[object, ...]]:
 
 def test_trig_and_nquads_hold_the_same_dataset(alice: doxa.Memory, tmp_path: Path) -> None:
     """The TriG and N-Quads exports hold the same quads (doxa writes no blank nodes)."""
-    alice.export(tmp_path / "x.nq", audit=True)
-    alice.export(tmp_path / "x.trig", audit=True)
+    alice.admin.export(tmp_path / "x.nq", audit=True)
+    alice.admin.export(tmp_path / "x.trig", audit=True)
     nq, trig = quads_of(tmp_path / "x.nq", "nquads"), quads_of(tmp_path / "x.trig", "trig")
-    assert len(nq) == alice.export(tmp_path / "y.nq", audit=True)
+    assert len(nq) == alice.admin.export(tmp_path / "y.nq", audit=True)
     assert nq == trig
     # control: one changed quad makes them differ
     changed = tmp_path / "changed.trig"
@@ -128,8 +128,8 @@ def test_trig_and_nquads_hold_the_same_dataset(alice: doxa.Memory, tmp_path: Pat
 
 def test_turtle_projection_for_protege(alice: doxa.Memory, tmp_path: Path) -> None:
     """A .ttl export holds every triple once, without graphs; verify and import refuse it."""
-    alice.export(tmp_path / "x.nq")
-    assert alice.export(tmp_path / "x.ttl") == alice.export(tmp_path / "y.nq")
+    alice.admin.export(tmp_path / "x.nq")
+    assert alice.admin.export(tmp_path / "x.ttl") == alice.admin.export(tmp_path / "y.nq")
     triples = RdfGraph().parse(tmp_path / "x.ttl", format="turtle")
     assert {(s, p, o) for s, p, o, _ in quads_of(tmp_path / "x.nq", "nquads")} == set(triples)
     with pytest.raises(doxa.InvalidInput, match="holds no named graphs"):
@@ -145,7 +145,11 @@ def test_blank_nodes_are_relabelled_canonically(clock: doxa.FixedClock, tmp_path
     mem = new_memory(clock)
     p = URIRef(EX + "p")
     mem.store.apply(Change(insert=[(BNode("zz"), p, BNode("yy"), mem.scope.topic("misc"))]))
-    text = (tmp_path / "b.nq").read_text(encoding="utf-8") if mem.export(tmp_path / "b.nq") else ""
+    text = (
+        (tmp_path / "b.nq").read_text(encoding="utf-8")
+        if mem.admin.export(tmp_path / "b.nq")
+        else ""
+    )
     # RDFC-1.0 numbers blank nodes by the hashes of their quads (graph name included)
     assert text == "_:c14n0 <http://example.org/p> _:c14n1 <urn:doxa:scope:alice/topic/misc> .\n"
     assert "_:zz" not in text
@@ -171,7 +175,7 @@ def test_audit_export_is_marked_and_holds_the_quarantine(
     """Only the audit export holds the quarantine and the doxa:AuditExport marker."""
     quarantine(alice)
     plain, audit = tmp_path / f"plain{SUFFIX[form]}", tmp_path / f"audit{SUFFIX[form]}"
-    n_plain, n_audit = alice.export(plain), alice.export(audit, audit=True)
+    n_plain, n_audit = alice.admin.export(plain), alice.admin.export(audit, audit=True)
     assert n_audit == n_plain + 2
     for path, expected in ((plain, False), (audit, True)):
         data = quads_of(path, form)
@@ -223,7 +227,7 @@ def test_flipping_one_quad_breaks_verify(
 ) -> None:
     """The untouched export verifies; changing one quad makes `verify` fail naming it."""
     path = tmp_path / f"audit{SUFFIX[form]}"
-    alice.export(path, audit=True)
+    alice.admin.export(path, audit=True)
     assert verify_export(path) == {"urn:doxa:scope:alice/log": len(alice.receipts())}
     forged = flip(path, old, new)
     with pytest.raises(doxa.ChainBroken, match=message):
@@ -233,7 +237,7 @@ def test_flipping_one_quad_breaks_verify(
 def test_verify_reads_trig_without_the_suffix(alice: doxa.Memory, tmp_path: Path) -> None:
     """A TriG export under another name is still read (N-Quads first, then TriG)."""
     path = tmp_path / "export.trig"
-    alice.export(path)
+    alice.admin.export(path)
     renamed = tmp_path / "export.data"
     renamed.write_bytes(path.read_bytes())
     assert verify_export(renamed) == verify_export(path)
@@ -254,11 +258,11 @@ def test_export_import_export_gives_the_same_bytes_and_answers(
     """Restoring an export into a fresh store gives back the same bytes and the same reads."""
     quarantine(alice)
     first, second = tmp_path / f"first{SUFFIX[form]}", tmp_path / f"second{SUFFIX[form]}"
-    count = alice.export(first, audit=audit)
+    count = alice.admin.export(first, audit=audit)
     fresh = doxa.Memory.open(tmp_path / "fresh", scope="alice", clock=clock)
-    restored = fresh.load_export(first)
+    restored = fresh.admin.load_export(first)
     assert restored == count - (1 if audit else 0)  # the audit marker is not restored
-    assert fresh.export(second, audit=audit) == count
+    assert fresh.admin.export(second, audit=audit) == count
     assert second.read_bytes() == first.read_bytes()
     assert answers(fresh) == answers(alice)
     fresh.close()
@@ -268,9 +272,9 @@ def test_the_restored_memory_keeps_working(
     alice: doxa.Memory, clock: doxa.FixedClock, tmp_path: Path
 ) -> None:
     """After an import the gate continues the chain: a new write links to the last receipt."""
-    alice.export(tmp_path / "x.nq")
+    alice.admin.export(tmp_path / "x.nq")
     fresh = new_memory(clock)
-    fresh.load_export(tmp_path / "x.nq")
+    fresh.admin.load_export(tmp_path / "x.nq")
     receipt = fresh.remember("Alice prefers green tea", topic="drinks", authority="owner")
     assert receipt.sequence == len(alice.receipts()) + 1
     assert fresh.verify() == receipt.sequence
@@ -282,14 +286,14 @@ def test_import_refuses_a_broken_chain_and_writes_nothing(
 ) -> None:
     """A forged export is refused before any write; the untouched one imports (control)."""
     path = tmp_path / "x.nq"
-    alice.export(path)
+    alice.admin.export(path)
     forged = flip(path, "Alice prefers tea", "Alice prefers gin")
     fresh = new_memory(clock)
     with pytest.raises(doxa.ChainBroken):
-        fresh.load_export(forged)
+        fresh.admin.load_export(forged)
     assert [g for g in fresh.store.graphs() if fresh.scope.owns(g)] == []
     assert fresh.facts() == []
-    assert fresh.load_export(path) > 0
+    assert fresh.admin.load_export(path) > 0
     assert fresh.facts() == alice.facts()
 
 
@@ -298,19 +302,19 @@ def test_import_refuses_another_scope_and_a_non_empty_scope(
 ) -> None:
     """An export of alice cannot land in bob, nor twice in alice; a fresh alice takes it."""
     path = tmp_path / "x.nq"
-    alice.export(path)
+    alice.admin.export(path)
     bob = new_memory(clock, scope="bob")
     with pytest.raises(
         doxa.InvalidInput, match="which is not in scope 'bob'; import it with the scope"
     ):
-        bob.load_export(path)
+        bob.admin.load_export(path)
     assert bob.store.graphs() == [
         g for g in bob.store.graphs() if not str(g).startswith("urn:doxa:scope:")
     ]
     with pytest.raises(doxa.InvalidInput, match="Scope 'alice' already holds"):
-        alice.load_export(path)
+        alice.admin.load_export(path)
     fresh = new_memory(clock)
-    assert fresh.load_export(path) == alice.export(tmp_path / "again.nq")
+    assert fresh.admin.load_export(path) == alice.admin.export(tmp_path / "again.nq")
 
 
 def test_import_refuses_a_triple_outside_a_named_graph(
@@ -369,11 +373,11 @@ def replay(steps: list[Step]) -> doxa.Memory:
                     valid_from=f"2026-03-{day:02d}",
                 )
         elif step.kind == "approve" and mem.held():
-            mem.approve(mem.held()[0])
+            mem.owner.approve(mem.held()[0])
         elif step.kind == "retract" and mem.facts():
-            mem.retract(mem.facts()[0], reason=f"wrong about {words}")
+            mem.owner.retract(mem.facts()[0], reason=f"wrong about {words}")
         elif step.kind == "erase" and mem.facts():
-            mem.erase(mem.facts()[-1], reason="privacy")
+            mem.owner.erase(mem.facts()[-1], reason="privacy")
     return mem
 
 
@@ -385,10 +389,10 @@ def test_round_trip_over_generated_memories(steps: list[Step], form: str, tmp_pa
     """Whatever was written, export → import → export keeps bytes and answers."""
     mem = replay(steps)
     first, second = tmp_path / f"first{SUFFIX[form]}", tmp_path / f"second{SUFFIX[form]}"
-    mem.export(first, audit=True)
+    mem.admin.export(first, audit=True)
     fresh = doxa.Memory.open(None, scope="alice", clock=mem.clock)
-    fresh.load_export(first)
-    fresh.export(second, audit=True)
+    fresh.admin.load_export(first)
+    fresh.admin.export(second, audit=True)
     assert second.read_bytes() == first.read_bytes()
     assert answers(fresh) == answers(mem)
 
@@ -466,9 +470,9 @@ def test_import_on_disk_journals_the_restored_receipts(
 ) -> None:
     """After an import into a store on disk, its journal knows every restored receipt, so the
     store reopens without a journal complaint; the scope's facts come back (control)."""
-    alice.export(tmp_path / "x.nq")
+    alice.admin.export(tmp_path / "x.nq")
     with doxa.Memory.open(tmp_path / "restored", scope="alice", clock=clock) as fresh:
-        fresh.load_export(tmp_path / "x.nq")
+        fresh.admin.load_export(tmp_path / "x.nq")
         journal = fresh.store.journal  # type: ignore[attr-defined]
         assert journal.heads["alice"].sequence == len(alice.receipts())
     with doxa.Memory.open(tmp_path / "restored", scope="alice", clock=clock) as reopened:

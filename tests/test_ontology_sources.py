@@ -39,14 +39,14 @@ def inferred_inverse(memory: Memory) -> bool:
 
 def test_remove_rebuilds_the_closure_as_if_never_added() -> None:
     with Memory.open(None, scope="alice") as memory, Memory.open(None, scope="alice") as fresh:
-        fresh.add_ontology(FUNCTIONAL, name="functional.ttl")
-        memory.add_ontology(FUNCTIONAL, name="functional.ttl")
-        memory.add_ontology(INVERSE, name="inverse.ttl")
+        fresh.schema.add_ontology(FUNCTIONAL, name="functional.ttl")
+        memory.schema.add_ontology(FUNCTIONAL, name="functional.ttl")
+        memory.schema.add_ontology(INVERSE, name="inverse.ttl")
         assert inferred_inverse(memory)  # control: the inference is there while it is loaded
-        assert memory.remove_ontology("inverse.ttl") == 1
+        assert memory.schema.remove_ontology("inverse.ttl") == 1
         assert not inferred_inverse(memory)
         assert closure(memory) == closure(fresh)
-        assert [s.name for s in memory.ontology_sources()] == ["functional.ttl"]
+        assert [s.name for s in memory.schema.ontology_sources()] == ["functional.ttl"]
 
 
 def test_the_judge_stops_using_a_removed_property(tmp_path: Path) -> None:
@@ -62,21 +62,21 @@ def test_the_judge_stops_using_a_removed_property(tmp_path: Path) -> None:
         ).relation.value
 
     with Memory.open(None, scope="a") as memory:
-        memory.add_ontology(FUNCTIONAL, name="f")
+        memory.schema.add_ontology(FUNCTIONAL, name="f")
         assert second_day(memory) != "new"  # control: functional, so Thursday replaces
     with Memory.open(None, scope="a") as memory:
-        memory.add_ontology(FUNCTIONAL, name="f")
-        memory.remove_ontology("f")
+        memory.schema.add_ontology(FUNCTIONAL, name="f")
+        memory.schema.remove_ontology("f")
         assert second_day(memory) == "unclear"
 
 
 def test_a_triple_two_sources_state_stays_until_both_go() -> None:
     with Memory.open(None, scope="a") as memory:
-        memory.add_ontology(INVERSE, name="one")
-        memory.add_ontology(INVERSE + b"ex:x a owl:Class .\n", name="two")
-        assert memory.remove_ontology("one") == 0
+        memory.schema.add_ontology(INVERSE, name="one")
+        memory.schema.add_ontology(INVERSE + b"ex:x a owl:Class .\n", name="two")
+        assert memory.schema.remove_ontology("one") == 0
         assert inferred_inverse(memory)
-        assert memory.remove_ontology("two") == 2
+        assert memory.schema.remove_ontology("two") == 2
         assert not inferred_inverse(memory)
 
 
@@ -84,46 +84,46 @@ def test_doxa_own_triples_are_never_removed() -> None:
     own = b"@prefix doxa: <https://w3id.org/doxa#> .\n@prefix owl: <http://www.w3.org/2002/07/owl#> .\ndoxa:Claim a owl:Class .\n"
     with Memory.open(None, scope="a") as memory:
         before = len(list(memory.store.quads(ONTOLOGY_GRAPH)))
-        memory.add_ontology(own, name="restates-doxa")
-        assert memory.remove_ontology("restates-doxa") == 0
+        memory.schema.add_ontology(own, name="restates-doxa")
+        assert memory.schema.remove_ontology("restates-doxa") == 0
         assert len(list(memory.store.quads(ONTOLOGY_GRAPH))) == before
 
 
 @pytest.mark.parametrize("spelling", ["DOM.TTL", "Dom.ttl", "\uff44\uff4f\uff4d.ttl", " dom.ttl "])
 def test_names_are_compared_normalised(spelling: str) -> None:
     with Memory.open(None, scope="a") as memory:
-        memory.add_ontology(INVERSE, name="dom.ttl")
-        assert memory.ontology_source(spelling) == memory.ontology_source("dom.ttl")
-        memory.add_ontology(FUNCTIONAL, name=spelling)  # the same source: replaced
-        assert [s.name for s in memory.ontology_sources()] == ["dom.ttl"]
+        memory.schema.add_ontology(INVERSE, name="dom.ttl")
+        assert memory.schema.ontology_source(spelling) == memory.schema.ontology_source("dom.ttl")
+        memory.schema.add_ontology(FUNCTIONAL, name=spelling)  # the same source: replaced
+        assert [s.name for s in memory.schema.ontology_sources()] == ["dom.ttl"]
         assert not inferred_inverse(memory)
 
 
 @pytest.mark.parametrize("bad", ["my ontology.ttl", "../x", "a/b", "-x"])
 def test_a_name_that_is_no_name_is_refused(bad: str) -> None:
     with Memory.open(None, scope="a") as memory, pytest.raises(InvalidInput):
-        memory.add_ontology(INVERSE, name=bad)
+        memory.schema.add_ontology(INVERSE, name=bad)
 
 
 def test_unknown_sources_are_not_found() -> None:
     with Memory.open(None, scope="a") as memory:
-        memory.add_ontology(INVERSE, name="dom.ttl")
-        for call in (memory.remove_ontology, memory.ontology_source):
+        memory.schema.add_ontology(INVERSE, name="dom.ttl")
+        for call in (memory.schema.remove_ontology, memory.schema.ontology_source):
             with pytest.raises(NotFound, match="doxa ontology list"):
                 call("dom.tt")
-        assert [s.name for s in memory.ontology_sources()] == ["dom.ttl"]  # control
+        assert [s.name for s in memory.schema.ontology_sources()] == ["dom.ttl"]  # control
 
 
 def test_adding_again_replaces_and_a_broken_file_changes_nothing() -> None:
     with Memory.open(None, scope="a") as memory:
-        memory.add_ontology(INVERSE, name="dom")
-        memory.add_ontology(FUNCTIONAL, name="dom")
+        memory.schema.add_ontology(INVERSE, name="dom")
+        memory.schema.add_ontology(FUNCTIONAL, name="dom")
         assert not inferred_inverse(memory)  # the old content went with the new version
         with pytest.raises(InvalidInput):
-            memory.add_ontology(PREFIXES + b"ex:broken owl:inverseOf", name="dom")
-        [source] = memory.ontology_sources()
+            memory.schema.add_ontology(PREFIXES + b"ex:broken owl:inverseOf", name="dom")
+        [source] = memory.schema.ontology_sources()
         assert source.triples == 1
-        assert memory.ontology_source("dom")[0][0] == URIRef(EX + "dayOfWeek")
+        assert memory.schema.ontology_source("dom")[0][0] == URIRef(EX + "dayOfWeek")
 
 
 def test_blank_nodes_are_removed_with_their_source() -> None:
@@ -132,21 +132,21 @@ def test_blank_nodes_are_removed_with_their_source() -> None:
     )
     with Memory.open(None, scope="a") as memory:
         before = set(memory.store.quads(ONTOLOGY_GRAPH))
-        assert memory.add_ontology(restriction, name="r") == 3
-        assert memory.remove_ontology("r") == 3
+        assert memory.schema.add_ontology(restriction, name="r") == 3
+        assert memory.schema.remove_ontology("r") == 3
         assert set(memory.store.quads(ONTOLOGY_GRAPH)) == before
 
 
 def test_triples_loaded_before_sources_are_listed_and_kept() -> None:
     with Memory.open(None, scope="a") as memory:
         memory.store.load(INVERSE, format="turtle", graph=ONTOLOGY_GRAPH)  # an older doxa
-        memory.add_ontology(FUNCTIONAL, name="f")
-        listed = {s.name: s.triples for s in memory.ontology_sources()}
+        memory.schema.add_ontology(FUNCTIONAL, name="f")
+        listed = {s.name: s.triples for s in memory.schema.ontology_sources()}
         assert listed == {"f": 1, UNRECORDED: 1}
-        memory.remove_ontology("f")
+        memory.schema.remove_ontology("f")
         assert inferred_inverse(memory)  # not lost
         with pytest.raises(InvalidInput):  # not a source name: nothing can remove them by it
-            memory.remove_ontology(UNRECORDED)
+            memory.schema.remove_ontology(UNRECORDED)
 
 
 def test_the_cli_lists_shows_and_removes(tmp_path: Path) -> None:

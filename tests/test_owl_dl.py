@@ -135,7 +135,7 @@ def test_household_ontology_drives_the_judge() -> None:
 
     clock = doxa.FixedClock("2026-03-01")
     mem = doxa.Memory.open(None, scope="alice", clock=clock)
-    assert mem.add_ontology(HOUSEHOLD) == 42
+    assert mem.schema.add_ontology(HOUSEHOLD) == 42
     ex = "http://example.org/"
 
     def say(text: str, s: str, p: str, o: str, since: str) -> str | None:

@@ -33,7 +33,7 @@ SETTINGS = settings(
 
 def _memory() -> doxa.Memory:
     mem = doxa.Memory.open(None, scope="prop", clock=doxa.FixedClock("2026-03-01"))
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     return mem
 
 
@@ -97,7 +97,7 @@ def test_rule_judge_is_deterministic(years: list[int], authorities: list[str]) -
 def test_functional_predicate_never_has_two_live_values(days: list[datetime]) -> None:
     """Whatever order values arrive in, with closing earned at most one value is live."""
     mem = _memory()
-    mem.grant("general")
+    mem.owner.grant("general")
     for index, day in enumerate(days):
         mem.remember(
             f"Bob lives in city {index}",

@@ -88,13 +88,13 @@ def test_admitted_literals_export_and_import(value: Literal, tmp_path: Path) -> 
     assert receipt.outcome is doxa.Outcome.ADMITTED
     for suffix in (".nq", ".trig", ".ttl"):
         out = tmp_path / f"audit{suffix}"
-        mem.export(out, audit=True)
+        mem.admin.export(out, audit=True)
         if suffix != ".ttl":
             fresh = doxa.Memory(EmbeddedStore(), scope="alice")
-            fresh.load_export(out)
+            fresh.admin.load_export(out)
             assert fresh.verify() == 1
             again = tmp_path / f"again{suffix}"
-            fresh.export(again, audit=True)
+            fresh.admin.export(again, audit=True)
             assert again.read_bytes() == out.read_bytes()
 
 
@@ -275,11 +275,11 @@ def test_the_ontology_closure_leaves_literal_reading_alone(memory: doxa.Memory) 
     (and never take them back), after which "--12" read as an ill-typed gMonth and every
     write of one was refused. Closing an ontology (and an inferring audit) must not change
     what a literal is; "13" stays refused (the control)."""
-    memory.add_ontology(
+    memory.schema.add_ontology(
         b"@prefix ex: <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> ."
         b" ex:birthMonth a owl:DatatypeProperty, owl:FunctionalProperty ."
     )
-    memory.audit(infer=True)
+    memory.admin.audit(infer=True)
     for good in ("--12", "---31", "--02-29"):
         datatype = {"--12": "gMonth", "---31": "gDay", "--02-29": "gMonthDay"}[good]
         assert str(literal(good, datatype=f"xsd:{datatype}")) == good

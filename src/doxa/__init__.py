@@ -32,7 +32,8 @@ from doxa.gate.bulk import ImportReport
 from doxa.gate.embedding import Reindexed
 from doxa.judges import Evidence, Judge, RuleJudge
 from doxa.judges.llm import LLMConfig, LLMJudge
-from doxa.memory import Memory
+from doxa.memory import Admin, Files, Memory, Owner, Schema
+from doxa.memory.opening import restore_backup
 from doxa.model import (
     Alarm,
     Authority,
@@ -63,6 +64,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "IRI",
+    "Admin",
     "Alarm",
     "Authority",
     "BasisEnd",
@@ -81,6 +83,7 @@ __all__ = [
     "Evidence",
     "Fact",
     "FactStatus",
+    "Files",
     "FixedClock",
     "HeldWrite",
     "History",
@@ -98,6 +101,7 @@ __all__ = [
     "NotFound",
     "OpenAIEmbedder",
     "Outcome",
+    "Owner",
     "Proposal",
     "ReadOnly",
     "Receipt",
@@ -105,6 +109,7 @@ __all__ = [
     "Relation",
     "RuleJudge",
     "RuleMode",
+    "Schema",
     "ScopeViolation",
     "ShapeCheckFailed",
     "ShapeViolation",
@@ -120,4 +125,5 @@ __all__ = [
     "Verdict",
     "Why",
     "WriteConflict",
+    "restore_backup",
 ]

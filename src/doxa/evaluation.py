@@ -32,7 +32,9 @@ __all__ = [
     "DEFAULT_AT",
     "Case",
     "CaseMemory",
+    "CaseOwner",
     "CaseResult",
+    "CaseSchema",
     "EvalReport",
     "load_cases",
     "load_cases_with_digest",
@@ -206,10 +208,22 @@ class EvalReport:
         return "\n".join(lines)
 
 
-class CaseMemory(Protocol):
-    """What scoring needs of the scratch memory a case runs in (:class:`doxa.Memory` is one)."""
+class CaseOwner(Protocol):
+    """The owner's decisions a case's set-up makes (``memory.owner``)."""
 
     def grant(self, kind: str, *, reason: str = ...) -> Receipt: ...
+
+    def approve(self, item: str, *, as_relation: Relation | str | None = ...) -> Receipt: ...
+
+
+class CaseSchema(Protocol):
+    """The schema a case may add to (``memory.schema``)."""
+
+    def add_ontology(self, source: str | Path | bytes, *, format: str | None = ...) -> int: ...
+
+
+class CaseMemory(Protocol):
+    """What scoring needs of the scratch memory a case runs in (:class:`doxa.Memory` is one)."""
 
     # a case's ``given`` and ``write`` objects are passed as keywords: any signature taking
     # the write's fields will do
@@ -219,9 +233,11 @@ class CaseMemory(Protocol):
     @property
     def preview(self) -> Callable[..., Verdict]: ...
 
-    def approve(self, item: str, *, as_relation: Relation | str | None = ...) -> Receipt: ...
+    @property
+    def owner(self) -> CaseOwner: ...
 
-    def add_ontology(self, source: str | Path | bytes, *, format: str | None = ...) -> int: ...
+    @property
+    def schema(self) -> CaseSchema: ...
 
 
 def run_cases(
@@ -241,7 +257,7 @@ def run_cases(
     for case in cases:
         with open_case(case) as memory:
             if case.ontology:
-                memory.add_ontology(case.ontology.encode("utf-8"))
+                memory.schema.add_ontology(case.ontology.encode("utf-8"))
             _store_given(memory, case)
             try:
                 verdict = memory.preview(**dict(case.write))
@@ -259,7 +275,7 @@ def run_cases(
 def _store_given(memory: CaseMemory, case: Case) -> None:
     kinds = {str(g.get("kind", "general")) for g in case.given}
     for kind in sorted(kinds):
-        memory.grant(kind, reason="evaluation set-up")
+        memory.owner.grant(kind, reason="evaluation set-up")
     for number, given in enumerate(case.given, 1):
         try:
             receipt = memory.remember(**dict(given))
@@ -272,4 +288,4 @@ def _store_given(memory: CaseMemory, case: Case) -> None:
                 f"case {case.id}: given write {number} was rejected: {receipt.reason}"
             )
         if receipt.outcome is Outcome.HELD and receipt.held is not None:
-            memory.approve(receipt.held)
+            memory.owner.approve(receipt.held)

@@ -18,7 +18,7 @@ def _flagged(m: doxa.Memory) -> str:
     c = m.remember("They clash", topic="m", derived_from=[a]).fact
     assert a is not None
     assert c is not None
-    m.retract(a, reason="cancelled")
+    m.owner.retract(a, reason="cancelled")
     return c
 
 
@@ -30,17 +30,17 @@ def _owner_fact(m: doxa.Memory, text: str) -> str:
 
 def _retract(m: doxa.Memory) -> Callable[[str], doxa.Receipt]:
     fact = _owner_fact(m, "Bob is in Oslo")
-    return lambda r: m.retract(fact, reason=r)
+    return lambda r: m.owner.retract(fact, reason=r)
 
 
 def _erase(m: doxa.Memory) -> Callable[[str], object]:
     fact = _owner_fact(m, "Bob's PIN is 1234")
-    return lambda r: m.erase(fact, reason=r)
+    return lambda r: m.owner.erase(fact, reason=r)
 
 
 def _confirm(m: doxa.Memory) -> Callable[[str], doxa.Receipt]:
     fact = _flagged(m)
-    return lambda r: m.confirm(fact, reason=r)
+    return lambda r: m.owner.confirm(fact, reason=r)
 
 
 #: each action's target made first; the action then takes only the reason

@@ -34,7 +34,7 @@ def test_concurrent_rescreens_move_each_fact_once(
     def rescreen(mem: doxa.Memory) -> None:
         barrier.wait()
         try:
-            moved.extend(mem.rescreen(reason="race"))
+            moved.extend(mem.owner.rescreen(reason="race"))
         except Exception as error:  # any error fails the assertion below
             moved.append(error)
 
@@ -45,9 +45,9 @@ def test_concurrent_rescreens_move_each_fact_once(
         thread.join()
     assert all(isinstance(r, doxa.Receipt) for r in moved), moved
     assert len(moved) == 6
-    quarantined = first.quarantined()
+    quarantined = first.owner.quarantined()
     assert len(quarantined) == 6
     assert max(collections.Counter(f.text for f in quarantined).values()) == 1
     assert first.facts() == []
     first.verify()
-    assert first.rescreen() == []
+    assert first.owner.rescreen() == []

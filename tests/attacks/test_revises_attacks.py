@@ -85,8 +85,8 @@ def test_racing_revisions_close_the_target_once(clock: doxa.FixedClock, shared: 
         else [first]
         + [doxa.Memory(store, scope="alice", clock=clock, owns_store=False) for _ in range(n - 1)]
     )
-    first.add_ontology(DOMAIN)
-    first.grant("preference")
+    first.schema.add_ontology(DOMAIN)
+    first.owner.grant("preference")
     tea = statement(
         first,
         "Alice likes tea",

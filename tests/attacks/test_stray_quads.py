@@ -35,7 +35,7 @@ D = "https://w3id.org/doxa#"
 
 def fresh(clock: str = "2026-03-10") -> doxa.Memory:
     mem = doxa.Memory.open(None, scope="alice", clock=doxa.FixedClock(clock))
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     return mem
 
 
@@ -87,7 +87,7 @@ UNTYPED_GRANT = (
 
 def exported(tmp_path: Path, mem: doxa.Memory, extra: str = "") -> Path:
     path = tmp_path / "export.nq"
-    mem.export(path)
+    mem.admin.export(path)
     if extra:
         path.write_text(path.read_text(encoding="utf-8") + extra, encoding="utf-8")
     return path
@@ -107,7 +107,7 @@ def test_an_untampered_rule_export_verifies_and_the_rule_holds(tmp_path: Path) -
     path = exported(tmp_path, owner)
     assert verify_export(path) == {"urn:doxa:scope:alice/log": 1}
     mem = fresh()
-    mem.load_export(path)
+    mem.admin.load_export(path)
     assert mem.verify() == 1
     written = pay(mem)
     assert (written.relation, written.outcome) == (
@@ -126,7 +126,7 @@ def test_an_untyped_ending_in_an_export_fails_verify_and_load(tmp_path: Path) ->
         verify_export(path)
     mem = fresh()
     with pytest.raises(doxa.ChainBroken, match=stray_message("urn:x:e")):
-        mem.load_export(path)
+        mem.admin.load_export(path)
     assert mem.facts() == []  # nothing was written
 
 
@@ -151,7 +151,7 @@ def test_a_typed_ending_through_the_gate_still_ends_the_rule() -> None:
     mem = fresh("2026-03-01")
     rule = forbid(mem).fact
     assert rule is not None
-    mem.retract(rule, reason="the owner changed their mind")
+    mem.owner.retract(rule, reason="the owner changed their mind")
     written = pay(mem)
     assert written.outcome is doxa.Outcome.ADMITTED
     assert mem.verify() == 3
@@ -171,8 +171,8 @@ def test_an_untampered_export_grants_no_closing(tmp_path: Path) -> None:
     path = exported(tmp_path, owner_call())
     assert verify_export(path) == {"urn:doxa:scope:alice/log": 1}
     mem = fresh()
-    mem.load_export(path)
-    assert not mem.closing_earned("general")
+    mem.admin.load_export(path)
+    assert not mem.owner.closing_earned("general")
     assert call(mem, "Thursday", "2026-03-09", "owner").outcome is doxa.Outcome.HELD
 
 
@@ -183,8 +183,8 @@ def test_an_untyped_grant_in_an_export_fails_verify_and_load(tmp_path: Path) -> 
         verify_export(path)
     mem = fresh()
     with pytest.raises(doxa.ChainBroken, match=stray_message("urn:x:forged")):
-        mem.load_export(path)
-    assert not mem.closing_earned("general")
+        mem.admin.load_export(path)
+    assert not mem.owner.closing_earned("general")
 
 
 def test_a_stray_grant_in_a_live_store_grants_nothing() -> None:
@@ -200,7 +200,7 @@ def test_a_stray_grant_in_a_live_store_grants_nothing() -> None:
             ]
         )
     )
-    assert not mem.closing_earned("general")
+    assert not mem.owner.closing_earned("general")
     assert call(mem, "Thursday", "2026-03-09", "owner").outcome is doxa.Outcome.HELD
     with pytest.raises(doxa.ChainBroken, match=stray_message("urn:x:forged")):
         mem.verify()
@@ -209,8 +209,8 @@ def test_a_stray_grant_in_a_live_store_grants_nothing() -> None:
 def test_a_grant_through_the_gate_still_earns_closing() -> None:
     """Control: the owner's grant (a receipt) earns closing, and the store verifies."""
     mem = owner_call()
-    mem.grant("general")
-    assert mem.closing_earned("general")
+    mem.owner.grant("general")
+    assert mem.owner.closing_earned("general")
     assert call(mem, "Thursday", "2026-03-09", "owner").outcome is doxa.Outcome.ADMITTED
     assert mem.verify() == 3
 
@@ -227,16 +227,16 @@ def test_a_stray_ledger_score_earns_nothing() -> None:
         (node, DOXA.decisions, Literal(10_000), log),
     ]
     mem.store.apply(Change(insert=score))
-    assert not mem.closing_earned("general")
+    assert not mem.owner.closing_earned("general")
     # control: the same fields on a receipt-typed node do count (the query reads them)
     mem.store.apply(Change(insert=[(node, RDF.type, DOXA.Receipt, log)]))
-    assert mem.closing_earned("general")
+    assert mem.owner.closing_earned("general")
 
 
 def test_a_stray_clearing_leaves_the_alarm_open() -> None:
     """An untyped doxa:clears quad does not clear an alarm; the owner's clearing does."""
     mem = fresh()
-    mem.grant("general")
+    mem.owner.grant("general")
     page = "https://calendar.example/feed"
     for who in ("a", "b", "c"):
         mem.remember(
@@ -259,15 +259,15 @@ def test_a_stray_clearing_leaves_the_alarm_open() -> None:
             authority="owner",
             sources=[page],
         )
-    (alarm,) = mem.alarms()
+    (alarm,) = mem.owner.alarms()
     stray = (URIRef("urn:x:c"), DOXA.clears, mem.scope.alarm(alarm.id), mem.scope.log)
     mem.store.apply(Change(insert=[stray]))
-    assert [a.id for a in mem.alarms()] == [alarm.id]
-    assert not mem.closing_earned("general")
+    assert [a.id for a in mem.owner.alarms()] == [alarm.id]
+    assert not mem.owner.closing_earned("general")
     mem.store.apply(Change(delete=[stray]))
-    mem.clear_alarm(alarm, reason="checked the feed")
-    assert mem.alarms() == []
-    assert mem.closing_earned("general")
+    mem.owner.clear_alarm(alarm, reason="checked the feed")
+    assert mem.owner.alarms() == []
+    assert mem.owner.closing_earned("general")
 
 
 # -- what else counts as a stray ---------------------------------------------------------

@@ -38,7 +38,7 @@ ex:livesIn a owl:ObjectProperty ; rdfs:range ex:City .
 @pytest.fixture
 def memory() -> Iterator[doxa.Memory]:
     mem = doxa.Memory(EmbeddedStore(None), scope="alice", clock=CLOCK)
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     yield mem
     mem.store.close()
 
@@ -65,7 +65,7 @@ def test_a_clean_scope_conforms_to_doxas_own_shapes(memory: doxa.Memory) -> None
         authority="external",
         sources=["https://evil.example/"],
     )
-    report = memory.audit()
+    report = memory.admin.audit()
     assert report.conforms
     assert report.violations == ()
     assert report.triples > 0
@@ -75,9 +75,9 @@ def test_a_clean_scope_conforms_to_doxas_own_shapes(memory: doxa.Memory) -> None
 def test_a_class_described_in_another_write_is_checked(memory: doxa.Memory) -> None:
     """sh:class reaches a node another write describes: missing, it fails naming the fact;
     once a second write types the city, the scope conforms."""
-    memory.add_shapes(CITY_SHAPE, name="city.ttl")
+    memory.schema.add_shapes(CITY_SHAPE, name="city.ttl")
     fact = state(memory, "alice", "livesIn", "paris")
-    report = memory.audit()
+    report = memory.admin.audit()
     assert not report.conforms
     (violation,) = report.violations
     assert violation.focus_node == EX + "alice"
@@ -94,16 +94,16 @@ def test_a_class_described_in_another_write_is_checked(memory: doxa.Memory) -> N
         object=EX + "City",
         authority="owner",
     )
-    assert memory.audit().conforms
+    assert memory.admin.audit().conforms
 
 
 def test_a_count_across_writes_is_checked(memory: doxa.Memory) -> None:
     """Two writes that each pass the gate break a maxCount together; both facts are named."""
-    memory.add_shapes(ONE_DRINK, name="drinks.ttl")
+    memory.schema.add_shapes(ONE_DRINK, name="drinks.ttl")
     first = state(memory, "alice", "likes", "tea")
-    assert memory.audit().conforms  # control: one drink
+    assert memory.admin.audit().conforms  # control: one drink
     second = state(memory, "alice", "likes", "coffee")
-    report = memory.audit()
+    report = memory.admin.audit()
     assert not report.conforms
     (violation,) = report.violations
     assert violation.message == "one drink at most"
@@ -113,7 +113,7 @@ def test_a_count_across_writes_is_checked(memory: doxa.Memory) -> None:
 def test_another_scope_pending_and_quarantine_are_not_audited(memory: doxa.Memory) -> None:
     """Bob's facts and alice's held writes break the shape but are not alice's to audit;
     alice's own admitted fact does (the control)."""
-    memory.add_shapes(ONE_DRINK, name="drinks.ttl")
+    memory.schema.add_shapes(ONE_DRINK, name="drinks.ttl")
     bob = doxa.Memory(memory.store, scope="bob", clock=CLOCK)
     state(bob, "alice", "likes", "tea")
     state(bob, "alice", "likes", "coffee")
@@ -126,22 +126,22 @@ def test_another_scope_pending_and_quarantine_are_not_audited(memory: doxa.Memor
         authority="external",
         sources=["https://example.org/page"],
     )
-    assert memory.audit().conforms
+    assert memory.admin.audit().conforms
     state(memory, "alice", "likes", "tea")
     state(memory, "alice", "likes", "water")
-    assert not memory.audit().conforms
+    assert not memory.admin.audit().conforms
 
 
 def test_infer_materialises_a_derived_graph_never_claims(memory: doxa.Memory) -> None:
     """With the ontology's range, owlrl makes paris a City: the audit passes with --infer and
     fails without; the inferences sit in their own graph, not in claims or exports, and an
     erasure clears them."""
-    memory.add_ontology(RANGE, name="range.ttl")
-    memory.add_shapes(CITY_SHAPE, name="city.ttl")
+    memory.schema.add_ontology(RANGE, name="range.ttl")
+    memory.schema.add_shapes(CITY_SHAPE, name="city.ttl")
     fact = state(memory, "alice", "livesIn", "paris")
     claims_before = memory.sparql("SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }").rows
-    assert not memory.audit().conforms
-    report = memory.audit(infer=True)
+    assert not memory.admin.audit().conforms
+    report = memory.admin.audit(infer=True)
     assert report.conforms
     assert report.inferred >= 1
     derived = set(memory.store.quads(inferred_graph(memory.scope)))
@@ -155,8 +155,8 @@ def test_infer_materialises_a_derived_graph_never_claims(memory: doxa.Memory) ->
     assert str(inferred_graph(memory.scope)) not in "".join(
         str(q[3]) for q in memory._export_quads(audit=True)
     )
-    assert memory.audit(infer=True).inferred == report.inferred  # rebuilt, not piled up
-    memory.erase(fact, reason="the owner asked")
+    assert memory.admin.audit(infer=True).inferred == report.inferred  # rebuilt, not piled up
+    memory.owner.erase(fact, reason="the owner asked")
     assert list(memory.store.quads(inferred_graph(memory.scope))) == []
 
 
@@ -165,10 +165,10 @@ def test_infer_materialises_a_derived_graph_never_claims(memory: doxa.Memory) ->
 @pytest.mark.filterwarnings("ignore:ConjunctiveGraph is deprecated:DeprecationWarning")
 def test_the_report_serialises_as_shacl(memory: doxa.Memory, spelling: str) -> None:
     """The SHACL validation report, in Turtle or JSON-LD, however the name is cased."""
-    memory.add_shapes(ONE_DRINK, name="drinks.ttl")
+    memory.schema.add_shapes(ONE_DRINK, name="drinks.ttl")
     state(memory, "alice", "likes", "tea")
     state(memory, "alice", "likes", "coffee")
-    text = memory.audit().serialize(spelling)
+    text = memory.admin.audit().serialize(spelling)
     fmt = "json-ld" if "json" in spelling.casefold() else "turtle"
     if fmt == "json-ld":
         json.loads(text)
@@ -181,21 +181,21 @@ def test_the_report_serialises_as_shacl(memory: doxa.Memory, spelling: str) -> N
 @pytest.mark.parametrize("bad", ["xml", "ttl", "", "turtle\u200b", "ｔｕｒｔｌｅ"])
 def test_an_unknown_report_format_is_refused(memory: doxa.Memory, bad: str) -> None:
     with pytest.raises(doxa.InvalidInput, match="is not a report format; use one of"):
-        memory.audit().serialize(bad)
-    assert memory.audit().serialize("turtle")  # control
+        memory.admin.audit().serialize(bad)
+    assert memory.admin.audit().serialize("turtle")  # control
 
 
 def test_shapes_sources_are_listed_replaced_and_removed(memory: doxa.Memory, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A name is one source however cased (NFKC, case-folded); adding it again replaces it."""
     path = tmp_path / "Domain.TTL"
     path.write_bytes(CITY_SHAPE)
-    assert memory.add_shapes(path) == 7
-    assert memory.add_shapes(ONE_DRINK, name="ＤＯＭＡＩＮ.ttl") == 8
-    assert [(s.name, s.triples) for s in memory.shapes_sources()] == [("domain.ttl", 8)]
-    assert memory.remove_shapes("DOMAIN.TTL") == 8
-    assert memory.shapes_sources() == []
+    assert memory.schema.add_shapes(path) == 7
+    assert memory.schema.add_shapes(ONE_DRINK, name="ＤＯＭＡＩＮ.ttl") == 8
+    assert [(s.name, s.triples) for s in memory.schema.shapes_sources()] == [("domain.ttl", 8)]
+    assert memory.schema.remove_shapes("DOMAIN.TTL") == 8
+    assert memory.schema.shapes_sources() == []
     with pytest.raises(doxa.NotFound, match=r"No shapes source is named 'domain\.ttl'"):
-        memory.remove_shapes("domain.ttl")
+        memory.schema.remove_shapes("domain.ttl")
 
 
 @pytest.mark.parametrize(
@@ -215,14 +215,14 @@ def test_a_bad_shapes_file_is_refused_and_nothing_stored(
     memory: doxa.Memory, data: bytes, message: str
 ) -> None:
     with pytest.raises(doxa.InvalidInput, match=message):
-        memory.add_shapes(data, name="bad.ttl")
-    assert memory.shapes_sources() == []
-    assert memory.add_shapes(CITY_SHAPE, name="bad.ttl") == 7  # control: a good file
+        memory.schema.add_shapes(data, name="bad.ttl")
+    assert memory.schema.shapes_sources() == []
+    assert memory.schema.add_shapes(CITY_SHAPE, name="bad.ttl") == 7  # control: a good file
 
 
 def test_a_missing_shapes_file_is_not_found(memory: doxa.Memory, tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(doxa.NotFound, match="There is no shapes file at"):
-        memory.add_shapes(tmp_path / "nowhere.ttl")
+        memory.schema.add_shapes(tmp_path / "nowhere.ttl")
 
 
 def test_two_threads_adding_shapes_keep_one_source_each(memory: doxa.Memory) -> None:
@@ -231,7 +231,7 @@ def test_two_threads_adding_shapes_keep_one_source_each(memory: doxa.Memory) -> 
 
     def add(name: str) -> None:
         try:
-            memory.add_shapes(ONE_DRINK if name.endswith("1") else CITY_SHAPE, name=name)
+            memory.schema.add_shapes(ONE_DRINK if name.endswith("1") else CITY_SHAPE, name=name)
         except BaseException as error:
             errors.append(error)
 
@@ -241,7 +241,7 @@ def test_two_threads_adding_shapes_keep_one_source_each(memory: doxa.Memory) -> 
     for thread in threads:
         thread.join()
     assert errors == []
-    assert {s.name: s.triples for s in memory.shapes_sources()} == {
+    assert {s.name: s.triples for s in memory.schema.shapes_sources()} == {
         f"s{i}": 8 if i == 1 else 7 for i in range(6)
     }
 
@@ -256,7 +256,7 @@ ex:Years a sh:NodeShape ; sh:targetSubjectsOf ex:birthYear ;
 def test_the_owners_local_constraints_apply_to_each_write(memory: doxa.Memory) -> None:
     """sh:datatype is decided by the write alone: a year as text is rejected at the gate with
     the owner's message; the control, a number, is admitted."""
-    memory.add_shapes(YEAR_SHAPE, name="years.ttl")
+    memory.schema.add_shapes(YEAR_SHAPE, name="years.ttl")
     rejected = memory.remember(
         "alice was born in nineteen71",
         topic="people",
@@ -282,7 +282,7 @@ def test_the_owners_local_constraints_apply_to_each_write(memory: doxa.Memory) -
 
 def test_a_second_memory_on_the_store_applies_the_shapes_too(memory: doxa.Memory) -> None:
     """Shapes are kept in the store: a memory opened later reads them at open."""
-    memory.add_shapes(YEAR_SHAPE, name="years.ttl")
+    memory.schema.add_shapes(YEAR_SHAPE, name="years.ttl")
     other = doxa.Memory(memory.store, scope="bob", clock=CLOCK)
     receipt = other.remember(
         "bob was born in the seventies",
@@ -293,7 +293,7 @@ def test_a_second_memory_on_the_store_applies_the_shapes_too(memory: doxa.Memory
         authority="owner",
     )
     assert receipt.outcome is doxa.Outcome.REJECTED
-    memory.remove_shapes("years.ttl")
+    memory.schema.remove_shapes("years.ttl")
     again = memory.remember(
         "alice was born in the seventies",
         topic="people",
@@ -308,12 +308,12 @@ def test_a_second_memory_on_the_store_applies_the_shapes_too(memory: doxa.Memory
 def test_constraints_that_need_stored_data_wait_for_the_audit(memory: doxa.Memory) -> None:
     """sh:class and counts are not decided by one write (the city may be typed by another):
     the write is admitted, and the audit reports it."""
-    memory.add_shapes(CITY_SHAPE, name="city.ttl")
-    memory.add_shapes(ONE_DRINK, name="drinks.ttl")
+    memory.schema.add_shapes(CITY_SHAPE, name="city.ttl")
+    memory.schema.add_shapes(ONE_DRINK, name="drinks.ttl")
     state(memory, "alice", "livesIn", "paris")
     state(memory, "alice", "likes", "tea")
     state(memory, "alice", "likes", "coffee")
-    assert {v.constraint for v in memory.audit().violations} == {
+    assert {v.constraint for v in memory.admin.audit().violations} == {
         "ClassConstraintComponent",
         "MaxCountConstraintComponent",
     }
@@ -321,8 +321,8 @@ def test_constraints_that_need_stored_data_wait_for_the_audit(memory: doxa.Memor
 
 def test_bulk_imports_apply_the_owners_local_constraints(memory: doxa.Memory) -> None:
     """import_claims decides as remember does: the same rejection, the same admission."""
-    memory.add_shapes(YEAR_SHAPE, name="years.ttl")
-    report = memory.import_claims(
+    memory.schema.add_shapes(YEAR_SHAPE, name="years.ttl")
+    report = memory.admin.import_claims(
         [
             {
                 "text": "carol born 1980",

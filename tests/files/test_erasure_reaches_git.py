@@ -157,9 +157,9 @@ def test_erasure_reaches_a_plain_rendered_folder(tmp_path: Path) -> None:
     assert secret is not None
     assert kept is not None
     folder = tmp_path / "files"
-    memory.render(folder)
+    memory.files.render(folder)
     assert SECRET in (folder / "health.md").read_text()
-    memory.erase(secret, reason="medical data", wait=True)
+    memory.owner.erase(secret, reason="medical data", wait=True)
     memory.close()
     assert SECRET not in (folder / "health.md").read_text()
     assert secret not in (folder / ".doxa-render.json").read_text()

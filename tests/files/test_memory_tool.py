@@ -42,7 +42,7 @@ def test_str_replace_of_a_line_revises_it(tool: MemoryToolHandler) -> None:
     assert "held for the owner" in said
     assert {f.text for f in tool.memory.facts()} == {"Alice prefers tea", "Alice dislikes coffee"}
     owners = MemoryToolHandler(tool.memory, authority="owner")
-    tool.memory.reject(tool.memory.held()[0], reason="the owner edits it themselves")
+    tool.memory.owner.reject(tool.memory.held()[0], reason="the owner edits it themselves")
     said = owners.execute(edit)
     assert said.startswith("revised drinks.md: 'Alice prefers green tea'")
     assert {f.text for f in tool.memory.facts()} == {
@@ -97,7 +97,7 @@ def test_delete_asks_the_owner_and_rename_changes_the_topic(tool: MemoryToolHand
     assert len(tool.memory.facts()) == 2
     owner = MemoryToolHandler(tool.memory, authority="owner")
     for held in tool.memory.held():
-        tool.memory.reject(held, reason="keep them")
+        tool.memory.owner.reject(held, reason="keep them")
     moved = owner.execute(
         {"command": "rename", "old_path": "/memories/drinks.md", "new_path": "/memories/tea.md"}
     )

@@ -159,7 +159,7 @@ def test_line_numbers_and_inserts_land_where_asked(tool: MemoryToolHandler) -> N
     assert "held for the owner" in tool.execute(edit)
     first = tool.execute({"command": "view", "path": DRINKS, "view_range": [1, 1]})
     assert "Alice prefers tea" in first  # waiting: the line as it was, where it was
-    tool.memory.reject(tool.memory.held()[0], reason="the owner edits it themselves")
+    tool.memory.owner.reject(tool.memory.held()[0], reason="the owner edits it themselves")
     tool.authority = "owner"
     assert "admitted" in tool.execute(edit)
     first = tool.execute({"command": "view", "path": DRINKS, "view_range": [1, 1]})

@@ -23,7 +23,7 @@ def run(edits: list[tuple[str, int]]) -> None:
     for n in range(4):
         mem.remember(f"Alice fact number {n}", topic="a" if n < 2 else "b", authority="owner")
     original = {f.id for f in mem.facts()}
-    texts, manifest = dict(mem.render().files), mem.render().manifest
+    texts, manifest = dict(mem.files.render().files), mem.files.render().manifest
     for kind, n in edits:
         names = sorted(t for t in texts if t.endswith(".md") and t != "MEMORY.md")
         if not names:
@@ -43,7 +43,7 @@ def run(edits: list[tuple[str, int]]) -> None:
         else:
             lines = ["- Alice everything in one line"]
         texts[name] = "\n".join(lines) + "\n"
-        _report, rendered = mem.sync_texts(manifest, texts, authority="agent")
+        _report, rendered = mem.files.sync_texts(manifest, texts, authority="agent")
         texts, manifest = dict(rendered.files), rendered.manifest
         assert MANIFEST not in texts
     live = {f.id for f in mem.facts()}
@@ -81,6 +81,6 @@ def test_any_text_renders_and_syncs_to_nothing(texts: list[str]) -> None:
             mem.remember(text, topic="t", authority="owner")
         except DoxaError:
             continue  # a text the gate refuses is not rendered
-    rendered = mem.render()
-    report, _ = mem.sync_texts(rendered.manifest, dict(rendered.files), authority="owner")
+    rendered = mem.files.render()
+    report, _ = mem.files.sync_texts(rendered.manifest, dict(rendered.files), authority="owner")
     assert not report.changed, report.lines()

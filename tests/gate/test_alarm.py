@@ -40,8 +40,8 @@ def day(
 
 @pytest.fixture
 def granted(memory: doxa.Memory) -> doxa.Memory:
-    memory.grant("schedule")
-    memory.grant("other")
+    memory.owner.grant("schedule")
+    memory.owner.grant("other")
     return memory
 
 
@@ -58,7 +58,7 @@ def test_a_burst_from_one_source_raises_the_alarm(granted: doxa.Memory) -> None:
         doxa.Outcome.HELD,
     ]
     assert "alarm raised" in third.reason
-    [alarm] = mem.alarms()
+    [alarm] = mem.owner.alarms()
     assert alarm.fact == third.fact
     assert "3 closings within 10 minutes" in alarm.reason
     # the third fact was not closed: c's Wednesday is still live
@@ -71,10 +71,12 @@ def test_a_burst_from_one_source_raises_the_alarm(granted: doxa.Memory) -> None:
     # ... while writes that close nothing still go in
     assert day(mem, "e", "Monday", JAN).outcome is doxa.Outcome.ADMITTED
     # clearing leaves a receipt and closing resumes
-    cleared = mem.clear_alarm(alarm.id, reason="the calendar feed was migrated")
+    cleared = mem.owner.clear_alarm(alarm.id, reason="the calendar feed was migrated")
     assert cleared.outcome is doxa.Outcome.CLEARED
-    assert mem.alarms() == []
-    assert mem.alarms(include_cleared=True)[0].cleared_reason == "the calendar feed was migrated"
+    assert mem.owner.alarms() == []
+    assert (
+        mem.owner.alarms(include_cleared=True)[0].cleared_reason == "the calendar feed was migrated"
+    )
     day(mem, "f", "Wednesday", JAN)
     assert day(mem, "f", "Thursday", MAR).outcome is doxa.Outcome.ADMITTED
     assert mem.verify() == len(mem.receipts())
@@ -92,7 +94,7 @@ def test_ordinary_traffic_raises_no_alarm(granted: doxa.Memory, clock: doxa.Fixe
         assert day(mem, who, "Thursday", MAR, source="https://one.example/").outcome is (
             doxa.Outcome.ADMITTED
         )
-    assert mem.alarms() == []
+    assert mem.owner.alarms() == []
     assert mem.stats().open_alarms == 0
 
 
@@ -115,7 +117,7 @@ def test_a_burst_within_one_turn_raises_the_alarm(granted: doxa.Memory) -> None:
         for who in "abc"
     ]
     assert outcomes == [doxa.Outcome.ADMITTED, doxa.Outcome.ADMITTED, doxa.Outcome.HELD]
-    assert len(mem.alarms()) == 1
+    assert len(mem.owner.alarms()) == 1
 
 
 class OverEagerJudge(doxa.Judge):
@@ -140,16 +142,16 @@ def test_a_lower_authority_closing_a_higher_one_raises_the_alarm(
     from tests.conftest import DOMAIN
 
     with doxa.Memory.open(None, scope="s", clock=clock, judge=OverEagerJudge()) as mem:
-        mem.add_ontology(DOMAIN)
-        mem.grant("schedule")
+        mem.schema.add_ontology(DOMAIN)
+        mem.owner.grant("schedule")
         day(mem, "bob", "Wednesday", JAN, authority="owner")
         attempt = day(mem, "bob", "Thursday", MAR, authority="agent")
         assert attempt.outcome is doxa.Outcome.HELD
-        [alarm] = mem.alarms()
+        [alarm] = mem.owner.alarms()
         assert "an agent write would close an owner fact" in alarm.reason
         assert [str(f.object) for f in mem.facts(subject=EX + "bob")] == [EX + "Wednesday"]
         # control: the same judge replacing an agent's fact by an agent is fine (after clearing)
-        mem.clear_alarm(alarm.id, reason="checked")
+        mem.owner.clear_alarm(alarm.id, reason="checked")
         day(mem, "eve", "Wednesday", JAN, authority="agent")
         assert day(mem, "eve", "Thursday", MAR, authority="agent").outcome is (
             doxa.Outcome.ADMITTED
@@ -167,8 +169,8 @@ def test_closing_a_fact_a_rule_requires_raises_the_alarm(clock: doxa.FixedClock)
             return self.rules.judge(proposal, evidence)
 
     with doxa.Memory.open(None, scope="s", clock=clock, judge=Replacer()) as mem:
-        mem.add_ontology(DOMAIN)
-        mem.grant("preference")
+        mem.schema.add_ontology(DOMAIN)
+        mem.owner.grant("preference")
         mem.remember(
             "alice must keep liking tea",
             topic="rules",
@@ -206,9 +208,9 @@ def test_closing_a_fact_a_rule_requires_raises_the_alarm(clock: doxa.FixedClock)
             authority="owner",
         )
         assert attempt.outcome is doxa.Outcome.HELD
-        assert "requires" in mem.alarms()[0].reason
+        assert "requires" in mem.owner.alarms()[0].reason
         # control: bob's like has no rule behind it; with the alarm cleared it may close
-        mem.clear_alarm(mem.alarms()[0].id, reason="ok")
+        mem.owner.clear_alarm(mem.owner.alarms()[0].id, reason="ok")
         other = mem.remember(
             "bob likes opera",
             topic="t",
@@ -223,7 +225,7 @@ def test_closing_a_fact_a_rule_requires_raises_the_alarm(clock: doxa.FixedClock)
 
 def test_clearing_needs_an_open_alarm_and_a_reason(memory: doxa.Memory) -> None:
     with pytest.raises(doxa.NotFound, match="no open alarm"):
-        memory.clear_alarm("019ac4f2b0e3a1b2c3d4", reason="x")
+        memory.owner.clear_alarm("019ac4f2b0e3a1b2c3d4", reason="x")
     with pytest.raises(doxa.InvalidInput, match="needs a reason"):
-        memory.clear_alarm("019ac4f2b0e3a1b2c3d4", reason="")
+        memory.owner.clear_alarm("019ac4f2b0e3a1b2c3d4", reason="")
     assert memory.receipts() == []  # nothing written by either refusal

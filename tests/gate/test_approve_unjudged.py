@@ -31,8 +31,8 @@ LIVES = EX + "livesIn"
 def mem(tmp_path: Path, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     """An on-disk memory where the judge may not close on its own: every closing is held."""
     memory = doxa.Memory.open(tmp_path / "store", scope="s", clock=clock)
-    memory.add_ontology(ONTOLOGY)
-    memory.revoke("general")
+    memory.schema.add_ontology(ONTOLOGY)
+    memory.owner.revoke("general")
     yield memory
     memory.close()
 
@@ -72,12 +72,12 @@ def test_a_held_was_wrong_supersedes_an_earlier_value_it_never_judged(
     lyon = lives(mem, clock, "Lyon", 3)
     paris = held(lives(mem, clock, "Paris", 3), doxa.Relation.WAS_WRONG)
     assert lyon.fact is not None
-    mem.retract(lyon.fact, reason="never true")
+    mem.owner.retract(lyon.fact, reason="never true")
     rome = lives(mem, clock, "Rome", 1)
     assert (rome.outcome, rome.relation) == (doxa.Outcome.ADMITTED, doxa.Relation.NEW)
     assert rome.fact is not None
 
-    approved = mem.approve(paris)
+    approved = mem.owner.approve(paris)
 
     assert (approved.outcome, approved.targets) == (doxa.Outcome.APPROVED, (rome.fact,))
     assert approved.reason == (
@@ -90,7 +90,7 @@ def test_a_held_was_wrong_supersedes_an_earlier_value_it_never_judged(
     assert [f.object for f in mem.facts(subject=EX + "ann", valid_at="2026-02-15")] == [
         URIRef(EX + "Rome")
     ]
-    mem.retract(rome.fact, reason="never true")  # the model's next step: it is retractable
+    mem.owner.retract(rome.fact, reason="never true")  # the model's next step: it is retractable
     assert status(mem, rome.fact)[0] is doxa.FactStatus.RETRACTED
     assert mem.verify() > 0
 
@@ -103,7 +103,7 @@ def test_control_a_held_was_wrong_still_retracts_the_value_it_judged(
     lyon = lives(mem, clock, "Lyon", 3)
     paris = held(lives(mem, clock, "Paris", 3), doxa.Relation.WAS_WRONG)
 
-    approved = mem.approve(paris)
+    approved = mem.owner.approve(paris)
 
     assert (approved.relation, approved.targets) == (doxa.Relation.WAS_WRONG, (lyon.fact,))
     assert approved.reason == "approved by the owner"
@@ -121,11 +121,11 @@ def test_a_held_replaces_yields_to_a_later_value_it_never_judged(
     lyon = lives(mem, clock, "Lyon", 3)
     paris = held(lives(mem, clock, "Paris", 5), doxa.Relation.REPLACES)
     assert lyon.fact is not None
-    mem.retract(lyon.fact, reason="never true")
+    mem.owner.retract(lyon.fact, reason="never true")
     rome = lives(mem, clock, "Rome", 7)
     assert rome.outcome is doxa.Outcome.ADMITTED
 
-    approved = mem.approve(paris)
+    approved = mem.owner.approve(paris)
 
     assert approved.targets == ()
     assert approved.reason.endswith(
@@ -134,7 +134,7 @@ def test_a_held_replaces_yields_to_a_later_value_it_never_judged(
     assert status(mem, rome.fact) == (doxa.FactStatus.LIVE, None)
     assert status(mem, paris) == (doxa.FactStatus.SUPERSEDED, "2026-07-01")
     assert status(mem, lyon.fact) == (doxa.FactStatus.RETRACTED, None)
-    mem.retract(str(rome.fact), reason="never true")  # still live, so still retractable
+    mem.owner.retract(str(rome.fact), reason="never true")  # still live, so still retractable
     assert status(mem, rome.fact)[0] is doxa.FactStatus.RETRACTED
 
 
@@ -146,7 +146,7 @@ def test_control_a_held_replaces_still_supersedes_the_value_it_judged(
     lyon = lives(mem, clock, "Lyon", 3)
     paris = held(lives(mem, clock, "Paris", 5), doxa.Relation.REPLACES)
 
-    approved = mem.approve(paris)
+    approved = mem.owner.approve(paris)
 
     assert (approved.targets, approved.reason) == ((lyon.fact,), "approved by the owner")
     assert status(mem, lyon.fact) == (doxa.FactStatus.SUPERSEDED, "2026-05-01")
@@ -160,10 +160,10 @@ def test_the_owners_chosen_relation_still_ends_every_value_its_way(
     lyon = lives(mem, clock, "Lyon", 3)
     paris = held(lives(mem, clock, "Paris", 3), doxa.Relation.WAS_WRONG)
     assert lyon.fact is not None
-    mem.retract(lyon.fact, reason="never true")
+    mem.owner.retract(lyon.fact, reason="never true")
     rome = lives(mem, clock, "Rome", 1)
 
-    approved = mem.approve(paris, as_relation=doxa.Relation.WAS_WRONG)
+    approved = mem.owner.approve(paris, as_relation=doxa.Relation.WAS_WRONG)
 
     assert (approved.targets, approved.reason) == ((rome.fact,), "approved by the owner")
     assert status(mem, rome.fact) == (doxa.FactStatus.RETRACTED, None)
@@ -178,10 +178,10 @@ def test_a_same_start_value_after_an_approved_replaces_ends_each_fact_once(
     again); every claim keeps its triples and the chain verifies."""
     lyon = lives(mem, clock, "Lyon", 3)
     paris = held(lives(mem, clock, "Paris", 5), doxa.Relation.REPLACES)
-    mem.approve(paris)
+    mem.owner.approve(paris)
     rome = held(lives(mem, clock, "Rome", 5), doxa.Relation.WAS_WRONG)
 
-    approved = mem.approve(rome)
+    approved = mem.owner.approve(rome)
 
     assert (approved.targets, approved.reason) == ((paris,), "approved by the owner")
     assert status(mem, lyon.fact) == (doxa.FactStatus.SUPERSEDED, "2026-05-01")
@@ -193,6 +193,6 @@ def test_a_same_start_value_after_an_approved_replaces_ends_each_fact_once(
         "ann lives in Rome since month 5",
     }
     assert lyon.fact is not None
-    mem.retract(lyon.fact, reason="never true")  # superseded, so still retractable
+    mem.owner.retract(lyon.fact, reason="never true")  # superseded, so still retractable
     assert status(mem, lyon.fact)[0] is doxa.FactStatus.RETRACTED
     mem.verify()

@@ -25,7 +25,7 @@ from doxa.vocabulary import DOXA
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.add_ontology(DOMAIN)
+    memory.schema.add_ontology(DOMAIN)
     yield memory
     memory.close()
 
@@ -114,7 +114,7 @@ def test_an_ended_basis_is_refused(mem: doxa.Memory, clock: doxa.FixedClock) -> 
     """A write cannot rest on a retracted fact (at its belief time); a live one is fine."""
     gone = say(mem, "Supplier call on Tuesday", clock, authority="owner")
     live = say(mem, "Dentist on Tuesday", clock, authority="owner")
-    mem.retract(gone, reason="cancelled")
+    mem.owner.retract(gone, reason="cancelled")
     with pytest.raises(InvalidInput, match=r"derived_from .* no longer live: it was retracted"):
         mem.remember("An inference", topic="meetings", derived_from=[live, gone])
     say(mem, "An inference", clock, derived_from=[live])
@@ -140,7 +140,7 @@ def test_a_retraction_flags_its_dependents_transitively(
 ) -> None:
     """The inference and the plan built on it are flagged; the control is not."""
     clock.advance(timedelta(minutes=1))
-    receipt = mem.retract(clash["call"], reason="the call was cancelled")
+    receipt = mem.owner.retract(clash["call"], reason="the call was cancelled")
     assert flagged_ids(mem) == {clash["inferred"], clash["plan"]}
     direct, = mem.get(clash["inferred"]).basis_ended  # fmt: skip
     assert (direct.basis, direct.reason) == (
@@ -164,7 +164,7 @@ def test_a_stray_ending_does_not_hide_a_dependent_from_its_flag(
     stray = (URIRef("urn:x:e"), DOXA.ends, mem.scope.fact(clash["inferred"]), mem.scope.log)
     mem.store.apply(Change(insert=[stray]))
     clock.advance(timedelta(minutes=1))
-    mem.retract(clash["call"], reason="the call was cancelled")
+    mem.owner.retract(clash["call"], reason="the call was cancelled")
     assert flagged_ids(mem) == {clash["inferred"], clash["plan"]}
 
 
@@ -174,7 +174,7 @@ def test_stray_flags_and_confirmations_are_not_events(
     """Untyped doxa:confirms and doxa:flags quads written past the gate neither clear a flag
     nor raise one; the owner's confirmation (the control) does clear it."""
     clock.advance(timedelta(minutes=1))
-    mem.retract(clash["call"], reason="the call was cancelled")
+    mem.owner.retract(clash["call"], reason="the call was cancelled")
     log, later = mem.scope.log, dt_literal(clock.now() + timedelta(minutes=5))
     confirm, flag = URIRef("urn:x:confirm"), URIRef("urn:x:flag")
     strays = [
@@ -188,13 +188,13 @@ def test_stray_flags_and_confirmations_are_not_events(
     clock.advance(timedelta(minutes=10))
     assert flagged_ids(mem) == {clash["inferred"], clash["plan"]}
     mem.store.apply(Change(delete=strays))
-    mem.confirm(clash["inferred"], reason="checked: the clash stands anyway")
+    mem.owner.confirm(clash["inferred"], reason="checked: the clash stands anyway")
     assert flagged_ids(mem) == {clash["plan"]}
 
 
 def test_a_supersession_names_the_successor(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     """A fact resting on a value that is replaced names the fact that replaced it."""
-    mem.grant("schedule")
+    mem.owner.grant("schedule")
     day = {"kind": "schedule", "authority": "owner", "topic": "meetings"}
     monday = statement(mem, "The call is on Monday", "call", "dayOfWeek", EX + "Monday",
                        valid_from="2026-01-05", **day).fact  # fmt: skip
@@ -220,11 +220,11 @@ def test_a_refinement_rests_on_what_it_refines(mem: doxa.Memory, clock: doxa.Fix
     )
     assert held.outcome is doxa.Outcome.HELD, held.reason
     assert held.fact is not None
-    detail = mem.approve(held.fact, as_relation=doxa.Relation.ADDS_DETAIL)
+    detail = mem.owner.approve(held.fact, as_relation=doxa.Relation.ADDS_DETAIL)
     assert detail.relation is doxa.Relation.ADDS_DETAIL, detail.reason
     assert detail.fact is not None
     assert flagged_ids(mem) == set()
-    mem.retract(broad, reason="no offsite this year")
+    mem.owner.retract(broad, reason="no offsite this year")
     assert flagged_ids(mem) == {detail.fact}
 
 
@@ -234,7 +234,7 @@ def test_as_of_before_the_ending_shows_no_flag(
     """Both clocks keep working: belief before the ending has no flag, after it has."""
     before = clock.now()
     clock.advance(timedelta(minutes=1))
-    mem.retract(clash["dentist"], reason="moved")
+    mem.owner.retract(clash["dentist"], reason="moved")
     assert flagged_ids(mem, as_of=before) == set()
     old = mem.facts(as_of=before)
     assert all(not f.needs_recheck for f in old)
@@ -251,7 +251,7 @@ def test_erasure_flags_naming_only_the_tombstone(mem: doxa.Memory, clock: doxa.F
     secret = say(mem, "Gina's diagnosis is confidential-xyz", clock, authority="owner", topic="p")
     derived = say(mem, "Gina needs a quiet desk", clock, derived_from=[secret], topic="p")
     clock.advance(timedelta(minutes=1))
-    receipt = mem.erase(secret, reason="asked to forget")
+    receipt = mem.owner.erase(secret, reason="asked to forget")
     flag, = mem.get(derived).basis_ended  # fmt: skip
     assert flag.basis is None
     assert "confidential" not in flag.reason
@@ -262,7 +262,7 @@ def test_erasure_flags_naming_only_the_tombstone(mem: doxa.Memory, clock: doxa.F
 
 def test_the_ending_write_itself_is_not_flagged(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     """A write resting on the fact it replaces is the successor, not a stale dependent."""
-    mem.grant("schedule")
+    mem.owner.grant("schedule")
     day = {"kind": "schedule", "authority": "owner", "topic": "meetings"}
     monday = statement(mem, "The call is on Monday", "call", "dayOfWeek", EX + "Monday",
                        valid_from="2026-01-05", **day).fact  # fmt: skip
@@ -281,10 +281,10 @@ def test_confirm_clears_the_flag_from_now_on(
 ) -> None:
     """Confirming leaves a receipt; earlier belief times still show the flag."""
     clock.advance(timedelta(minutes=1))
-    mem.retract(clash["call"], reason="cancelled")
+    mem.owner.retract(clash["call"], reason="cancelled")
     flagged_at = clock.now()
     clock.advance(timedelta(minutes=1))
-    receipt = mem.confirm(clash["inferred"], reason="the dentist still clashes with lunch")
+    receipt = mem.owner.confirm(clash["inferred"], reason="the dentist still clashes with lunch")
     assert receipt.outcome is doxa.Outcome.CLEARED
     assert receipt.targets == (clash["inferred"],)
     assert flagged_ids(mem) == {clash["plan"]}
@@ -297,33 +297,33 @@ def test_a_later_ending_flags_a_confirmed_fact_again(
 ) -> None:
     """A confirmation answers the flags before it, not the endings after it."""
     clock.advance(timedelta(minutes=1))
-    mem.retract(clash["call"], reason="cancelled")
+    mem.owner.retract(clash["call"], reason="cancelled")
     clock.advance(timedelta(minutes=1))
-    mem.confirm(clash["inferred"], reason="checked")
+    mem.owner.confirm(clash["inferred"], reason="checked")
     clock.advance(timedelta(minutes=1))
-    mem.retract(clash["dentist"], reason="moved")
+    mem.owner.retract(clash["dentist"], reason="moved")
     assert clash["inferred"] in flagged_ids(mem)
 
 
 @pytest.mark.parametrize("reason", ["", None])
 def test_confirm_needs_a_reason(mem: doxa.Memory, clash: dict[str, str], reason: object) -> None:
     """No reason, no confirmation."""
-    mem.retract(clash["call"], reason="cancelled")
+    mem.owner.retract(clash["call"], reason="cancelled")
     with pytest.raises(InvalidInput):
-        mem.confirm(clash["inferred"], reason=reason)  # type: ignore[arg-type]
+        mem.owner.confirm(clash["inferred"], reason=reason)  # type: ignore[arg-type]
 
 
 def test_confirm_refuses_a_fact_that_is_not_flagged(
     mem: doxa.Memory, clash: dict[str, str]
 ) -> None:
     """An unflagged, unknown or look-alike id is NotFound; the flagged one is confirmed."""
-    mem.retract(clash["call"], reason="cancelled")
+    mem.owner.retract(clash["call"], reason="cancelled")
     for wrong in (clash["control"], "nope", clash["inferred"] + "\n", clash["inferred"].upper()):
         with pytest.raises(NotFound):
-            mem.confirm(wrong, reason="checked")
-    assert mem.confirm(clash["inferred"], reason="checked").outcome is doxa.Outcome.CLEARED
+            mem.owner.confirm(wrong, reason="checked")
+    assert mem.owner.confirm(clash["inferred"], reason="checked").outcome is doxa.Outcome.CLEARED
     with pytest.raises(NotFound):  # confirmed twice: nothing left to confirm
-        mem.confirm(clash["inferred"], reason="checked")
+        mem.owner.confirm(clash["inferred"], reason="checked")
 
 
 def test_revising_or_retracting_a_flagged_fact_answers_its_flag(
@@ -331,8 +331,8 @@ def test_revising_or_retracting_a_flagged_fact_answers_its_flag(
 ) -> None:
     """Retracted or replaced, a flagged fact is no longer live and leaves the list."""
     clock.advance(timedelta(minutes=1))
-    mem.retract(clash["call"], reason="cancelled")
-    mem.retract(clash["plan"], reason="no need to move the dentist")
+    mem.owner.retract(clash["call"], reason="cancelled")
+    mem.owner.retract(clash["plan"], reason="no need to move the dentist")
     assert flagged_ids(mem) == {clash["inferred"]}
 
 
@@ -390,7 +390,7 @@ def test_two_threads_never_leave_a_dependent_of_an_ended_fact_unflagged(
 
     def end() -> None:
         barrier.wait()
-        mem.retract(basis, reason="cancelled")
+        mem.owner.retract(basis, reason="cancelled")
 
     threads = [threading.Thread(target=derive), threading.Thread(target=end)]
     for t in threads:
@@ -403,20 +403,20 @@ def test_two_threads_never_leave_a_dependent_of_an_ended_fact_unflagged(
 def test_bulk_import_flags_as_one_by_one(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     """A basis, a fact resting on it and the basis's retraction later: flagged in bulk too."""
     basis = say(mem, "Supplier call on Tuesday", clock, authority="owner")
-    report = mem.import_claims(
+    report = mem.admin.import_claims(
         [
             {"text": "An inference", "topic": "meetings", "derived_from": [basis]},
             {"text": "Unrelated", "topic": "meetings"},
         ]
     )
     derived = report.receipts[0].fact
-    mem.retract(basis, reason="cancelled")
+    mem.owner.retract(basis, reason="cancelled")
     assert flagged_ids(mem) == {derived}
 
 
 def test_the_flags_are_plain_triples(mem: doxa.Memory, clash: dict[str, str]) -> None:
     """SPARQL finds every live fact whose basis ended, with the fact that ended."""
-    mem.retract(clash["call"], reason="cancelled")
+    mem.owner.retract(clash["call"], reason="cancelled")
     result = mem.sparql(
         f"""PREFIX doxa: <{DOXA}>
         SELECT ?fact ?basis WHERE {{
@@ -431,13 +431,13 @@ def test_the_flags_are_plain_triples(mem: doxa.Memory, clash: dict[str, str]) ->
 def test_revising_a_flagged_fact_replaces_it(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     """The owner's correction naming the flagged fact supersedes it: the flag is answered,
     and the correction (resting on nothing that ended) is not flagged."""
-    mem.grant("place")
+    mem.owner.grant("place")
     source = say(mem, "Gina's badge was scanned in Berlin", clock, authority="tool", topic="p")
     clock.advance(timedelta(minutes=1))
     berlin = statement(mem, "Gina lives in Berlin", "gina", "livesIn", EX + "Berlin",
                        kind="place", valid_from="2026-01-05", derived_from=[source]).fact  # fmt: skip
     clock.advance(timedelta(minutes=1))
-    mem.retract(source, reason="the scan was someone else's badge")
+    mem.owner.retract(source, reason="the scan was someone else's badge")
     assert flagged_ids(mem) == {berlin}
     clock.advance(timedelta(minutes=1))
     munich = statement(mem, "Gina lives in Munich", "gina", "livesIn", EX + "Munich",

@@ -74,9 +74,9 @@ def _shape(receipts: list[doxa.Receipt]) -> list[tuple[Any, ...]]:
 
 def _memory(path: Path | None, grant: bool) -> doxa.Memory:
     mem = doxa.Memory.open(path, scope="s", clock=doxa.FixedClock("2026-03-09T10:00:00Z"))
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     if grant:
-        mem.grant("general")
+        mem.owner.grant("general")
     return mem
 
 
@@ -123,7 +123,7 @@ def test_import_publishes_in_batches_and_journals_them(tmp_path: Path) -> None:
     """Independent writes go out in few changes; every decision gets its journal line."""
     stream = [{"text": f"note {i}", "topic": "notes"} for i in range(50)]
     with _memory(tmp_path / "m", grant=False) as mem:
-        report = mem.import_claims(stream, batch_size=20)
+        report = mem.admin.import_claims(stream, batch_size=20)
         assert report.batches == 3
         assert report.counts == {"admitted": 50}
         assert mem.verify() == 50
@@ -138,7 +138,7 @@ def test_dependent_writes_split_the_batch() -> None:
     mem = _memory(None, grant=False)
     same = {"text": "ann livesIn Lyon", "topic": "people", "subject": EX + "ann"}
     same |= {"predicate": EX + "livesIn", "object": EX + "Lyon"}
-    report = mem.import_claims([same, dict(same), {"text": "other", "topic": "t"}])
+    report = mem.admin.import_claims([same, dict(same), {"text": "other", "topic": "t"}])
     assert [r.outcome.value for r in report.receipts] == ["admitted", "merged", "admitted"]
     assert report.batches == 2
 
@@ -150,11 +150,11 @@ def test_a_bad_line_refuses_the_whole_import(tmp_path: Path) -> None:
     claims.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     mem = _memory(None, grant=False)
     with pytest.raises(doxa.InvalidInput, match="Line 2"):
-        mem.import_claims(claims)
+        mem.admin.import_claims(claims)
     assert mem.receipts() == []
     lines[1]["topic"] = "t"
     claims.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-    assert mem.import_claims(claims).counts == {"admitted": 2}
+    assert mem.admin.import_claims(claims).counts == {"admitted": 2}
 
 
 @pytest.mark.parametrize(
@@ -183,9 +183,9 @@ def test_malformed_lines_are_clear_errors(tmp_path: Path, content: str, message:
     claims.write_text(content + "\n")
     mem = _memory(None, grant=False)
     with pytest.raises(doxa.InvalidInput, match=message):
-        mem.import_claims(claims)
+        mem.admin.import_claims(claims)
     claims.write_text('{"text": "x", "topic": "t"}\n\n')  # control
-    assert mem.import_claims(claims).counts == {"admitted": 1}
+    assert mem.admin.import_claims(claims).counts == {"admitted": 1}
 
 
 def test_a_key_given_once_keeps_its_value(tmp_path: Path) -> None:
@@ -197,7 +197,7 @@ def test_a_key_given_once_keeps_its_value(tmp_path: Path) -> None:
         '"sources": ["https://x.example/"]}\n'
     )
     mem = _memory(None, grant=False)
-    assert mem.import_claims(claims).counts == {"admitted": 1}
+    assert mem.admin.import_claims(claims).counts == {"admitted": 1}
     (fact,) = mem.facts()
     assert fact.authority is doxa.Authority.EXTERNAL
 
@@ -219,8 +219,8 @@ def test_erased_content_is_refused_line_by_line() -> None:
     mem = _memory(None, grant=False)
     gone = mem.remember("ann's secret", topic="t")
     assert gone.fact is not None
-    mem.erase(gone.fact, reason="asked to forget")
-    report = mem.import_claims(
+    mem.owner.erase(gone.fact, reason="asked to forget")
+    report = mem.admin.import_claims(
         [{"text": "ann's secret", "topic": "t"}, {"text": "harmless", "topic": "t"}]
     )
     assert [n for n, _ in report.refused] == [1]

@@ -51,8 +51,8 @@ def move(mem: doxa.Memory, who: str, *, authority: str = "agent", **extra: objec
 
 @pytest.fixture
 def granted(memory: doxa.Memory) -> doxa.Memory:
-    memory.grant("schedule")
-    memory.grant("other")
+    memory.owner.grant("schedule")
+    memory.owner.grant("other")
     return memory
 
 
@@ -74,11 +74,11 @@ def test_a_burst_with_no_turn_and_no_source_raises_the_alarm(
         seed(mem, who, authority=authority)
     first, second = move(mem, "a", authority=authority), move(mem, "b", authority=authority)
     assert outcomes([first, second]) == [ADMIT, ADMIT]
-    assert mem.alarms() == []  # control: two closings are no burst
+    assert mem.owner.alarms() == []  # control: two closings are no burst
     third = move(mem, "c", authority=authority)
     assert third.outcome is HOLD
     assert "alarm raised, 3 closings within 10 minutes by one writer" in third.reason
-    [alarm] = mem.alarms()
+    [alarm] = mem.owner.alarms()
     assert alarm.fact == third.fact
     assert [str(f.object) for f in mem.facts(subject=EX + "c")] == [EX + "Wednesday"]
     # the alarm stops every automatic closing in the scope, whoever writes, whatever the kind
@@ -88,12 +88,12 @@ def test_a_burst_with_no_turn_and_no_source_raises_the_alarm(
     assert "an alarm is open in this scope" in stopped.reason
     # until the owner clears it; clearing does not forget the window's closings, so the
     # writer's next closing in the window is stopped again, and one after it goes in
-    mem.clear_alarm(alarm.id, reason="the agent was told of three moves at once")
+    mem.owner.clear_alarm(alarm.id, reason="the agent was told of three moves at once")
     for who in "ef":
         seed(mem, who, authority=authority)
     assert move(mem, "e", authority=authority).outcome is HOLD
-    [again] = mem.alarms()
-    mem.clear_alarm(again.id, reason="the same three moves")
+    [again] = mem.owner.alarms()
+    mem.owner.clear_alarm(again.id, reason="the same three moves")
     clock.advance(WINDOW + timedelta(seconds=1))
     assert move(mem, "f", authority=authority).outcome is ADMIT
     assert mem.verify() == len(mem.receipts())
@@ -132,7 +132,7 @@ def test_a_writer_that_relabels_each_write_is_still_one_writer(
         seed(mem, who)
     moves = [move(mem, who, **labelled(n)) for n, who in enumerate("abc")]
     assert outcomes(moves) == [ADMIT, ADMIT, HOLD]
-    assert len(mem.alarms()) == 1
+    assert len(mem.owner.alarms()) == 1
 
 
 def test_an_authority_in_another_spelling_is_refused_not_a_new_writer(
@@ -162,7 +162,7 @@ def test_a_burst_spread_over_authorities_is_one_writers(granted: doxa.Memory) ->
     moves = [move(mem, "a"), move(mem, "b", authority="tool")]
     moves.append(move(mem, "c", authority="external", sources=["https://other.example/"]))
     assert outcomes(moves) == [ADMIT, ADMIT, HOLD]
-    assert [a for a in mem.alarms() if a.open]
+    assert [a for a in mem.owner.alarms() if a.open]
 
 
 def test_the_owner_between_an_agents_closings_is_no_burst(granted: doxa.Memory) -> None:
@@ -173,7 +173,7 @@ def test_the_owner_between_an_agents_closings_is_no_burst(granted: doxa.Memory) 
     seed(mem, "c")
     moves = [move(mem, "a"), move(mem, "b", authority="owner"), move(mem, "c")]
     assert outcomes(moves) == [ADMIT, ADMIT, ADMIT]
-    assert mem.alarms() == []
+    assert mem.owner.alarms() == []
 
 
 def test_the_owners_own_closings_are_not_a_writer_burst(granted: doxa.Memory) -> None:
@@ -184,7 +184,7 @@ def test_the_owners_own_closings_are_not_a_writer_burst(granted: doxa.Memory) ->
         seed(mem, who, authority="owner")
     moves = [move(mem, who, authority="owner") for who in "abcd"]
     assert outcomes(moves) == [ADMIT] * 4
-    assert mem.alarms() == []
+    assert mem.owner.alarms() == []
     feed = {"sources": ["https://calendar.example/feed"]}
     for who in "efg":
         seed(mem, who, authority="owner")
@@ -219,7 +219,7 @@ def test_the_window_is_exact_to_the_second(
     clock.advance(last_after - timedelta(minutes=5))
     third = move(mem, "c")
     assert outcomes([first, second, third]) == [ADMIT, ADMIT, HOLD if alarm else ADMIT]
-    assert bool(mem.alarms()) is alarm
+    assert bool(mem.owner.alarms()) is alarm
 
 
 def test_closings_spread_out_in_time_are_no_burst(
@@ -232,7 +232,7 @@ def test_closings_spread_out_in_time_are_no_burst(
         seed(mem, f"p{n}")
         clock.advance(timedelta(minutes=6))
         assert move(mem, f"p{n}").outcome is ADMIT
-    assert mem.alarms() == []
+    assert mem.owner.alarms() == []
     seed(mem, "x")
     assert move(mem, "x").outcome is HOLD
 
@@ -265,7 +265,7 @@ def test_one_writer_in_two_threads_is_one_writer(granted: doxa.Memory) -> None:
     is raised, however the threads interleave."""
     results = in_threads(granted, [("agent", "abc"), ("agent", "xyz")])
     assert sum(r.outcome is ADMIT for r in results) == 2
-    assert len(granted.alarms()) == 1
+    assert len(granted.owner.alarms()) == 1
     assert granted.verify() == len(granted.receipts())
 
 
@@ -273,4 +273,4 @@ def test_two_writers_in_two_threads_raise_no_alarm(granted: doxa.Memory) -> None
     """Control: two closings each by an agent and the owner in two threads all go in."""
     results = in_threads(granted, [("agent", "ab"), ("owner", "xy")])
     assert outcomes(results) == [ADMIT] * 4
-    assert granted.alarms() == []
+    assert granted.owner.alarms() == []

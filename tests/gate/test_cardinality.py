@@ -26,7 +26,7 @@ ex:badge a owl:DatatypeProperty, owl:FunctionalProperty .
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.add_ontology(DECLARED)
+    memory.schema.add_ontology(DECLARED)
     yield memory
     memory.close()
 
@@ -73,14 +73,14 @@ def test_approving_as_replaces_teaches_one_value(mem: doxa.Memory) -> None:
     approval's receipt, and the next value is judged as a functional slot, not asked."""
     first = phone(mem, "bob", "555-0101")
     held = phone(mem, "bob", "555-0199", valid_from="2026-02-01")
-    approved = mem.approve(held.held or "", as_relation="replaces")
+    approved = mem.owner.approve(held.held or "", as_relation="replaces")
     assert approved.reason == (
         "approved by the owner; learned: <http://example.org/phone> holds one value at a time"
     )
     assert approved.targets == (first.fact,)
     assert lesson(mem) == {str(OWL.FunctionalProperty)}
     assert [f.object.toPython() for f in mem.facts(subject=EX + "bob")] == ["555-0199"]  # type: ignore[union-attr]
-    mem.grant("contact")
+    mem.owner.grant("contact")
     third = phone(mem, "bob", "555-0200", valid_from="2026-03-01")
     assert (third.outcome, third.relation) == (doxa.Outcome.ADMITTED, doxa.Relation.REPLACES)
     # another subject's second value is decided alone too
@@ -93,7 +93,7 @@ def test_approving_as_new_teaches_many_values(mem: doxa.Memory) -> None:
     second value, for any subject, is admitted without asking (held once per predicate)."""
     phone(mem, "bob", "555-0101")
     held = phone(mem, "bob", "555-0199")
-    approved = mem.approve(held.held or "", as_relation="new")
+    approved = mem.owner.approve(held.held or "", as_relation="new")
     assert approved.reason.endswith("learned: <http://example.org/phone> holds many values")
     assert lesson(mem) == {str(DOXA.ManyValuedProperty)}
     assert len(mem.facts(subject=EX + "bob")) == 2
@@ -106,7 +106,7 @@ def test_approving_without_a_choice_teaches_nothing(mem: doxa.Memory) -> None:
     """A plain approval admits the write and records no lesson; the next second value asks
     again (the control: a choice records one)."""
     phone(mem, "bob", "1")
-    mem.approve(phone(mem, "bob", "2").held or "")
+    mem.owner.approve(phone(mem, "bob", "2").held or "")
     assert lesson(mem) == set()
     assert phone(mem, "bob", "3").outcome is doxa.Outcome.HELD
 
@@ -114,7 +114,7 @@ def test_approving_without_a_choice_teaches_nothing(mem: doxa.Memory) -> None:
 def test_rejecting_teaches_nothing(mem: doxa.Memory) -> None:
     """Rejecting the held write discards it; nothing is learned."""
     phone(mem, "bob", "1")
-    mem.reject(phone(mem, "bob", "2").held or "")
+    mem.owner.reject(phone(mem, "bob", "2").held or "")
     assert lesson(mem) == set()
 
 
@@ -134,7 +134,7 @@ def test_domain_ontology_axioms_win(mem: doxa.Memory, predicate: str) -> None:
 def test_a_lesson_is_kept_per_scope(mem: doxa.Memory) -> None:
     """Alice's lesson does not reach Bob's scope on the same store: Bob is asked himself."""
     phone(mem, "bob", "1")
-    mem.approve(phone(mem, "bob", "2").held or "", as_relation="new")
+    mem.owner.approve(phone(mem, "bob", "2").held or "", as_relation="new")
     other = doxa.Memory(mem.store, scope="bob", clock=mem.clock)
     phone(other, "bob", "1")
     assert phone(other, "bob", "2").outcome is doxa.Outcome.HELD
@@ -145,5 +145,5 @@ def test_a_declared_predicate_approved_teaches_nothing(mem: doxa.Memory) -> None
     phone(mem, "bob", "1", predicate=EX + "badge", valid_from="2026-01-01")
     held = phone(mem, "bob", "2", predicate=EX + "badge", valid_from="2026-02-01")
     assert held.outcome is doxa.Outcome.HELD  # closing not earned
-    mem.approve(held.held or "", as_relation="new")
+    mem.owner.approve(held.held or "", as_relation="new")
     assert lesson(mem, EX + "badge") == set()

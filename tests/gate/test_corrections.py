@@ -19,7 +19,7 @@ JAN = "2026-01-05"
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.add_ontology(DOMAIN)
+    memory.schema.add_ontology(DOMAIN)
     yield memory
     memory.close()
 
@@ -82,7 +82,7 @@ def test_an_approved_undated_value_starts_when_it_was_received(
     berlin = home(mem, "Berlin", authority="agent")
     assert (berlin.relation, berlin.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.HELD)
     clock.set("2026-03-12T09:00:00Z")
-    mem.approve(berlin.fact or "")
+    mem.owner.approve(berlin.fact or "")
     assert live_at(mem, "2026-03-08") == ["Bob lives in Paris"]
     assert live_at(mem, "2026-03-10") == ["Bob lives in Berlin"]
     assert live_at(mem, "2026-03-12T10:00:00Z") == ["Bob lives in Berlin"]
@@ -99,14 +99,14 @@ def test_a_property_that_never_changes_is_corrected_not_moved(
     mem: doxa.Memory, clock: doxa.FixedClock
 ) -> None:
     """A second birth year means the first was wrong; a second home means a move."""
-    mem.grant("biographical")
+    mem.owner.grant("biographical")
     first = born(mem, 1971, authority="agent")
     clock.advance(timedelta(days=1))
     right = born(mem, 1977)
     assert right.relation is doxa.Relation.WAS_WRONG, right.reason
     assert mem.get(first.fact or "").status is doxa.FactStatus.RETRACTED
     # control: a one-value property that can change
-    mem.grant("location")
+    mem.owner.grant("location")
     home(mem, "Paris", authority="agent")
     clock.advance(timedelta(days=1))
     assert home(mem, "Berlin").relation is doxa.Relation.REPLACES
@@ -116,7 +116,7 @@ def test_a_writer_who_denies_the_old_value_by_name_retracts_it(
     mem: doxa.Memory, clock: doxa.FixedClock
 ) -> None:
     """ "… Lisbon, not Paris": the writer says Paris was wrong; without the cue it is a move."""
-    mem.grant("location")
+    mem.owner.grant("location")
     paris = home(mem, "Paris", authority="agent")
     clock.advance(timedelta(days=1))
     lisbon = statement(
@@ -227,11 +227,11 @@ def test_an_answer_decides_every_write_waiting_on_the_question(
     (No burst limit here: the next test shows the alarm still stands over such closings.)"""
     policy = doxa.ClosingPolicy(burst_size=1000)
     mem = doxa.Memory.open(None, scope="alice", clock=clock, policy=policy)
-    mem.grant("general")
+    mem.owner.grant("general")
     waiting = asked(mem, 12, clock)
     assert all(w.relation is doxa.Relation.UNCLEAR for w in waiting)
     assert len({h.asks for h in mem.held()}) == 1
-    mem.approve(waiting[0].fact or "", as_relation=answer)
+    mem.owner.approve(waiting[0].fact or "", as_relation=answer)
     assert mem.held() == []
     for i in range(12):
         assert len(mem.facts(subject=EX + f"p{i}")) == live_each
@@ -249,13 +249,13 @@ def test_closings_an_answer_lets_through_still_count_as_a_burst(
     """The agent wrote twelve second values; the owner's "one value at a time" lets the
     judge close them, and the burst alarm stops it after the third: none is left waiting on
     the answered question, the rest wait on the alarm (control: the test above, no limit)."""
-    mem.grant("general")
+    mem.owner.grant("general")
     waiting = asked(mem, 12, clock)
-    mem.approve(waiting[0].fact or "", as_relation=doxa.Relation.REPLACES)
+    mem.owner.approve(waiting[0].fact or "", as_relation=doxa.Relation.REPLACES)
     still = mem.held()
     assert still
     assert all(h.asks is None for h in still)
-    assert [a for a in mem.alarms() if a.open]
+    assert [a for a in mem.owner.alarms() if a.open]
 
 
 def test_a_plain_approval_teaches_nothing_and_leaves_the_others_waiting(
@@ -263,7 +263,7 @@ def test_a_plain_approval_teaches_nothing_and_leaves_the_others_waiting(
 ) -> None:
     """Control: approving without an answer decides that write only."""
     waiting = asked(mem, 3, clock)
-    mem.approve(waiting[0].fact or "")
+    mem.owner.approve(waiting[0].fact or "")
     assert len(mem.held()) == 2
 
 
@@ -306,12 +306,12 @@ def test_sentences_that_correct_each_other_ask_once_then_follow(
 ) -> None:
     """The first pair asks "replace or add?"; answered "replaces", the old line ends and the
     next subject's pair of the same pattern replaces without asking."""
-    mem.grant("general")
+    mem.owner.grant("general")
     mem.remember(old, topic="people", authority="agent")
     clock.advance(timedelta(hours=1))
     question = mem.remember(new, topic="people", authority="agent")
     assert question.relation is doxa.Relation.UNCLEAR, question.reason
-    mem.approve(question.fact or "", as_relation=doxa.Relation.REPLACES)
+    mem.owner.approve(question.fact or "", as_relation=doxa.Relation.REPLACES)
     assert [f.text for f in mem.facts(topic="people")] == [new]
     mem.remember(other_old, topic="people", authority="agent")
     clock.advance(timedelta(hours=1))
@@ -323,10 +323,10 @@ def test_sentences_that_correct_each_other_ask_once_then_follow(
 def test_a_many_valued_pattern_stays_many(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     """ "speaks French" / "speaks German": answered "a second value", both stay, and so do
     the next subject's."""
-    mem.grant("general")
+    mem.owner.grant("general")
     mem.remember("Alice speaks French", topic="people", authority="agent")
     question = mem.remember("Alice speaks German", topic="people", authority="agent")
-    mem.approve(question.fact or "", as_relation=doxa.Relation.NEW)
+    mem.owner.approve(question.fact or "", as_relation=doxa.Relation.NEW)
     mem.remember("Zoe speaks Polish", topic="people", authority="agent")
     follow = mem.remember("Zoe speaks Czech", topic="people", authority="agent")
     assert follow.relation is doxa.Relation.NEW
@@ -360,7 +360,7 @@ def test_a_writer_who_says_the_old_value_was_wrong_retracts_it(
     mem: doxa.Memory, clock: doxa.FixedClock
 ) -> None:
     """``correction="was_wrong"``: the old home was never true; without it, a move."""
-    mem.grant("location")
+    mem.owner.grant("location")
     paris = home(mem, "Paris", authority="agent")
     clock.advance(timedelta(days=1))
     lisbon = home(mem, "Lisbon", authority="agent", correction="was_wrong")
@@ -376,12 +376,12 @@ def test_a_writer_cannot_say_an_unchanging_value_changed(
     mem: doxa.Memory, clock: doxa.FixedClock
 ) -> None:
     """``correction="replaces"`` on a birth year asks the owner; on a home it is a move."""
-    mem.grant("biographical")
+    mem.owner.grant("biographical")
     born(mem, 1971, authority="agent")
     clock.advance(timedelta(days=1))
     moved = born(mem, 1977, authority="agent", correction="replaces")
     assert (moved.relation, moved.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
-    mem.grant("location")
+    mem.owner.grant("location")
     home(mem, "Paris", authority="agent")
     clock.advance(timedelta(days=1))
     assert home(mem, "Rome", authority="agent", correction="replaces").relation is (
@@ -406,7 +406,7 @@ def test_a_held_correction_keeps_the_writers_word(mem: doxa.Memory, clock: doxa.
     clock.advance(timedelta(days=1))
     lisbon = home(mem, "Lisbon", authority="agent", correction="was_wrong")
     assert (lisbon.relation, lisbon.outcome) == (doxa.Relation.WAS_WRONG, doxa.Outcome.HELD)
-    mem.approve(lisbon.fact or "")
+    mem.owner.approve(lisbon.fact or "")
     assert mem.get(paris.fact or "").status is doxa.FactStatus.RETRACTED
 
 
@@ -431,7 +431,7 @@ def test_a_pattern_iri_is_no_predicate(mem: doxa.Memory, spelling: str) -> None:
 def test_a_denial_leaves_no_value_in_the_receipt(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     """The "not <value>" cue names the denied fact by id: after erasing both facts no word
     of either stays in the log (receipts outlive erasure)."""
-    mem.grant("location")
+    mem.owner.grant("location")
     home(mem, "Quxville", authority="agent")
     clock.advance(timedelta(days=1))
     denied = home(mem, "Zentropolis, not Quxville")
@@ -443,7 +443,7 @@ def test_a_denial_leaves_no_value_in_the_receipt(mem: doxa.Memory, clock: doxa.F
 def test_a_change_cue_is_no_denial(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     """ "…now on Thursday, not Wednesday anymore" says the call moved (control: the cue
     without "now"/"anymore" retracts, above)."""
-    mem.grant("location")
+    mem.owner.grant("location")
     home(mem, "Paris", authority="agent")
     clock.advance(timedelta(days=1))
     moved = home(mem, "Berlin now, not Paris anymore")
@@ -469,7 +469,7 @@ def test_a_rejudged_write_keeps_the_time_it_was_received(
     Initech: Globex, judged again as of when it was sent, cannot replace the newer value."""
     policy = doxa.ClosingPolicy(burst_size=1000)
     with doxa.Memory.open(None, scope="alice", clock=clock, policy=policy) as mem:
-        mem.grant("general")
+        mem.owner.grant("general")
         statement(mem, "Bob works at Acme", "bob", "worksAt", "Acme", authority="agent")
         clock.set("2026-03-02T09:00:00Z")
         statement(mem, "Bob works at Globex", "bob", "worksAt", "Globex", authority="agent")
@@ -477,7 +477,7 @@ def test_a_rejudged_write_keeps_the_time_it_was_received(
         initech = statement(mem, "Bob works at Initech", "bob", "worksAt", "Initech",
                             authority="agent")  # fmt: skip
         clock.set("2026-03-04T09:00:00Z")
-        mem.approve(initech.fact or "", as_relation=doxa.Relation.REPLACES)
+        mem.owner.approve(initech.fact or "", as_relation=doxa.Relation.REPLACES)
         assert [f.text for f in mem.facts(subject=EX + "bob")] == ["Bob works at Initech"]
         assert [f.text for f in mem.facts(subject=EX + "bob", valid_at="2026-03-02T12:00:00Z")
                 ] == ["Bob works at Acme"]  # fmt: skip
@@ -491,10 +491,10 @@ def test_releasing_a_copy_from_quarantine_is_no_copy_of_a_wait(mem: doxa.Memory)
     first = mem.remember(text, topic="mail", **page)
     second = mem.remember(text, topic="mail", **page)
     assert first.outcome is second.outcome is doxa.Outcome.QUARANTINED
-    a = mem.release(first.fact or "", reason="a quotation")
-    b = mem.release(second.fact or "", reason="a quotation too")
+    a = mem.owner.release(first.fact or "", reason="a quotation")
+    b = mem.owner.release(second.fact or "", reason="a quotation too")
     assert a.id != b.id
-    assert mem.quarantined() == []
+    assert mem.owner.quarantined() == []
 
 
 def test_values_sharing_a_word_follow_the_sentences_lesson(
@@ -503,10 +503,10 @@ def test_values_sharing_a_word_follow_the_sentences_lesson(
     """ "window" / "aisle" teach "<name> always books a <value> seat"; "exit row" / "front
     row" line up on one word ("<value> row seat"), the same sentence read with a wider value:
     the lesson stands, no second question (control: a sentence nobody taught asks)."""
-    mem.grant("general")
+    mem.owner.grant("general")
     mem.remember("Ann always books a window seat", topic="travel", authority="agent")
     asked = mem.remember("Ann always books a aisle seat", topic="travel", authority="agent")
-    mem.approve(asked.fact or "", as_relation=doxa.Relation.REPLACES)
+    mem.owner.approve(asked.fact or "", as_relation=doxa.Relation.REPLACES)
     mem.remember("Ben always books a exit row seat", topic="travel", authority="agent")
     follow = mem.remember("Ben always books a front row seat", topic="travel", authority="agent")
     assert (follow.relation, follow.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.ADMITTED)
@@ -521,13 +521,13 @@ def test_an_agents_word_cannot_retract_the_owners_fact(
     """``correction="was_wrong"`` from an agent against the owner's value is unclear, held:
     the writer's word never outranks authority. Control: against an agent's value it
     retracts (closing granted)."""
-    mem.grant("location")
+    mem.owner.grant("location")
     owners = home(mem, "Paris")
     clock.advance(timedelta(days=1))
     tried = home(mem, "Lisbon", authority="agent", correction="was_wrong")
     assert (tried.relation, tried.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
     assert mem.get(owners.fact or "").status is doxa.FactStatus.LIVE
-    mem.reject(tried.fact or "", reason="no")
+    mem.owner.reject(tried.fact or "", reason="no")
     statement(mem, "Dan lives in Rome", "dan", "livesIn", EX + "Rome", authority="agent",
               kind="location")  # fmt: skip
     clock.advance(timedelta(days=1))

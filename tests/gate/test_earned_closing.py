@@ -24,7 +24,7 @@ def open_memory(clock: doxa.FixedClock, **policy: object) -> doxa.Memory:
         clock=clock,
         policy=doxa.ClosingPolicy(**policy),  # type: ignore[arg-type]
     )
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     return mem
 
 
@@ -75,9 +75,9 @@ def test_closing_waits_until_calibration_earns_it(mem: doxa.Memory) -> None:
     assert held.outcome is doxa.Outcome.HELD
     assert held.relation is doxa.Relation.REPLACES
     assert "0 of 10 labelled decisions" in held.reason
-    report = mem.calibrate(labelled(10), ontology=[DOMAIN])
+    report = mem.admin.calibrate(labelled(10), ontology=[DOMAIN])
     assert report.accuracy() == 1.0
-    [standing] = mem.ledger()
+    [standing] = mem.owner.ledger()
     assert (standing.kind, standing.agreements, standing.decisions, standing.earned) == (
         "schedule",
         10,
@@ -98,33 +98,33 @@ def test_closing_waits_until_calibration_earns_it(mem: doxa.Memory) -> None:
 def test_the_bar_is_98_percent_of_50(clock: doxa.FixedClock, wrong: int, earned: bool) -> None:
     """49 of 50 (98%) earns closing; 48 of 50 (96%) does not."""
     with open_memory(clock) as mem:
-        report = mem.calibrate(labelled(50, wrong=wrong), ontology=[DOMAIN])
+        report = mem.admin.calibrate(labelled(50, wrong=wrong), ontology=[DOMAIN])
         assert report.accuracy() == pytest.approx(1 - wrong / 50)
         assert report.wrong_closings != []  # the mislabelled ones: the judge closed
-        assert mem.closing_earned("schedule") is earned
+        assert mem.owner.closing_earned("schedule") is earned
 
 
 def test_too_few_decisions_do_not_earn(clock: doxa.FixedClock) -> None:
     with open_memory(clock) as mem:
-        mem.calibrate(labelled(49), ontology=[DOMAIN])
-        assert not mem.closing_earned("schedule")
+        mem.admin.calibrate(labelled(49), ontology=[DOMAIN])
+        assert not mem.owner.closing_earned("schedule")
         assert "49 of 50 labelled decisions at 100% agreement" in (
-            mem.closing_refusal("schedule") or ""
+            mem.owner.closing_refusal("schedule") or ""
         )
         one_more = labelled(1)[0]
-        mem.calibrate([Case(**{**one_more.__dict__, "id": "extra"})], ontology=[DOMAIN])
-        assert mem.closing_earned("schedule")
+        mem.admin.calibrate([Case(**{**one_more.__dict__, "id": "extra"})], ontology=[DOMAIN])
+        assert mem.owner.closing_earned("schedule")
 
 
 def test_a_labelled_set_counts_once(mem: doxa.Memory, tmp_path: object) -> None:
     cases = labelled(10)
-    mem.calibrate(cases, ontology=[DOMAIN])
+    mem.admin.calibrate(cases, ontology=[DOMAIN])
     with pytest.raises(doxa.InvalidInput, match="already counted"):
-        mem.calibrate(cases, ontology=[DOMAIN])
-    assert mem.ledger()[0].decisions == 10
+        mem.admin.calibrate(cases, ontology=[DOMAIN])
+    assert mem.owner.ledger()[0].decisions == 10
     # control: a different set counts
-    mem.calibrate(labelled(11)[10:] + labelled(3, kind="other"), ontology=[DOMAIN])
-    assert {(s.kind, s.decisions) for s in mem.ledger()} == {("schedule", 11), ("other", 3)}
+    mem.admin.calibrate(labelled(11)[10:] + labelled(3, kind="other"), ontology=[DOMAIN])
+    assert {(s.kind, s.decisions) for s in mem.owner.ledger()} == {("schedule", 11), ("other", 3)}
 
 
 def test_owner_decisions_on_held_closings_feed_the_ledger(clock: doxa.FixedClock) -> None:
@@ -132,16 +132,16 @@ def test_owner_decisions_on_held_closings_feed_the_ledger(clock: doxa.FixedClock
         for i in range(3):
             day(mem, f"p{i}", "Wednesday", JAN)
             held = day(mem, f"p{i}", "Thursday", MAR)
-            mem.approve(held.held or "")
+            mem.owner.approve(held.held or "")
         day(mem, "q", "Wednesday", JAN)
-        mem.reject(day(mem, "q", "Thursday", MAR).held or "", reason="not true")
-        [standing] = mem.ledger()
+        mem.owner.reject(day(mem, "q", "Thursday", MAR).held or "", reason="not true")
+        [standing] = mem.owner.ledger()
         assert (standing.agreements, standing.decisions, standing.earned) == (3, 4, False)
         # approvals that change the relation are disagreements too
         day(mem, "r", "Wednesday", JAN)
-        mem.approve(day(mem, "r", "Thursday", MAR).held or "", as_relation="was_wrong")
-        assert mem.ledger()[0].agreements == 3
-        assert mem.ledger()[0].decisions == 5
+        mem.owner.approve(day(mem, "r", "Thursday", MAR).held or "", as_relation="was_wrong")
+        assert mem.owner.ledger()[0].agreements == 3
+        assert mem.owner.ledger()[0].decisions == 5
         stats = mem.stats().kind("schedule")
         assert stats.needless_holds == 3
         assert stats.held == 5
@@ -152,21 +152,21 @@ def test_approvals_as_judged_earn_closing(clock: doxa.FixedClock) -> None:
     with open_memory(clock, min_decisions=4) as mem:
         for i in range(4):
             day(mem, f"p{i}", "Wednesday", JAN)
-            mem.approve(day(mem, f"p{i}", "Thursday", MAR).held or "")
-        assert mem.closing_earned("schedule")
+            mem.owner.approve(day(mem, f"p{i}", "Thursday", MAR).held or "")
+        assert mem.owner.closing_earned("schedule")
         day(mem, "z", "Wednesday", JAN)
         assert day(mem, "z", "Thursday", MAR).outcome is doxa.Outcome.ADMITTED
 
 
 def test_the_owners_revocation_overrides_the_ledger(mem: doxa.Memory) -> None:
-    mem.calibrate(labelled(10), ontology=[DOMAIN])
-    assert mem.closing_earned("schedule")
-    mem.revoke("schedule", reason="I want to see every change")
+    mem.admin.calibrate(labelled(10), ontology=[DOMAIN])
+    assert mem.owner.closing_earned("schedule")
+    mem.owner.revoke("schedule", reason="I want to see every change")
     day(mem, "bob", "Wednesday", JAN)
     held = day(mem, "bob", "Thursday", MAR)
     assert held.outcome is doxa.Outcome.HELD
     assert "revoked" in held.reason
-    mem.grant("schedule")
+    mem.owner.grant("schedule")
     day(mem, "cat", "Wednesday", JAN)
     assert day(mem, "cat", "Thursday", MAR).outcome is doxa.Outcome.ADMITTED
 
@@ -193,7 +193,7 @@ def test_the_owners_own_correction_waits_where_not_earned(mem: doxa.Memory) -> N
     )
     assert (held.relation, held.outcome) == (doxa.Relation.WAS_WRONG, doxa.Outcome.HELD)
     assert [str(f.object) for f in mem.facts(subject=EX + "dan")] == ["1971"]
-    mem.grant("biographical")
+    mem.owner.grant("biographical")
     mem.remember(
         "born 1978",
         topic="bio",
@@ -217,7 +217,7 @@ def test_the_owners_own_correction_waits_where_not_earned(mem: doxa.Memory) -> N
 
 
 def test_ledger_receipts_are_in_the_chain(mem: doxa.Memory) -> None:
-    mem.calibrate(labelled(10), ontology=[DOMAIN])
+    mem.admin.calibrate(labelled(10), ontology=[DOMAIN])
     receipts = mem.receipts()
     assert [r.outcome for r in receipts][-1] is doxa.Outcome.CALIBRATED
     assert mem.verify() == len(receipts)

@@ -47,9 +47,9 @@ def test_erase_many_rebuilds_once_and_leaves_no_byte(
     with doxa.Memory.open(path, scope="alice", clock=clock) as mem:
         phone, kept = people(mem)
         other = more_people(mem)
-        mem.backup()
+        mem.admin.backup()
         rebuilt = counted_compactions(monkeypatch)
-        receipts = mem.erase_many(
+        receipts = mem.owner.erase_many(
             [EX + "zebulon-quaxford", other.fact or ""], reason="right to be forgotten", wait=True
         )
         assert [r.outcome for r in receipts] == [doxa.Outcome.ERASED] * 2
@@ -76,8 +76,8 @@ def test_erase_one_at_a_time_rebuilds_each_time(
         people(mem)
         other = more_people(mem)
         rebuilt = counted_compactions(monkeypatch)
-        mem.erase(EX + "zebulon-quaxford", reason="right to be forgotten", wait=True)
-        mem.erase(other.fact or "", reason="right to be forgotten", wait=True)
+        mem.owner.erase(EX + "zebulon-quaxford", reason="right to be forgotten", wait=True)
+        mem.owner.erase(other.fact or "", reason="right to be forgotten", wait=True)
         assert len(rebuilt) == 2
 
 
@@ -90,10 +90,10 @@ def test_a_missing_target_stops_after_making_the_earlier_ones_real(
         other = more_people(mem)
         before = len(mem.receipts())
         with pytest.raises(doxa.NotFound, match="nobody"):
-            mem.erase_many(
+            mem.owner.erase_many(
                 [EX + "zebulon-quaxford", EX + "nobody", other.fact or ""], reason="asked"
             )
-        mem.purge()
+        mem.admin.purge()
         outcomes = [r.outcome for r in mem.receipts()[before:]]
         assert outcomes == [doxa.Outcome.ERASED, doxa.Outcome.PURGED]
         assert "Quaxford" not in everything(mem)
@@ -106,21 +106,21 @@ def test_a_missing_target_stops_after_making_the_earlier_ones_real(
 
 def test_a_fact_an_earlier_target_took_is_skipped(memory: doxa.Memory) -> None:
     phone, kept = people(memory)
-    receipts = memory.erase_many([EX + "zebulon-quaxford", phone.fact or ""], reason="asked")
+    receipts = memory.owner.erase_many([EX + "zebulon-quaxford", phone.fact or ""], reason="asked")
     assert len(receipts) == 1
     assert phone.fact in receipts[0].targets
     # a fact id alone, not taken before, is erased: the control
-    assert memory.erase_many([kept.fact or ""], reason="asked")[0].targets == (kept.fact,)
+    assert memory.owner.erase_many([kept.fact or ""], reason="asked")[0].targets == (kept.fact,)
 
 
 def test_erase_many_refuses_bad_calls(memory: doxa.Memory) -> None:
     _, kept = people(memory)
     before = len(memory.receipts())
     with pytest.raises(doxa.InvalidInput, match="list of targets"):
-        memory.erase_many(kept.fact or "", reason="asked")
+        memory.owner.erase_many(kept.fact or "", reason="asked")
     with pytest.raises(doxa.InvalidInput, match="needs a reason"):
-        memory.erase_many([kept.fact or ""], reason="")
-    assert memory.erase_many([], reason="asked") == []
+        memory.owner.erase_many([kept.fact or ""], reason="")
+    assert memory.owner.erase_many([], reason="asked") == []
     assert len(memory.receipts()) == before
     assert memory.get(kept.fact or "").status is doxa.FactStatus.LIVE
 
@@ -133,11 +133,11 @@ def test_restore_reapplies_every_erasure_then_rebuilds_once(
     with doxa.Memory.open(path, scope="alice", clock=clock) as mem:
         people(mem)
         other = more_people(mem)
-        backup = mem.backup()
-        mem.erase(EX + "zebulon-quaxford", reason="asked")
-        mem.erase(other.fact or "", reason="asked")
+        backup = mem.admin.backup()
+        mem.owner.erase(EX + "zebulon-quaxford", reason="asked")
+        mem.owner.erase(other.fact or "", reason="asked")
     rebuilt = counted_compactions(monkeypatch)  # closing purged them; now the restore
-    assert doxa.Memory.restore_backup(path, backup) == {"alice": 2}
+    assert doxa.restore_backup(path, backup) == {"alice": 2}
     assert [p for p in rebuilt if p == path] == [path]  # once for both erasures
     for needle in (*ERASED, *OTHER):
         assert hits(path, needle) == [], needle

@@ -152,13 +152,13 @@ def hits(folder: Path, needle: str) -> list[Path]:
 
 def everything(mem: doxa.Memory) -> str:
     out = io.StringIO()
-    mem.export(out, audit=True)
+    mem.admin.export(out, audit=True)
     return out.getvalue()
 
 
 def test_erasing_a_fact_removes_it_from_every_read(memory: doxa.Memory) -> None:
     phone, kept = people(memory)
-    receipt = memory.erase(phone.fact or "", reason="the owner asked")
+    receipt = memory.owner.erase(phone.fact or "", reason="the owner asked")
     assert receipt.outcome is doxa.Outcome.ERASED
     assert receipt.targets == (phone.fact,)
     assert "+1 555 0142" not in {str(f.object) for f in memory.facts(include_ended=True)}
@@ -184,7 +184,7 @@ def test_erasing_a_fact_removes_it_from_every_read(memory: doxa.Memory) -> None:
 
 def test_erased_content_cannot_come_back(memory: doxa.Memory) -> None:
     phone, _ = people(memory)
-    memory.erase(phone.fact or "", reason="the owner asked")
+    memory.owner.erase(phone.fact or "", reason="the owner asked")
     with pytest.raises(doxa.ErasedContent, match="erasure is final"):
         memory.remember(
             "Zebulon Quaxford's phone is +1 555 0142", topic="contacts", authority="agent"
@@ -229,7 +229,7 @@ def test_erasing_a_subject_takes_every_claim_about_it(memory: doxa.Memory) -> No
         authority="tool",
     )
     assert memory.held() != []
-    receipt = memory.erase(EX + "zebulon-quaxford", reason="right to be forgotten")
+    receipt = memory.owner.erase(EX + "zebulon-quaxford", reason="right to be forgotten")
     assert len(receipt.targets) == 5  # address, phone, likes, birth year and the held one
     text = everything(memory)
     for needle in ERASED:
@@ -253,11 +253,11 @@ def test_erasure_errors_leave_nothing_written(memory: doxa.Memory) -> None:
     _, kept = people(memory)
     before = len(memory.receipts())
     with pytest.raises(doxa.InvalidInput, match="needs a reason"):
-        memory.erase(kept.fact or "", reason="")
+        memory.owner.erase(kept.fact or "", reason="")
     with pytest.raises(doxa.NotFound):
-        memory.erase("019ac4f2b0e3a1b2c3d4", reason="x")
+        memory.owner.erase("019ac4f2b0e3a1b2c3d4", reason="x")
     with pytest.raises(doxa.NotFound):
-        memory.erase(EX + "nobody", reason="x")
+        memory.owner.erase(EX + "nobody", reason="x")
     assert len(memory.receipts()) == before
     assert memory.get(kept.fact or "").status is doxa.FactStatus.LIVE
 
@@ -268,8 +268,8 @@ def test_no_byte_of_an_erased_person_stays_in_the_files(
     path = tmp_path / "memory"
     with doxa.Memory.open(path, scope="alice", clock=clock) as mem:
         people(mem)
-        backup = mem.backup()
-        mem.erase(EX + "zebulon-quaxford", reason="right to be forgotten")
+        backup = mem.admin.backup()
+        mem.owner.erase(EX + "zebulon-quaxford", reason="right to be forgotten")
         assert mem.verify() == len(mem.receipts())
     backups = tmp_path / "memory.backups"
     assert backups.is_dir()
@@ -294,7 +294,7 @@ def test_the_backup_held_the_person_before_the_erasure(
     with doxa.Memory.open(path, scope="alice", clock=clock) as mem:
         people(mem)
         assert hits_raw(path, ERASED[0])  # still in the write-ahead log
-        backup = mem.backup()
+        backup = mem.admin.backup()
     with doxa.Memory.open(backup, scope="alice", clock=clock) as old:
         assert any("Quaxford" in f.text for f in old.facts())
 

@@ -34,7 +34,7 @@ def _write(mem: doxa.Memory) -> tuple[doxa.Receipt, doxa.Receipt]:
 
 def _store_text(mem: doxa.Memory, tmp_path: Path) -> str:
     out = tmp_path / "audit.nq"
-    mem.export(out, audit=True)
+    mem.admin.export(out, audit=True)
     return out.read_text(encoding="utf-8")
 
 
@@ -47,7 +47,7 @@ def test_erasure_removes_sources_and_turns_only_it_used(
     before = _store_text(memory, tmp_path)
     assert MAIL in before
     assert TURN in before
-    memory.erase(erased.fact or "", reason="asked to forget")
+    memory.owner.erase(erased.fact or "", reason="asked to forget")
     after = _store_text(memory, tmp_path)
     assert MAIL not in after
     assert TURN not in after
@@ -55,7 +55,7 @@ def test_erasure_removes_sources_and_turns_only_it_used(
     assert memory.verify() == 3
     assert verify_export(tmp_path / "audit.nq") == {"urn:doxa:scope:alice/log": 3}
     fresh = doxa.Memory(EmbeddedStore(), scope="alice")
-    fresh.load_export(tmp_path / "audit.nq")
+    fresh.admin.load_export(tmp_path / "audit.nq")
     assert fresh.verify() == 3
     assert [str(s) for s in memory.why(kept.fact or "").sources] == [SHARED]
 
@@ -64,7 +64,7 @@ def test_a_resealed_receipt_is_still_checked(memory: doxa.Memory, tmp_path: Path
     """Putting an erased origin back on its receipt fails verification; the export as
     written verifies (control)."""
     erased, _ = _write(memory)
-    memory.erase(erased.fact or "", reason="asked to forget")
+    memory.owner.erase(erased.fact or "", reason="asked to forget")
     lines = _store_text(memory, tmp_path).splitlines()
     assert verify_export(tmp_path / "audit.nq")
     receipt = next(line.split(" ")[0] for line in lines if "#origin> <" + SHARED in line)
@@ -97,7 +97,7 @@ VARIANTS = {
 def test_erased_text_with_invisible_characters_is_refused(memory: doxa.Memory, text: str) -> None:
     """Erased text written again with format characters or compatibility forms is refused."""
     erased, _ = _write(memory)
-    memory.erase(erased.fact or "", reason="asked to forget")
+    memory.owner.erase(erased.fact or "", reason="asked to forget")
     with pytest.raises(doxa.ErasedContent, match="erasure is final"):
         memory.remember(text, topic="contacts")
 
@@ -105,7 +105,7 @@ def test_erased_text_with_invisible_characters_is_refused(memory: doxa.Memory, t
 def test_different_content_is_admitted_after_an_erasure(memory: doxa.Memory) -> None:
     """Control: genuinely different content (another number) is admitted after the erasure."""
     erased, _ = _write(memory)
-    memory.erase(erased.fact or "", reason="asked to forget")
+    memory.owner.erase(erased.fact or "", reason="asked to forget")
     receipt = memory.remember("Zebulon's phone is +1 555 0143", topic="contacts")
     assert receipt.outcome is doxa.Outcome.ADMITTED
 
@@ -120,7 +120,7 @@ def test_erased_string_objects_with_invisible_characters_are_refused(memory: dox
         predicate=EX + "phone",
         object="+1 555 0142",
     )
-    memory.erase(fact.fact or "", reason="asked to forget")
+    memory.owner.erase(fact.fact or "", reason="asked to forget")
     with pytest.raises(doxa.ErasedContent):
         memory.remember(
             "Zeb's number",

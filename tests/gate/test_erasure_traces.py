@@ -24,7 +24,7 @@ LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 
 def _export(mem: doxa.Memory) -> str:
     out = io.StringIO()
-    mem.export(out, audit=True)
+    mem.admin.export(out, audit=True)
     return out.getvalue()
 
 
@@ -53,7 +53,7 @@ def test_an_erased_writes_input_digest_cannot_be_matched_by_guessing(
     again = mem.remember(PIN.format(4821), topic="secrets", authority="owner")
     kept = mem.remember(PIN.format(4817), topic="secrets", authority="owner")
     assert _guessed(_export(mem)) == [4817, 4821]  # control: the attack works before
-    mem.erase(secret.fact or "", reason="owner asked", wait=True)
+    mem.owner.erase(secret.fact or "", reason="owner asked", wait=True)
     export = _export(mem)
     assert "4821" not in export
     assert _guessed(export) == [4817]  # the kept fact's digest stays
@@ -75,7 +75,7 @@ def test_a_quarantined_writes_input_digest_goes_with_it(clock: doxa.FixedClock) 
     kept = mem.remember(PIN.format(4817), topic="secrets", authority="owner")
     assert held.outcome is doxa.Outcome.QUARANTINED
     assert held.input_digest  # control: it had one
-    mem.erase(held.fact or "", reason="asked", wait=True)
+    mem.owner.erase(held.fact or "", reason="asked", wait=True)
     by_id = {r.id: r for r in mem.receipts()}
     assert by_id[held.id].input_digest == ""
     assert by_id[kept.id].input_digest == kept.input_digest
@@ -98,11 +98,11 @@ def test_a_receipt_resealed_twice_still_verifies(clock: doxa.FixedClock, tmp_pat
         authority="owner",
         sources=["mailto:zebulon@example.org"],
     )
-    mem.erase(second.fact or "", reason="asked", wait=True)
-    mem.erase(first.fact or "", reason="asked", wait=True)
+    mem.owner.erase(second.fact or "", reason="asked", wait=True)
+    mem.owner.erase(first.fact or "", reason="asked", wait=True)
     assert mem.verify() == len(mem.receipts())
     path = tmp_path / "export.nq"
-    mem.export(path, audit=True)
+    mem.admin.export(path, audit=True)
     assert verify_export(path) == {"urn:doxa:scope:alice/log": len(mem.receipts())}
     text = path.read_text()
     assert "zebulon@example.org" not in text
@@ -139,7 +139,7 @@ def test_an_erased_subjects_name_leaves_the_vocabulary(clock: doxa.FixedClock) -
     mem = doxa.Memory.open(None, scope="alice", clock=clock)
     subject = str(mem.get(_quixabelle(mem).fact or "").subject)
     _maribel(mem)
-    mem.erase(subject, reason="asked to be forgotten", wait=True)
+    mem.owner.erase(subject, reason="asked to be forgotten", wait=True)
     assert [e.label for e in mem.vocabulary().entities] == ["Maribel Ostrander"]
     # the predicate another fact still uses stays (control)
     assert [p.label for p in mem.vocabulary().predicates] == ["lives in"]
@@ -174,10 +174,10 @@ def test_an_erased_facts_names_go_when_nothing_else_uses_them(clock: doxa.FixedC
         object="Acme",
         authority="owner",
     )
-    mem.erase(first.fact or "", reason="asked", wait=True)
+    mem.owner.erase(first.fact or "", reason="asked", wait=True)
     assert [e.label for e in mem.vocabulary().entities] == ["Quixabelle Smith"]
     assert [p.label for p in mem.vocabulary().predicates] == ["works at"]
-    mem.erase(second.fact or "", reason="asked", wait=True)
+    mem.owner.erase(second.fact or "", reason="asked", wait=True)
     assert mem.vocabulary().entities == ()
     assert mem.vocabulary().predicates == ()
     assert "uixabelle" not in _export(mem)
@@ -192,16 +192,16 @@ def test_an_erased_name_leaves_the_files_and_backups(tmp_path: Path) -> None:
         erased = _quixabelle(mem)
         subject = str(mem.get(erased.fact or "").subject)
         kept = _maribel(mem)
-        backup = mem.backup()
+        backup = mem.admin.backup()
         assert hits(backup, erased.input_digest)  # control: the backup had it
-        mem.erase(subject, reason="asked to be forgotten", wait=True)
+        mem.owner.erase(subject, reason="asked to be forgotten", wait=True)
     for folder in (path, backup):
         assert hits(folder, "Quixabelle") == [], folder
         assert hits(folder, "quixabelle") == [], folder
         assert hits(folder, erased.input_digest) == [], folder
         assert hits(folder, "Maribel Ostrander"), folder  # the control: still used
         assert hits(folder, kept.input_digest), folder
-    assert doxa.Memory.restore_backup(path, backup) == {"alice": 1}
+    assert doxa.restore_backup(path, backup) == {"alice": 1}
     with doxa.Memory.open(path, scope="alice") as mem:
         assert mem.verify() == len(mem.receipts())
         assert [e.label for e in mem.vocabulary().entities] == ["Maribel Ostrander"]
@@ -226,7 +226,7 @@ def test_the_rewrite_guard_folds_case_and_look_alikes(
     erased = mem.remember(
         "Alice has diabetes", topic="health", authority="owner", **statement, object="diabetes"
     )
-    mem.erase(erased.fact or "", reason="gdpr")
+    mem.owner.erase(erased.fact or "", reason="gdpr")
     shape = {**statement, "object": obj} if obj is not None else {}
     with pytest.raises(doxa.ErasedContent):
         mem.remember(text, topic="health", authority="owner", **shape)

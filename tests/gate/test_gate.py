@@ -102,12 +102,12 @@ def test_replaces_is_held_without_earned_closing(
         (lyon.fact,),
     )
     assert [f.id for f in memory.facts()] == [lyon.fact]
-    rejected = memory.reject(paris.fact, reason="he only visited")
+    rejected = memory.owner.reject(paris.fact, reason="he only visited")
     assert rejected.outcome is doxa.Outcome.DISCARDED
     assert memory.held() == []
     assert [f.id for f in memory.facts()] == [lyon.fact]
     with pytest.raises(doxa.NotFound, match="There is no held write"):
-        memory.approve(paris.fact)
+        memory.owner.approve(paris.fact)
 
 
 def test_earlier_start_is_unclear(memory: doxa.Memory) -> None:
@@ -203,7 +203,7 @@ def test_judge_down_leaves_the_write_unchecked(clock: doxa.FixedClock) -> None:
     assert held.status is doxa.HoldStatus.UNCHECKED
     assert held.id == r.fact
     assert mem.facts() == []
-    approved = mem.approve(held)
+    approved = mem.owner.approve(held)
     assert approved.relation is doxa.Relation.NEW
     assert [f.text for f in mem.facts()] == ["Bob likes tea"]
 
@@ -223,16 +223,16 @@ def test_receipt_fields_name_what_was_read(memory: doxa.Memory) -> None:
 def test_retract_unknown_fact_is_not_found(memory: doxa.Memory) -> None:
     """Retracting an unknown id raises NotFound; a known one retracts (control)."""
     with pytest.raises(doxa.NotFound, match="There is no unretracted fact 'nope'"):
-        memory.retract("nope", reason="x")
+        memory.owner.retract("nope", reason="x")
     fact = statement(memory, "Bob likes tea", "bob", "likes", EX + "tea")
-    assert memory.retract(fact.fact, reason="x").outcome is doxa.Outcome.CLOSED
+    assert memory.owner.retract(fact.fact, reason="x").outcome is doxa.Outcome.CLOSED
     with pytest.raises(doxa.NotFound):
-        memory.retract(fact.fact, reason="twice")
+        memory.owner.retract(fact.fact, reason="twice")
 
 
 def test_concurrent_writers_never_leave_two_live_values(memory: doxa.Memory) -> None:
     """Threads writing one functional predicate at once: never two live values, all receipted."""
-    memory.grant("general")
+    memory.owner.grant("general")
     errors: list[BaseException] = []
 
     def write(index: int) -> None:
@@ -269,7 +269,7 @@ def _steps(mem: doxa.Memory, steps: list[tuple[int, int] | None]) -> None:
     """Owner writes of "p lives in city C from month M" (None: approve the first held)."""
     for step in steps:
         if step is None:
-            mem.approve(mem.held()[0])
+            mem.owner.approve(mem.held()[0])
             continue
         city, month = step
         mem.remember(
@@ -302,11 +302,11 @@ def test_an_approval_ending_two_claims_two_ways_takes_their_statement_out_of_cur
     triple, leaves that triple out of ``current`` (found by the derived-graph check of
     ``verify``); current holds exactly the live facts' statements (control: one ending)."""
     mem = doxa.Memory.open(None, scope="s", clock=doxa.FixedClock("2026-12-01"))
-    mem.add_ontology(
+    mem.schema.add_ontology(
         b"@prefix ex: <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> ."
         b" ex:livesIn a owl:ObjectProperty, owl:FunctionalProperty ."
     )
-    mem.grant("general")
+    mem.owner.grant("general")
     _steps(mem, steps)
     assert mem.verify() == len(mem.receipts())
     assert _current(mem) == {str(f.object) for f in mem.facts()}

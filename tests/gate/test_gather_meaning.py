@@ -149,9 +149,9 @@ def test_the_vector_side_never_gathers_what_recall_may_not_return(
             valid_until=until,
         )
         if state == "retracted" and receipt.admitted:
-            mem.retract(receipt.fact or "", reason="wrong")
+            mem.owner.retract(receipt.fact or "", reason="wrong")
         if state == "erased" and receipt.admitted:
-            mem.erase(receipt.fact or "", reason="forget")
+            mem.owner.erase(receipt.fact or "", reason="forget")
     allowed = {f.text for f in mem.facts(topic="health")}
     mem.remember(probe, topic="health", authority="owner")
     shown = set(judge.shown[-1])
@@ -187,7 +187,7 @@ def test_a_failing_endpoint_leaves_the_write_admitted_and_gathered_by_words(
         again = mem.remember("Nut allergy noted", topic="health", authority="owner")
         assert again.admitted
         assert ALLERGY in judge.shown[-1]
-        assert mem.reindex().filled == 1
+        assert mem.admin.reindex().filled == 1
 
 
 # -- one call, one transaction ----------------------------------------------------------------
@@ -320,7 +320,7 @@ def test_erasure_takes_the_vector_written_with_the_claim(clock: doxa.FixedClock)
     gone = mem.remember(ALLERGY, topic="health", authority="owner").fact
     kept = mem.remember("Bob is allergic to nuts", topic="health", authority="owner").fact
     assert meaning_of(mem, gone) != []
-    mem.erase(gone or "", reason="asked to forget")
+    mem.owner.erase(gone or "", reason="asked to forget")
     assert meaning_of(mem, gone) == []
     assert meaning_of(mem, kept) != []  # control
     index = VectorIndex.of(mem.store, mem.scope, "fake-concepts")
@@ -348,4 +348,4 @@ def test_writers_in_two_threads_each_store_their_own_vector(clock: doxa.FixedClo
     for thread in threads:
         thread.join()
     assert embedder.calls == 16
-    assert mem.reindex().lacking == 0
+    assert mem.admin.reindex().lacking == 0

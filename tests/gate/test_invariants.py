@@ -37,7 +37,7 @@ def test_approving_an_unclear_value_ends_the_other(memory: doxa.Memory) -> None:
         valid_from="2026-01-01",
     )
     assert guess.relation is doxa.Relation.UNCLEAR
-    approval = memory.approve(guess.fact)
+    approval = memory.owner.approve(guess.fact)
     assert len(approval.targets) == 1
     assert _live_cities(memory) == [EX + "Paris"]
     assert _live_cities(memory, "2021-01-01") == [EX + "Lyon"]  # superseded, still history
@@ -55,16 +55,16 @@ def test_approving_two_held_replacements_leaves_one_value(
         memory, "Bob lives in Rome", "bob", "livesIn", EX + "Rome", valid_from="2026-03-01"
     )
     assert paris.outcome is rome.outcome is doxa.Outcome.HELD
-    memory.approve(paris.fact)
+    memory.owner.approve(paris.fact)
     assert _live_cities(memory) == [EX + "Paris"]
-    memory.approve(rome.fact)
+    memory.owner.approve(rome.fact)
     assert _live_cities(memory) == [EX + "Rome"]
     assert _live_cities(memory, "2026-02-15") == [EX + "Paris"]
 
 
 def test_same_statement_in_another_topic_is_compared(memory: doxa.Memory) -> None:
     """A functional value written under another topic still meets the stored one."""
-    memory.grant("general")
+    memory.owner.grant("general")
     first = statement(
         memory,
         "Bob lives in Lyon",
@@ -195,10 +195,10 @@ def test_current_graph_keeps_a_statement_another_fact_still_holds(memory: doxa.M
         valid_until="2026-06-30",
     )
     assert detail.relation is doxa.Relation.ADDS_DETAIL
-    memory.retract(base.fact, reason="only the detailed line is right")
+    memory.owner.retract(base.fact, reason="only the detailed line is right")
     ask = "ASK { GRAPH <urn:doxa:scope:alice/current> { <http://example.org/bob> <http://example.org/livesIn> <http://example.org/Lyon> } }"
     assert memory.sparql(ask).boolean is True
-    memory.retract(detail.fact, reason="he never lived there")
+    memory.owner.retract(detail.fact, reason="he never lived there")
     assert memory.sparql(ask).boolean is False
 
 
@@ -210,7 +210,7 @@ def test_history_of_a_long_running_statement_stays_out_of_the_gather(
     memory: doxa.Memory, clock: doxa.FixedClock
 ) -> None:
     """Ended values leave the gate's key index: the judge reads only the live one."""
-    memory.grant("general")
+    memory.owner.grant("general")
     previous = None
     for year in range(2000, 2030):
         clock.advance(BETWEEN_MOVES)
@@ -250,7 +250,7 @@ def _two_values_at_once(mem: doxa.Memory, who: str = "bob") -> list[tuple[str, s
 
 def _moved(memory: doxa.Memory, clock: doxa.FixedClock) -> None:
     """Paris since February, then (by the owner) Lyon since May: Paris is believed Feb–May."""
-    memory.grant("general")
+    memory.owner.grant("general")
     for city, start in (("Paris", "2026-02-01"), ("Lyon", "2026-05-01")):
         clock.advance(timedelta(seconds=1))
         r = statement(
@@ -289,7 +289,7 @@ def test_approving_a_value_inside_a_superseded_interval_cuts_it(
     )
     assert rome.outcome is doxa.Outcome.HELD
     clock.advance(timedelta(seconds=1))
-    memory.approve(rome.fact)
+    memory.owner.approve(rome.fact)
     assert _two_values_at_once(memory) == []
     assert _live_cities(memory, "2026-04-15") == [EX + "Rome"]
     assert _live_cities(memory, "2026-06-01") == [EX + "Rome"]
@@ -316,7 +316,7 @@ def test_approving_a_value_after_a_superseded_interval_leaves_it(
         valid_from="2026-06-01",
     )
     assert rome.outcome is doxa.Outcome.HELD  # the agent contradicts the owner's Lyon
-    memory.approve(rome.fact)
+    memory.owner.approve(rome.fact)
     assert _two_values_at_once(memory) == []
     assert ("Paris", instant_of("2026-02-01"), instant_of("2026-05-01")) in _believed(memory)
     assert _live_cities(memory, "2026-05-15") == [EX + "Lyon"]
@@ -331,7 +331,7 @@ def test_a_value_inside_a_superseded_interval_is_judged_against_it(
     a new value from March replaces that part of it; one from June (control) is new."""
     _moved(memory, clock)
     lyon = memory.facts(subject=EX + "bob", valid_at="2026-06-01")[0]
-    memory.retract(lyon.id, reason="he never moved to Lyon")
+    memory.owner.retract(lyon.id, reason="he never moved to Lyon")
     clock.advance(timedelta(seconds=1))
     rome = statement(
         memory,
@@ -368,7 +368,7 @@ def test_a_backdated_value_reads_only_the_history_it_overlaps(
     believed that year) and the live one, not the other 28; an in-order write (control:
     ``test_history_of_a_long_running_statement_stays_out_of_the_gather``) meets only the
     live one."""
-    memory.grant("general")
+    memory.owner.grant("general")
     ids = {}
     for year in range(2000, 2030):
         clock.advance(BETWEEN_MOVES)

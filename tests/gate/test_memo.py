@@ -42,7 +42,7 @@ def test_rules_remembered_are_dropped_when_a_rule_comes_or_ends(memory: doxa.Mem
     assert rule.outcome is doxa.Outcome.ADMITTED
     during = statement(memory, "Review on Friday", "review", "dayOfWeek", FRIDAY)
     assert (during.relation, during.targets) == (doxa.Relation.CLASHES_WITH_RULE, (rule.fact,))
-    memory.retract(rule.fact, reason="the owner dropped the rule")
+    memory.owner.retract(rule.fact, reason="the owner dropped the rule")
     after = statement(memory, "Retro on Friday", "retro", "dayOfWeek", FRIDAY)
     assert after.relation is doxa.Relation.NEW
 
@@ -52,7 +52,7 @@ def test_rules_remembered_are_dropped_when_a_rule_is_erased(memory: doxa.Memory)
     rule = _forbid_friday(memory)
     held = statement(memory, "Review on Friday", "review", "dayOfWeek", FRIDAY)
     assert held.relation is doxa.Relation.CLASHES_WITH_RULE
-    memory.erase(rule.fact, reason="privacy")
+    memory.owner.erase(rule.fact, reason="privacy")
     after = statement(memory, "Retro on Friday", "retro", "dayOfWeek", FRIDAY)
     assert after.relation is doxa.Relation.NEW
 
@@ -69,7 +69,7 @@ def test_rules_from_a_bulk_import_bind_the_rest_of_the_import(memory: doxa.Memor
         "authority": "owner",
         "rule": "forbids",
     }
-    report = memory.import_claims(
+    report = memory.admin.import_claims(
         [
             {**row, "text": "Standup on Friday", "subject": EX + "standup"},
             rule,
@@ -99,7 +99,7 @@ def test_broader_objects_remembered_are_dropped_when_the_ontology_grows(
     )
     before = statement(memory, "Party on Saturday", "party", "dayOfWeek", EX + "Saturday")
     assert before.relation is doxa.Relation.NEW
-    memory.add_ontology(
+    memory.schema.add_ontology(
         b"@prefix skos: <http://www.w3.org/2004/02/skos/core#> .\n"
         b"<http://example.org/Saturday> skos:broader <http://example.org/Weekend> .\n"
     )

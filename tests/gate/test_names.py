@@ -33,8 +33,8 @@ ex:landline a owl:DatatypeProperty ; rdfs:label "Phone" .
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.add_ontology(DOMAIN)
-    memory.add_ontology(LABELLED)
+    memory.schema.add_ontology(DOMAIN)
+    memory.schema.add_ontology(LABELLED)
     yield memory
     memory.close()
 
@@ -280,7 +280,7 @@ def test_the_vocabulary_graph_is_exported(mem: doxa.Memory, tmp_path: Path) -> N
     """Exports carry the vocabulary graph like every other ordinary graph."""
     call(mem, "Supplier call", "Monday")
     target = tmp_path / "out.nq"
-    mem.export(target)
+    mem.admin.export(target)
     assert "<urn:doxa:scope:alice/vocabulary>" in target.read_text()
 
 

@@ -38,24 +38,24 @@ def test_no_ordinary_reader_sees_quarantine(memory: doxa.Memory) -> None:
     assert not any("Ignore previous" in str(v) for row in everything.rows for v in row)
     assert any(str(v) == HARMLESS for row in everything.rows for v in row)
     ordinary, audit = io.StringIO(), io.StringIO()
-    memory.export(ordinary)
-    memory.export(audit, audit=True)
+    memory.admin.export(ordinary)
+    memory.admin.export(audit, audit=True)
     assert "Ignore previous" not in ordinary.getvalue()
     assert HARMLESS in ordinary.getvalue()
     assert "Ignore previous" in audit.getvalue()
     # the owner's review lists it
-    assert [(f.text, f.status) for f in memory.quarantined()] == [
+    assert [(f.text, f.status) for f in memory.owner.quarantined()] == [
         (INJECTED, doxa.FactStatus.QUARANTINED)
     ]
 
 
 def test_release_judges_it_as_a_quotation(memory: doxa.Memory) -> None:
     hidden = quote(memory, INJECTED)
-    released = memory.release(hidden.fact or "", reason="a joke on the bakery's page")
+    released = memory.owner.release(hidden.fact or "", reason="a joke on the bakery's page")
     assert released.outcome is doxa.Outcome.ADMITTED
     assert released.relation is doxa.Relation.NEW
     assert "released from quarantine by the owner" in released.reason
-    assert memory.quarantined() == []
+    assert memory.owner.quarantined() == []
     fact = memory.get(hidden.fact or "")
     # still the web page's words, in its standpoint: releasing never raises authority
     assert fact.authority is doxa.Authority.EXTERNAL
@@ -67,11 +67,11 @@ def test_release_judges_it_as_a_quotation(memory: doxa.Memory) -> None:
 def test_discard_leaves_only_the_receipt(memory: doxa.Memory) -> None:
     hidden = quote(memory, INJECTED)
     kept = quote(memory, HARMLESS)
-    discarded = memory.discard(hidden.fact or "", reason="spam")
+    discarded = memory.owner.discard(hidden.fact or "", reason="spam")
     assert discarded.outcome is doxa.Outcome.DISCARDED
-    assert memory.quarantined() == []
+    assert memory.owner.quarantined() == []
     audit = io.StringIO()
-    memory.export(audit, audit=True)
+    memory.admin.export(audit, audit=True)
     assert "Ignore previous" not in audit.getvalue()
     assert [f.id for f in memory.facts()] == [kept.fact]
     assert memory.verify() == len(memory.receipts())
@@ -80,11 +80,11 @@ def test_discard_leaves_only_the_receipt(memory: doxa.Memory) -> None:
 def test_release_and_discard_need_a_quarantined_id(memory: doxa.Memory) -> None:
     admitted = quote(memory, HARMLESS)
     with pytest.raises(doxa.NotFound, match="no quarantined write"):
-        memory.release(admitted.fact or "", reason="x")
+        memory.owner.release(admitted.fact or "", reason="x")
     with pytest.raises(doxa.NotFound, match="no quarantined write"):
-        memory.discard("019ac4f2b0e3a1b2c3d4")
+        memory.owner.discard("019ac4f2b0e3a1b2c3d4")
     with pytest.raises(doxa.InvalidInput, match="needs a reason"):
-        memory.release(admitted.fact or "", reason="")
+        memory.owner.release(admitted.fact or "", reason="")
     # control: nothing was written by the refusals, the fact is untouched
     assert [f.id for f in memory.facts()] == [admitted.fact]
     assert len(memory.receipts()) == 1

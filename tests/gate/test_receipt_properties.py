@@ -72,7 +72,7 @@ steps = st.lists(
 
 def _run(sequence: list[tuple[str, Any]]) -> None:
     mem = doxa.Memory(EmbeddedStore(), scope="alice", clock=doxa.FixedClock("2026-03-01T09:00:00Z"))
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     for verb, value in sequence:
         try:
             if verb == "remember":
@@ -80,27 +80,27 @@ def _run(sequence: list[tuple[str, Any]]) -> None:
             elif verb == "approve":
                 held = mem.held()
                 if held:
-                    mem.approve(held[value % len(held)])
+                    mem.owner.approve(held[value % len(held)])
             else:
                 facts = mem.facts(include_ended=verb == "erase")
                 if facts:
                     fact = facts[value % len(facts)]
                     if verb == "retract":
-                        mem.retract(fact.id, reason="never true")
+                        mem.owner.retract(fact.id, reason="never true")
                     else:
-                        mem.erase(fact.id, reason="asked to forget")
+                        mem.owner.erase(fact.id, reason="asked to forget")
         except doxa.ErasedContent:
             pass  # erased content written again is refused: a legal answer
     count = mem.verify()
     folder = Path(tempfile.mkdtemp())
     for suffix in (".nq", ".trig"):
         out = folder / f"audit{suffix}"
-        mem.export(out, audit=True)
+        mem.admin.export(out, audit=True)
         fresh = doxa.Memory(EmbeddedStore(), scope="alice")
-        fresh.load_export(out)
+        fresh.admin.load_export(out)
         assert fresh.verify() == count
         again = folder / f"again{suffix}"
-        fresh.export(again, audit=True)
+        fresh.admin.export(again, audit=True)
         assert again.read_bytes() == out.read_bytes()
 
 

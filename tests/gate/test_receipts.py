@@ -21,7 +21,7 @@ def _story(mem: doxa.Memory, clock: doxa.FixedClock) -> None:
     moved = statement(
         mem, "Bob lives in Paris", "bob", "livesIn", EX + "Paris", valid_from="2026-03-01"
     )
-    mem.approve(moved.fact)
+    mem.owner.approve(moved.fact)
     mem.remember("x", topic="general", confidence=7)  # a rejection is receipted too
 
 
@@ -42,7 +42,7 @@ def test_chain_verifies_live_and_from_an_export(
     _story(memory, clock)
     assert memory.verify() == 5
     out = tmp_path / "audit.nq"
-    count = memory.export(out)
+    count = memory.admin.export(out)
     assert count == len(_lines(out)) > 0
     assert _verify(_lines(out)) == {"urn:doxa:scope:alice/log": 5}
 
@@ -65,7 +65,7 @@ def test_altering_one_receipt_breaks_the_chain(
     """Flipping one receipt quad fails verification; the untouched export passes (control)."""
     _story(memory, clock)
     out = tmp_path / "audit.nq"
-    memory.export(out)
+    memory.admin.export(out)
     lines = _lines(out)
     assert _verify(lines)
     hits = [i for i, line in enumerate(lines) if needle in line]
@@ -81,7 +81,7 @@ def test_altering_an_admitted_claim_breaks_the_chain(
     """Changing a stored claim's text after admission is caught by its receipt's digest."""
     _story(memory, clock)
     out = tmp_path / "audit.nq"
-    memory.export(out)
+    memory.admin.export(out)
     lines = _lines(out)
     index = next(
         i for i, line in enumerate(lines) if '"Bob likes tea"' in line and "/topic/" in line
@@ -97,7 +97,7 @@ def test_removing_the_last_receipt_is_detected(
     """Cutting the newest receipt leaves the head pointing past the chain's end."""
     _story(memory, clock)
     out = tmp_path / "audit.nq"
-    memory.export(out)
+    memory.admin.export(out)
     last = memory.receipts()[-1].id
     lines = [
         line
@@ -185,7 +185,7 @@ def test_rewriting_claims_or_events_breaks_verification(
     """Each way of rewriting the record past the gate fails; the honest export passes."""
     _story(memory, clock)
     out = tmp_path / "audit.nq"
-    memory.export(out)
+    memory.admin.export(out)
     lines = _lines(out)
     assert _verify(lines) == {"urn:doxa:scope:alice/log": 5}
     forged = _edits(lines)[forgery]
@@ -222,13 +222,13 @@ def test_repeated_sources_and_turns_verify(
     assert receipt.outcome is doxa.Outcome.ADMITTED
     assert memory.verify() == 1
     out = tmp_path / "audit.nq"
-    memory.export(out, audit=True)
+    memory.admin.export(out, audit=True)
     assert verify_export(out) == {"urn:doxa:scope:alice/log": 1}
     fresh = doxa.Memory(EmbeddedStore(), scope="alice")
-    assert fresh.load_export(out) > 0
+    assert fresh.admin.load_export(out) > 0
     assert fresh.verify() == 1
     again = tmp_path / "again.nq"
-    fresh.export(again, audit=True)
+    fresh.admin.export(again, audit=True)
     assert again.read_bytes() == out.read_bytes()
 
 
@@ -248,7 +248,7 @@ def test_receipts_without_duplicates_hash_as_before(
 
     _story(memory, clock)
     out = tmp_path / "audit.nq"
-    memory.export(out)
+    memory.admin.export(out)
     bodies: dict[str, list[str]] = {}
     stated: dict[str, str] = {}
     for line in _lines(out):
@@ -293,7 +293,7 @@ def test_altering_current_in_an_audit_export_fails(
     written verifies (control)."""
     _story(memory, clock)
     out = tmp_path / "audit.nq"
-    memory.export(out, audit=True)
+    memory.admin.export(out, audit=True)
     lines = _lines(out)
     assert _verify(lines) == {"urn:doxa:scope:alice/log": 5}
     assert f"{LIVES_IN} <{EX}Paris> {CURRENT}" in lines
@@ -308,7 +308,7 @@ def test_current_matches_the_claims_after_every_ending(
     exactly what the claims give, so it verifies."""
     _story(memory, clock)
     tea = next(f for f in memory.facts() if "tea" in f.text)
-    memory.retract(tea.id, reason="never liked it")
+    memory.owner.retract(tea.id, reason="never liked it")
     lyon = next(f for f in memory.facts(include_ended=True) if "Lyon" in f.text)
-    memory.erase(lyon.id, reason="old address")
+    memory.owner.erase(lyon.id, reason="old address")
     assert memory.verify() == 7

@@ -10,8 +10,8 @@ import doxa
 def test_unchecked_writes_wait_and_are_judged_again(clock: doxa.FixedClock) -> None:
     judge = FlakyJudge()
     with doxa.Memory.open(None, scope="s", clock=clock, judge=judge) as mem:
-        mem.add_ontology(DOMAIN)
-        mem.grant("schedule")
+        mem.schema.add_ontology(DOMAIN)
+        mem.owner.grant("schedule")
         judge.up = True
         mem.remember(
             "Wednesday",
@@ -49,10 +49,10 @@ def test_unchecked_writes_wait_and_are_judged_again(clock: doxa.FixedClock) -> N
         assert [f.text for f in mem.recall("tea")] == []
         assert [f.text for f in mem.recall("tea", include_unchecked=True)] == ["bob likes tea"]
         # still down: nothing changes, nothing is lost
-        assert mem.rejudge() == []
+        assert mem.owner.rejudge() == []
         assert len(mem.held()) == 2
         judge.up = True
-        receipts = mem.rejudge()
+        receipts = mem.owner.rejudge()
         assert sorted((r.fact, r.outcome) for r in receipts) == sorted(
             [(waiting.fact, doxa.Outcome.ADMITTED), (note.fact, doxa.Outcome.ADMITTED)]
         )
@@ -81,5 +81,5 @@ def test_rejudge_leaves_owner_holds_alone(memory: doxa.Memory) -> None:
         authority="agent",
     )
     assert held.outcome is doxa.Outcome.HELD
-    assert memory.rejudge() == []
+    assert memory.owner.rejudge() == []
     assert [h.id for h in memory.held()] == [held.held]

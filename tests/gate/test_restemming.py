@@ -50,7 +50,7 @@ def test_reindex_fills_the_stems_an_old_claim_lacks(tmp_path: Path, clock: doxa.
         assert texts(mem.recall("live")) == [NEW]
         assert texts(mem.recall("lives")) != []  # the old claim still matches its own words
         seen: list[tuple[int, int]] = []
-        report = mem.reindex(words_progress=lambda done, total: seen.append((done, total)))
+        report = mem.admin.reindex(words_progress=lambda done, total: seen.append((done, total)))
         assert report == doxa.Reindexed(0, 0, 0, stemmed=1, vectors=False)
         assert seen == [(0, 1), (1, 1)]
         assert sorted(texts(mem.recall("live"))) == sorted([OLD, NEW])  # the index followed
@@ -58,7 +58,7 @@ def test_reindex_fills_the_stems_an_old_claim_lacks(tmp_path: Path, clock: doxa.
         assert len(stem_quads(mem, new)) == len(stem_quads(mem, old))  # the same entries
     with Memory.open(tmp_path / "store", scope="alice", clock=clock) as mem:
         assert sorted(texts(mem.recall("live"))) == sorted([OLD, NEW])  # kept on disk
-        assert mem.reindex().stemmed == 0  # idempotent: a second run finds nothing to do
+        assert mem.admin.reindex().stemmed == 0  # idempotent: a second run finds nothing to do
 
 
 def test_reindex_with_an_embedder_fills_words_then_vectors(
@@ -67,15 +67,15 @@ def test_reindex_with_an_embedder_fills_words_then_vectors(
     old_store(tmp_path / "store", clock)
     embedder = ConceptEmbedder()
     with Memory.open(tmp_path / "store", scope="alice", clock=clock, embedder=embedder) as mem:
-        report = mem.reindex()
+        report = mem.admin.reindex()
         assert report == doxa.Reindexed(lacking=2, filled=2, missing=0, stemmed=1)
-        assert mem.reindex() == doxa.Reindexed(lacking=0, filled=0, missing=0)
+        assert mem.admin.reindex() == doxa.Reindexed(lacking=0, filled=0, missing=0)
 
 
 def test_an_erased_claim_gets_no_words_back(tmp_path: Path, clock: doxa.FixedClock) -> None:
     old, _ = old_store(tmp_path / "store", clock)
     with Memory.open(tmp_path / "store", scope="alice", clock=clock) as mem:
-        mem.erase(old, reason="asked to forget")
+        mem.owner.erase(old, reason="asked to forget")
         assert unstemmed(mem.store, mem.scope) == []
         assert fill_words(mem.store, mem.scope) == 0
         assert texts(mem.recall("lyon", include_ended=True)) == []
@@ -86,8 +86,8 @@ def test_an_ended_old_claim_gets_its_stems_too(tmp_path: Path, clock: doxa.Fixed
     """Words and stems stay after a claim ends (for ``include_ended``): so do filled ones."""
     old, _ = old_store(tmp_path / "store", clock)
     with Memory.open(tmp_path / "store", scope="alice", clock=clock) as mem:
-        mem.retract(old, reason="never true")
-        assert mem.reindex().stemmed == 1
+        mem.owner.retract(old, reason="never true")
+        assert mem.admin.reindex().stemmed == 1
         assert texts(mem.recall("live")) == [NEW]  # ended: not by default
         assert sorted(texts(mem.recall("live", include_ended=True))) == sorted([OLD, NEW])
 
@@ -96,4 +96,4 @@ def test_a_claim_already_stemmed_is_not_read(tmp_path: Path, clock: doxa.FixedCl
     with Memory.open(tmp_path / "store", scope="alice", clock=clock) as mem:
         mem.remember(NEW, topic="home", authority="owner")
         assert unstemmed(mem.store, mem.scope) == []
-        assert mem.reindex() == doxa.Reindexed(0, 0, 0, stemmed=0, vectors=False)
+        assert mem.admin.reindex() == doxa.Reindexed(0, 0, 0, stemmed=0, vectors=False)

@@ -22,7 +22,7 @@ JAN, MAR = "2026-01-05", "2026-03-08"
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.add_ontology(DOMAIN)
+    memory.schema.add_ontology(DOMAIN)
     yield memory
     memory.close()
 
@@ -43,7 +43,7 @@ def stored(mem: doxa.Memory) -> tuple[int, int, int]:
 
 def test_a_named_value_of_a_many_valued_property_replaces_it(mem: doxa.Memory) -> None:
     """With revises, a later value of ex:likes replaces the named fact (closing granted)."""
-    mem.grant("preference")
+    mem.owner.grant("preference")
     tea = likes(mem, "tea", valid_from=JAN)
     coffee = likes(mem, "coffee", valid_from=MAR, revises=tea.fact)
     assert (coffee.relation, coffee.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.ADMITTED)
@@ -53,7 +53,7 @@ def test_a_named_value_of_a_many_valued_property_replaces_it(mem: doxa.Memory) -
 
 def test_without_revises_the_same_values_both_stay_live(mem: doxa.Memory) -> None:
     """Control: the same two writes without revises are two live values."""
-    mem.grant("preference")
+    mem.owner.grant("preference")
     tea = likes(mem, "tea", valid_from=JAN)
     coffee = likes(mem, "coffee", valid_from=MAR)
     assert coffee.relation is doxa.Relation.NEW
@@ -73,7 +73,7 @@ def test_the_clocks_decide_the_relation(
     mem: doxa.Memory, old_start: str, new_start: str, relation: doxa.Relation
 ) -> None:
     """Later → replaces, the same start → was_wrong, earlier → unclear (held)."""
-    mem.grant("preference")
+    mem.owner.grant("preference")
     tea = likes(mem, "tea", valid_from=old_start)
     receipt = likes(mem, "coffee", valid_from=new_start, revises=tea.fact)
     assert receipt.relation is relation
@@ -93,7 +93,7 @@ def test_the_same_statement_is_a_corroboration(mem: doxa.Memory) -> None:
 
 def test_a_statement_about_another_subject_is_unclear(mem: doxa.Memory) -> None:
     """The writer names a fact about Alice, but writes about Bob: the owner decides."""
-    mem.grant("preference")
+    mem.owner.grant("preference")
     tea = likes(mem, "tea", valid_from=JAN)
     bob = statement(
         mem,
@@ -132,7 +132,7 @@ def test_a_statement_about_another_subject_is_unclear(mem: doxa.Memory) -> None:
 )
 def test_text_revisions(mem: doxa.Memory, old: str, new: str, relation: str, start: str) -> None:
     """Text-only writes: the words and the clocks decide, as for a structured write."""
-    mem.grant("schedule")
+    mem.owner.grant("schedule")
     first = mem.remember(old, topic="meetings", kind="schedule", authority="owner", valid_from=JAN)
     receipt = mem.remember(
         new,
@@ -160,14 +160,14 @@ def test_closing_is_held_until_earned(mem: doxa.Memory) -> None:
     assert mem.get(tea.fact or "").status is doxa.FactStatus.LIVE
     [held] = mem.held()
     assert held.targets == (tea.fact,)
-    approved = mem.approve(held.id)  # the owner's approval closes what the judge named
+    approved = mem.owner.approve(held.id)  # the owner's approval closes what the judge named
     assert approved.admitted
     assert mem.get(tea.fact or "").status is doxa.FactStatus.SUPERSEDED
 
 
 def test_a_weaker_write_never_closes_a_stronger_fact(mem: doxa.Memory) -> None:
     """An agent naming the owner's fact is unclear, held; the owner's fact stays live."""
-    mem.grant("preference")
+    mem.owner.grant("preference")
     tea = likes(mem, "tea", valid_from=JAN)
     coffee = likes(mem, "coffee", valid_from=MAR, authority="agent", revises=tea.fact)
     assert (coffee.relation, coffee.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
@@ -176,7 +176,7 @@ def test_a_weaker_write_never_closes_a_stronger_fact(mem: doxa.Memory) -> None:
 
 def test_a_stronger_write_closes_a_weaker_fact(mem: doxa.Memory) -> None:
     """Control: the owner naming the agent's fact replaces it."""
-    mem.grant("preference")
+    mem.owner.grant("preference")
     tea = likes(mem, "tea", valid_from=JAN, authority="agent")
     coffee = likes(mem, "coffee", valid_from=MAR, revises=tea.fact)
     assert (coffee.relation, coffee.outcome) == (doxa.Relation.REPLACES, doxa.Outcome.ADMITTED)
@@ -186,8 +186,8 @@ def test_a_burst_of_named_closings_raises_the_alarm(clock: doxa.FixedClock) -> N
     """Closings from one turn in a burst stop automatic closing, revises or not."""
     policy = doxa.ClosingPolicy(burst_size=2)
     with doxa.Memory.open(None, scope="alice", clock=clock, policy=policy) as mem:
-        mem.add_ontology(DOMAIN)
-        mem.grant("preference")
+        mem.schema.add_ontology(DOMAIN)
+        mem.owner.grant("preference")
         turn = EX + "turn/1"
         outcomes = []
         for n in range(4):
@@ -198,7 +198,7 @@ def test_a_burst_of_named_closings_raises_the_alarm(clock: doxa.FixedClock) -> N
             outcomes.append(new.outcome)
         assert outcomes[0] is doxa.Outcome.ADMITTED  # control: the first closing goes through
         assert doxa.Outcome.HELD in outcomes
-        assert [a for a in mem.alarms() if a.open]
+        assert [a for a in mem.owner.alarms() if a.open]
 
 
 # -- a bad target: a clear error, nothing stored -------------------------------------------
@@ -266,7 +266,7 @@ def test_another_scopes_fact_is_not_found(clock: doxa.FixedClock) -> None:
 
 def test_an_ended_target_is_refused(mem: doxa.Memory) -> None:
     """The same id twice: once superseded, it names its successor; nothing is stored."""
-    mem.grant("preference")
+    mem.owner.grant("preference")
     tea = likes(mem, "tea", valid_from=JAN)
     coffee = likes(mem, "coffee", valid_from=MAR, revises=tea.fact)
     before = stored(mem)
@@ -281,7 +281,7 @@ def test_an_ended_target_is_refused(mem: doxa.Memory) -> None:
 
 def test_a_retracted_target_is_refused(mem: doxa.Memory) -> None:
     tea = likes(mem, "tea", valid_from=JAN)
-    mem.retract(tea.fact or "", reason="never true")
+    mem.owner.retract(tea.fact or "", reason="never true")
     before = stored(mem)
     with pytest.raises(InvalidInput, match="no longer live: it was retracted"):
         likes(mem, "coffee", valid_from=MAR, revises=tea.fact)
@@ -290,7 +290,7 @@ def test_a_retracted_target_is_refused(mem: doxa.Memory) -> None:
 
 def test_an_erased_target_is_not_found(mem: doxa.Memory) -> None:
     tea = likes(mem, "tea", valid_from=JAN)
-    mem.erase(tea.fact or "", reason="privacy")
+    mem.owner.erase(tea.fact or "", reason="privacy")
     before = stored(mem)
     with pytest.raises(NotFound, match="was erased"):
         likes(mem, "coffee", valid_from=MAR, revises=tea.fact)

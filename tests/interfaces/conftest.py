@@ -74,7 +74,7 @@ def start_server(
     elif remote is None:
         target = root / "memory"
         with doxa.Memory.open(target, scope="alice") as memory:
-            memory.add_ontology(DOMAIN)
+            memory.schema.add_ontology(DOMAIN)
     else:
         target, update_url = remote
         global_options = ["--update-url", update_url]

@@ -138,7 +138,7 @@ def test_the_cli_takes_each_answer(tmp_path: Path, answer: str) -> None:
 @pytest.fixture
 def memory() -> Iterator[Memory]:
     with Memory.open(None, scope="alice") as opened:
-        opened.add_ontology(FUNCTIONAL)
+        opened.schema.add_ontology(FUNCTIONAL)
         yield opened
 
 
@@ -181,5 +181,5 @@ def test_once_answered_the_predicate_asks_no_more(memory: Memory) -> None:
     write(memory, "Bob drinks water", "drinks", "water")
     first, second = memory.held()
     assert asks_replace_or_add(second)
-    memory.approve(first, as_relation="new")
+    memory.owner.approve(first, as_relation="new")
     assert memory.held() == []

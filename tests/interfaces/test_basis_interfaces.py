@@ -118,7 +118,7 @@ def test_mcp_fact_carries_the_recheck_line() -> None:
     base = mem.remember("Call on Tuesday", topic="m", authority="owner").fact or ""
     derived = mem.remember("It clashes", topic="m", derived_from=[base]).fact or ""
     assert fact_out(mem.get(derived)).recheck is None
-    mem.retract(base, reason="cancelled")
+    mem.owner.retract(base, reason="cancelled")
     out = fact_out(mem.get(derived))
     assert out.derived_from == [base]
     assert out.recheck == f"re-check: the fact this rests on, {base}, was retracted"

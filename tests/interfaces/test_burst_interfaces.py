@@ -47,8 +47,8 @@ def app() -> Iterator[FastAPI]:
     clock = doxa.FixedClock("2026-03-01T09:00:00Z")
     app = create_app(store, config, clock=clock, rejudge_every=None)
     memory = app.state.memories["alice"]
-    memory.add_ontology(DOMAIN)
-    memory.grant("price")
+    memory.schema.add_ontology(DOMAIN)
+    memory.owner.grant("price")
     yield app
     store.close()
 
@@ -77,8 +77,8 @@ def test_rest_agent_key_burst_raises_the_alarm(app: FastAPI) -> None:
 def test_mcp_agent_session_burst_raises_the_alarm() -> None:
     clock = doxa.FixedClock("2026-03-01T09:00:00Z")
     with doxa.Memory.open(None, scope="alice", clock=clock) as memory:
-        memory.add_ontology(DOMAIN)
-        memory.grant("price")
+        memory.schema.add_ontology(DOMAIN)
+        memory.owner.grant("price")
 
         async def body() -> list[dict[str, Any]]:
             async with Client(build_server(memory)) as client:
@@ -95,4 +95,4 @@ def test_mcp_agent_session_burst_raises_the_alarm() -> None:
         moves = anyio.run(body)
         # control: the first two closings go in
         assert [m["outcome"] for m in moves] == ["admitted", "admitted", "held"]
-        assert len(memory.alarms()) == 1
+        assert len(memory.owner.alarms()) == 1

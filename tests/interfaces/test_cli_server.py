@@ -141,7 +141,7 @@ def control(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An embedded store set up as the server's is (scope alice, the example ontology)."""
     path = tmp_path_factory.mktemp("control") / "memory"
     with doxa.Memory.open(path, scope="alice") as memory:
-        memory.add_ontology(DOMAIN)
+        memory.schema.add_ontology(DOMAIN)
         memory.create_scope()  # named by --scope below, so it must exist
     return path
 

@@ -178,7 +178,7 @@ def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     """An empty in-memory scope 'alice' with the example domain ontology; the clock at START."""
     clock.set(START)
     memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.add_ontology(DOMAIN)
+    memory.schema.add_ontology(DOMAIN)
     yield memory
     memory.close()
 
@@ -214,7 +214,7 @@ def test_python_agent_revision_waits_unless_granted(
     """The agent's same revision waits for the owner, whose approval then moves the value as
     of when it was received; with the kind granted it moves at once."""
     if granted:
-        mem.grant(edit.kind)
+        mem.owner.grant(edit.kind)
     old = python_write(mem, edit.old, "agent")
     clock.set(CHANGE)
     new = python_write(mem, edit.new, "agent", revises=old.fact)
@@ -223,7 +223,7 @@ def test_python_agent_revision_waits_unless_granted(
         assert new.outcome is doxa.Outcome.HELD
         assert_waits(mem, old.fact or "", new.fact or "")
         clock.set(ANSWER)
-        mem.approve(new.held or "")
+        mem.owner.approve(new.held or "")
     clock.set(READ)
     assert_moved(mem, old.fact or "", new.fact or "", new.recorded_at)
 
@@ -341,7 +341,7 @@ def rest(clock: doxa.FixedClock) -> Iterator[Rest]:
     clock.set(START)
     store = EmbeddedStore(None)
     mem = doxa.Memory(store, scope="alice", clock=clock)
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     config = ServerConfig(scopes=(ScopeKeys(scope="alice", owner_key=OWNER, agent_keys=(AGENT,)),))
     app = create_app(store, config, clock=clock, rejudge_every=None)
 
@@ -486,7 +486,7 @@ def test_mcp_agent_revision_waits_unless_granted(
     at once."""
     edit = ANOTHER_VALUE
     if granted:
-        mem.grant(edit.kind)
+        mem.owner.grant(edit.kind)
     old = mcp_tool(mem, "remember", edit.old)
     clock.set(CHANGE)
     if tool == "remember":
@@ -502,7 +502,7 @@ def test_mcp_agent_revision_waits_unless_granted(
     if not granted:
         assert_waits(mem, old["fact"], new_fact)
         clock.set(ANSWER)
-        mem.approve(mem.held()[0])
+        mem.owner.approve(mem.held()[0])
     clock.set(READ)
     assert received == instant(CHANGE)
     assert_moved(mem, old["fact"], new_fact, received)
@@ -536,7 +536,7 @@ def edit_line(folder: Path, old: str, new: str) -> None:
 
 def synced(mem: doxa.Memory, folder: Path, authority: str) -> doxa.Receipt:
     """``sync`` the folder in ``authority``'s words; the receipt of its one revision."""
-    [item] = mem.sync(folder, authority=authority).items
+    [item] = mem.files.sync(folder, authority=authority).items
     assert item.receipt is not None, item
     return receipt_of(mem, item.receipt)
 
@@ -547,7 +547,7 @@ def test_files_owner_edit_moves_the_value(
 ) -> None:
     """Render the topic file, edit the line, ``sync`` as the owner: applied at once."""
     old = python_write(mem, edit.old, "owner")
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     edit_line(tmp_path, edit.old["text"], edit.new["text"])
     clock.set(CHANGE)
     new = synced(mem, tmp_path, "owner")
@@ -586,9 +586,9 @@ def test_files_agent_edit_waits_unless_granted(
 ) -> None:
     """The same edit synced as the agent waits for the owner; granted, it moves at once."""
     if granted:
-        mem.grant(edit.kind)
+        mem.owner.grant(edit.kind)
     old = python_write(mem, edit.old, "agent")
-    mem.render(tmp_path)
+    mem.files.render(tmp_path)
     edit_line(tmp_path, edit.old["text"], edit.new["text"])
     clock.set(CHANGE)
     new = synced(mem, tmp_path, "agent")
@@ -597,7 +597,7 @@ def test_files_agent_edit_waits_unless_granted(
         assert new.outcome is doxa.Outcome.HELD
         assert_waits(mem, old.fact or "", new.fact or "")
         clock.set(ANSWER)
-        mem.approve(mem.held()[0])
+        mem.owner.approve(mem.held()[0])
     clock.set(READ)
     assert_moved(mem, old.fact or "", new.fact or "", new.recorded_at)
 
@@ -656,7 +656,7 @@ def test_memory_tool_agent_edit_waits_unless_granted(
 ) -> None:
     """The tool's default authority is the agent: the edit waits; granted, it moves."""
     if granted:
-        mem.grant(edit.kind)
+        mem.owner.grant(edit.kind)
     old = python_write(mem, edit.old, "agent")
     clock.set(CHANGE)
     new = str_replace(mem, "agent", False, edit)
@@ -665,7 +665,7 @@ def test_memory_tool_agent_edit_waits_unless_granted(
         assert new.outcome is doxa.Outcome.HELD
         assert_waits(mem, old.fact or "", new.fact or "")
         clock.set(ANSWER)
-        mem.approve(mem.held()[0])
+        mem.owner.approve(mem.held()[0])
     clock.set(READ)
     assert_moved(mem, old.fact or "", new.fact or "", new.recorded_at)
 
@@ -730,13 +730,13 @@ def test_langgraph_agent_put_waits_unless_granted(
     store = DoxaStore(mem)
     assert store.authority == "agent"
     if granted:
-        mem.grant("general")
+        mem.owner.grant("general")
     old, new = put_twice(mem, clock, store)
     if not granted:
         assert_waits(mem, old, new)
         assert home(store) == "Paris"
         clock.set(ANSWER)
-        mem.approve(mem.held()[0])
+        mem.owner.approve(mem.held()[0])
     clock.set(READ)
     assert_moved(mem, old, new, instant(CHANGE))
     assert home(store) == "Berlin"

@@ -381,11 +381,11 @@ def test_a_respelt_standpoint_is_refused_from_python_and_claims_files_too() -> N
             mem.remember("Alice likes cheese", topic="t", standpoint=respelt)
         line = '{"text": "Alice likes brie", "topic": "t", "standpoint": "%s"}'
         with pytest.raises(InvalidInput, match=r"Line 1: standpoint .* another spelling"):
-            mem.import_claims(io.StringIO(line % respelt))
+            mem.admin.import_claims(io.StringIO(line % respelt))
         assert mem.receipts() == []
         for kept in ("urn:doxa:scope:alice/standpoint/agent", "https://x.example/me"):
             receipt = mem.remember(f"Alice likes {kept}", topic="t", standpoint=kept)
             assert receipt.outcome is doxa.Outcome.ADMITTED
-        assert mem.import_claims(io.StringIO(line % "https://y.example/me")).counts == {
+        assert mem.admin.import_claims(io.StringIO(line % "https://y.example/me")).counts == {
             "admitted": 1
         }

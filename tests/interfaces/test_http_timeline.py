@@ -31,7 +31,7 @@ def test_a_retraction_ends_belief_and_voids_validity(
     assert wrong is not None
     assert right is not None
     clock.set("2026-03-05T09:00:00Z")
-    memory.retract(wrong, reason="it was 1977")
+    memory.owner.retract(wrong, reason="it was 1977")
     root = drawn(memory, wrong)
     assert [
         g.get("data-kind") for g in root.iter(f"{SVG}g") if "event" in g.get("class", "").split()
@@ -52,7 +52,7 @@ def test_text_is_escaped(memory: doxa.Memory) -> None:
     """Reasons with markup stay text inside the SVG (it parses, and no element is injected)."""
     fact = memory.remember("A <b>bold</b> claim & more", topic="t", authority="owner").fact
     assert fact is not None
-    memory.retract(fact, reason='<script>alert("x")</script>')
+    memory.owner.retract(fact, reason='<script>alert("x")</script>')
     root = drawn(memory, fact)
     assert list(root.iter(f"{SVG}script")) == []
     titles = [t.text or "" for t in root.iter(f"{SVG}title")]

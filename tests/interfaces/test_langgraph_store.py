@@ -92,7 +92,7 @@ def test_missing_reads(store: DoxaStore) -> None:
 
 def test_same_key_twice_is_a_revision(store: DoxaStore, memory: doxa.Memory) -> None:
     """A second put of a key revises its fact: one live fact, created_at kept."""
-    memory.grant("general")  # agents may close facts of kind general: revisions apply
+    memory.owner.grant("general")  # agents may close facts of kind general: revisions apply
     store.put(PREFS, "drink", {"text": "Alice prefers tea"})
     first = store.get(PREFS, "drink")
     store.put(PREFS, "drink", {"text": "Alice prefers coffee"})
@@ -119,7 +119,7 @@ def test_revision_not_earned_waits_for_the_owner(store: DoxaStore, memory: doxa.
     item = store.get(PREFS, "drink")
     assert item is not None
     assert item.value == {"text": "Alice prefers tea"}
-    memory.approve(memory.held()[0])
+    memory.owner.approve(memory.held()[0])
     item = store.get(PREFS, "drink")
     assert item is not None
     assert item.value == {"text": "Alice prefers coffee"}
@@ -147,7 +147,7 @@ def test_delete_is_held_for_the_owner(store: DoxaStore, memory: doxa.Memory) -> 
     assert store.last_receipt is None
     (held,) = memory.held()
     assert held.relation is doxa.Relation.WAS_WRONG
-    memory.approve(held)
+    memory.owner.approve(held)
     assert store.get(PREFS, "drink") is None
     assert store.search(PREFS) == []
     assert memory.get(held.targets[0]).status is doxa.FactStatus.RETRACTED
@@ -157,7 +157,7 @@ def test_rejected_delete_keeps_the_item(store: DoxaStore, memory: doxa.Memory) -
     """The owner's rejection of the request leaves the item live."""
     store.put(PREFS, "drink", {"text": "Alice prefers tea"})
     store.delete(PREFS, "drink")
-    memory.reject(memory.held()[0], reason="it is true")
+    memory.owner.reject(memory.held()[0], reason="it is true")
     item = store.get(PREFS, "drink")
     assert item is not None
     assert item.value == {"text": "Alice prefers tea"}
@@ -207,7 +207,7 @@ def test_rejected_put_is_not_an_item(memory: doxa.Memory) -> None:
 
 def test_clocks(store: DoxaStore, memory: doxa.Memory) -> None:
     """as_of reads what was believed then, in get, in search's filter and as keywords."""
-    memory.grant("general")
+    memory.owner.grant("general")
     store.put(PREFS, "drink", {"text": "Alice prefers tea"})
     between = memory.clock.now()
     store.put(PREFS, "drink", {"text": "Alice prefers coffee"})
@@ -338,7 +338,7 @@ def test_same_namespace_keys_are_separate_from_other_namespaces(store: DoxaStore
 
 def test_two_threads_put_the_same_key(memory: doxa.Memory) -> None:
     """Threads putting one key, through one store or two, leave one live fact for it."""
-    memory.grant("general")
+    memory.owner.grant("general")
     stores = [DoxaStore(memory), DoxaStore(memory)]
     errors: list[BaseException] = []
     start = threading.Barrier(4)

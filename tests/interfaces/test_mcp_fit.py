@@ -98,7 +98,7 @@ def remember_schema(memory: doxa.Memory) -> dict[str, Any]:
 @pytest.fixture
 def memory() -> Any:
     with doxa.Memory.open(None, scope="alice") as opened:
-        opened.add_ontology(
+        opened.schema.add_ontology(
             f"@prefix owl: <http://www.w3.org/2002/07/owl#> . <{EX}dayOfWeek> a "
             "owl:ObjectProperty, owl:FunctionalProperty .".encode()
         )

@@ -61,7 +61,7 @@ def test_a_lesson_shows_as_one_or_many(tmp_path: Path) -> None:
         held = mem.remember(
             "Bob's phone is 556", topic="contacts", subject="bob", predicate="Phone", object="556"
         )
-        mem.approve(held.held or "", as_relation="new")
+        mem.owner.approve(held.held or "", as_relation="new")
         table = {p.label: (p.values, p.source) for p in mem.vocabulary().predicates}
         assert table == {"meeting day": ("unknown", "nobody"), "phone": ("many", "owner")}
 

@@ -19,7 +19,7 @@ ONTOLOGY = (DATA / "judge_ontology.ttl").read_bytes()
 def evaluate(cases: list[Case]) -> EvalReport:
     """The rule judge scored on ``cases`` from a fresh memory, on the test ontology."""
     with doxa.Memory.open(None, scope="eval") as memory:
-        return memory.evaluate(cases, ontology=[ONTOLOGY])
+        return memory.admin.evaluate(cases, ontology=[ONTOLOGY])
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ def mem(fake: FakeOpenAI, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     assert isinstance(judge, RuleJudge)
     assert judge.fallback is not None
     with doxa.Memory.open(None, scope="alice", clock=clock, judge=judge) as memory:
-        memory.grant("general")
+        memory.owner.grant("general")
         yield memory
 
 
@@ -67,6 +67,6 @@ def test_llm_down_holds_the_text_unchecked_and_rejudge_recovers(
     assert held.relation is None
     assert [f.text for f in mem.facts()] == ["Alice lives in Lyon"]
     fake.reply(answer("replaces", ["F1"], "she moved"))
-    [receipt] = mem.rejudge()
+    [receipt] = mem.owner.rejudge()
     assert receipt.outcome is doxa.Outcome.ADMITTED
     assert [f.text for f in mem.facts()] == ["Alice lives in Paris now"]

@@ -400,8 +400,10 @@ def memory(fake: FakeOpenAI, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     config = LLMConfig(base_url=fake.base_url, model="fake-model", timeout=1)
     with LLMJudge(config) as judge:
         mem = doxa.Memory.open(None, scope="alice", clock=clock, judge=judge)
-        mem.add_ontology(DOMAIN)
-        mem.grant("general")  # closing is earned: only the judge stands between write and close
+        mem.schema.add_ontology(DOMAIN)
+        mem.owner.grant(
+            "general"
+        )  # closing is earned: only the judge stands between write and close
         yield mem
         mem.close()
 

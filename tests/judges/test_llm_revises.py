@@ -129,5 +129,5 @@ def test_a_model_that_still_says_instruction_after_release_leaves_it_held(
                 sources=["https://page.example/x"],
             )
             assert caught.outcome is doxa.Outcome.QUARANTINED
-            released = mem.release(caught.fact, reason="a quoted example")
+            released = mem.owner.release(caught.fact, reason="a quoted example")
             assert released.outcome is outcome, second

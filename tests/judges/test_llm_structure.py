@@ -38,8 +38,8 @@ def fake() -> Iterator[FakeOpenAI]:
 def mem(fake: FakeOpenAI, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     judge = LLMJudge(LLMConfig(base_url=fake.base_url, model="fake-model", timeout=2))
     memory = doxa.Memory.open(None, scope="alice", clock=clock, judge=judge)
-    memory.add_ontology(DOMAIN)
-    memory.add_ontology(PHONES)
+    memory.schema.add_ontology(DOMAIN)
+    memory.schema.add_ontology(PHONES)
     yield memory
     memory.close()
     judge.close()

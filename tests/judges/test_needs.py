@@ -128,6 +128,6 @@ def test_bulk_import_shows_what_the_judge_needs(reads_text: bool, shown: list[st
         {"text": "Alice works in Paris", "topic": "home", "authority": "owner"},
     ]
     with doxa.Memory.open(None, scope="s", judge=judge) as mem:
-        report = mem.import_claims(rows)
+        report = mem.admin.import_claims(rows)
     assert len(report.receipts) == 2
     assert shown_texts(judge) == shown

@@ -20,9 +20,9 @@ ONTOLOGY = Path(__file__).parents[1] / "data" / "judge_ontology.ttl"
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.add_ontology(ONTOLOGY)
-    memory.grant("work")
-    memory.grant("location")
+    memory.schema.add_ontology(ONTOLOGY)
+    memory.owner.grant("work")
+    memory.owner.grant("location")
     yield memory
     memory.close()
 
@@ -151,7 +151,7 @@ def test_axioms_added_later_apply_to_later_writes(clock: doxa.FixedClock) -> Non
             authority="owner",
         )
         assert before.relation is doxa.Relation.NEW
-        memory.add_ontology(
+        memory.schema.add_ontology(
             b"@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
             b"<http://example.org/employs> owl:inverseOf <http://example.org/worksFor> .\n"
             b"<http://example.org/worksFor> a owl:FunctionalProperty ."

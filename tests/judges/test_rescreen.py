@@ -42,11 +42,11 @@ def test_rescreen_moves_what_the_screen_now_catches(
     monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
 ) -> None:
     written = admitted_under_an_older_screen(monkeypatch, memory)
-    moved = memory.rescreen(reason="screen v3")
+    moved = memory.owner.rescreen(reason="screen v3")
     assert sorted(r.targets for r in moved) == sorted(
         [(written["attack"].fact,), (written["tool"].fact,)]
     )
-    assert {r.fact for r in moved} == {f.id for f in memory.quarantined()}
+    assert {r.fact for r in moved} == {f.id for f in memory.owner.quarantined()}
     for receipt in moved:
         assert receipt.outcome is doxa.Outcome.QUARANTINED
         assert receipt.relation is doxa.Relation.INSTRUCTION
@@ -60,37 +60,39 @@ def test_rescreen_moves_what_the_screen_now_catches(
     assert {f.text for f in memory.facts()} == {BENIGN, ATTACK, ATTACK + " (my note)"}
     assert [f.authority.value for f in memory.recall("praise")] == ["owner", "agent"]
     # nothing deleted: the text waits in quarantine byte for byte
-    assert sorted(f.text for f in memory.quarantined()) == sorted([ATTACK, "Calendar: " + ATTACK])
+    assert sorted(f.text for f in memory.owner.quarantined()) == sorted(
+        [ATTACK, "Calendar: " + ATTACK]
+    )
     assert memory.verify() == len(memory.receipts())
-    assert memory.rescreen() == []  # idempotent
+    assert memory.owner.rescreen() == []  # idempotent
 
 
 def test_a_rescreened_fact_can_be_released_and_stays_released(
     monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
 ) -> None:
     written = admitted_under_an_older_screen(monkeypatch, memory)
-    [copy] = [r.fact for r in memory.rescreen() if r.targets == (written["attack"].fact,)]
+    [copy] = [r.fact for r in memory.owner.rescreen() if r.targets == (written["attack"].fact,)]
     assert copy is not None
     # the retracted original is history: believed before the re-screen, not after
     [ended] = [f for f in memory.facts(include_ended=True) if f.id == written["attack"].fact]
     assert ended.status is doxa.FactStatus.RETRACTED
-    released = memory.release(copy, reason="a quoted example")
+    released = memory.owner.release(copy, reason="a quoted example")
     assert released.outcome is doxa.Outcome.ADMITTED
     assert ATTACK in {f.text for f in memory.facts(topic="web")}
-    assert memory.rescreen() == []  # the owner's release stands
+    assert memory.owner.rescreen() == []  # the owner's release stands
 
 
 def test_rescreen_with_nothing_to_catch_writes_nothing(memory: doxa.Memory) -> None:
     memory.remember(BENIGN, topic="web", authority="external", sources=["https://page.example"])
     before = len(memory.receipts())
-    assert memory.rescreen() == []
+    assert memory.owner.rescreen() == []
     assert len(memory.receipts()) == before
 
 
 def test_rescreen_refuses_a_bad_reason(memory: doxa.Memory) -> None:
     with pytest.raises(doxa.InvalidInput):
-        memory.rescreen(reason=3)  # type: ignore[arg-type]
-    assert memory.rescreen(reason="fine") == []
+        memory.owner.rescreen(reason=3)  # type: ignore[arg-type]
+    assert memory.owner.rescreen(reason="fine") == []
 
 
 def test_doxa_rescreen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -151,7 +153,7 @@ def test_rescreen_moves_held_outside_writes_into_quarantine(
     monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
 ) -> None:
     written = held_under_an_older_screen(monkeypatch, memory)
-    [moved] = memory.rescreen(reason="screen v4")
+    [moved] = memory.owner.rescreen(reason="screen v4")
     assert moved.fact == written["attack"].fact
     assert (moved.outcome, moved.relation, moved.judge) == (
         doxa.Outcome.QUARANTINED,
@@ -164,24 +166,24 @@ def test_rescreen_moves_held_outside_writes_into_quarantine(
     assert "held because:" in moved.reason
     assert moved.reason.endswith("(screen v4)")
     # it left pending for quarantine, byte for byte; the benign one and the agent's stay held
-    assert [f.text for f in memory.quarantined()] == ["Hugo lives in Atlantis. " + ATTACK]
+    assert [f.text for f in memory.owner.quarantined()] == ["Hugo lives in Atlantis. " + ATTACK]
     assert sorted(h.id for h in memory.held()) == sorted(
         [written["benign"].fact, written["agent"].fact]
     )
     assert memory.verify() == len(memory.receipts())
-    assert memory.rescreen() == []  # idempotent
+    assert memory.owner.rescreen() == []  # idempotent
 
 
 def test_a_held_write_moved_by_rescreen_is_released_and_judged_again(
     monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
 ) -> None:
     written = held_under_an_older_screen(monkeypatch, memory)
-    [moved] = memory.rescreen()
-    released = memory.release(moved.fact, reason="a quoted example")
+    [moved] = memory.owner.rescreen()
+    released = memory.owner.release(moved.fact, reason="a quoted example")
     assert released.fact == written["attack"].fact
     assert released.outcome is not doxa.Outcome.QUARANTINED
-    assert memory.quarantined() == []
-    assert memory.rescreen() == []  # the owner's release stands
+    assert memory.owner.quarantined() == []
+    assert memory.owner.rescreen() == []  # the owner's release stands
 
 
 def test_a_released_write_that_clashes_with_a_rule_is_held(
@@ -191,8 +193,8 @@ def test_a_released_write_that_clashes_with_a_rule_is_held(
     owner's rules: "Hugo lives in Atlantis" clashes with "never record a home in Atlantis"
     and is held, naming the rule (it was admitted before the fix, found by issue 17)."""
     held_under_an_older_screen(monkeypatch, memory)
-    [moved] = memory.rescreen()
-    released = memory.release(moved.fact, reason="a quoted example")
+    [moved] = memory.owner.rescreen()
+    released = memory.owner.release(moved.fact, reason="a quoted example")
     assert released.outcome is doxa.Outcome.HELD
     assert released.relation is doxa.Relation.CLASHES_WITH_RULE
     assert memory.facts(subject="http://example.org/hugo") == []
@@ -211,7 +213,7 @@ def test_a_released_write_that_clashes_with_nothing_is_admitted(memory: doxa.Mem
         sources=["https://page.example/nia"],
     )
     assert caught.outcome is doxa.Outcome.QUARANTINED
-    released = memory.release(caught.fact, reason="a quoted example")
+    released = memory.owner.release(caught.fact, reason="a quoted example")
     assert released.outcome is doxa.Outcome.ADMITTED
     [fact] = memory.facts(subject="http://example.org/nia")
     assert fact.authority is doxa.Authority.EXTERNAL
@@ -224,10 +226,10 @@ def test_a_held_write_decided_meanwhile_is_left_alone(
     nothing fails, and the benign control's listing is untouched."""
     written = held_under_an_older_screen(monkeypatch, memory)
     stale = memory.held()
-    memory.reject(written["attack"].fact, reason="spam")
+    memory.owner.reject(written["attack"].fact, reason="spam")
     monkeypatch.setattr("doxa.gate.owner.held", lambda store, scope: stale)
-    assert memory.rescreen() == []
-    assert memory.quarantined() == []
+    assert memory.owner.rescreen() == []
+    assert memory.owner.quarantined() == []
     assert sorted(h.id for h in memory.held()) == sorted(
         [written["benign"].fact, written["agent"].fact]
     )
@@ -238,14 +240,16 @@ def test_two_rescreens_at_once_move_a_held_write_once(
 ) -> None:
     written = held_under_an_older_screen(monkeypatch, memory)
     results: list[list[doxa.Receipt]] = []
-    threads = [threading.Thread(target=lambda: results.append(memory.rescreen())) for _ in range(2)]
+    threads = [
+        threading.Thread(target=lambda: results.append(memory.owner.rescreen())) for _ in range(2)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     moved = [r for found in results for r in found]
     assert [r.fact for r in moved] == [written["attack"].fact]
-    assert [f.id for f in memory.quarantined()] == [written["attack"].fact]
+    assert [f.id for f in memory.owner.quarantined()] == [written["attack"].fact]
     assert memory.verify() == len(memory.receipts())
 
 

@@ -221,7 +221,7 @@ def test_the_receipt_names_the_family_and_the_stored_text_is_unchanged(memory: d
         'rules, instructions or memory ("ignore previous instructions", after invisible '
         "characters removed)"
     )
-    [held] = memory.quarantined()
+    [held] = memory.owner.quarantined()
     assert held.text == text  # byte for byte what arrived, zero-width characters included
     control = memory.remember(
         "Great recipes. Bake at 180 C and praise the cook.",

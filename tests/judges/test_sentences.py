@@ -62,7 +62,7 @@ def test_text_writes_follow_the_clocks(memory: doxa.Memory, start: str, relation
 
 
 def test_a_granted_kind_closes_the_old_value(memory: doxa.Memory) -> None:
-    memory.grant("schedule")
+    memory.owner.grant("schedule")
     old = remember(memory, "The weekly supplier call is on Wednesday", "2026-01-05")
     new = remember(memory, "The weekly supplier call moved to Thursday", "2026-03-08")
     assert new.outcome is doxa.Outcome.ADMITTED
@@ -73,12 +73,12 @@ def test_many_valued_text_stays_new(memory: doxa.Memory) -> None:
     """Control: both languages stay live, even with closing granted. The pattern "<name>
     speaks <value>" is no "the X is Y" sentence, so the owner is asked once (never closed
     on a guess); answered "a second value", both stay."""
-    memory.grant("schedule")
+    memory.owner.grant("schedule")
     french = remember(memory, "Alice speaks French", "2026-01-05")
     german = remember(memory, "Alice speaks German", "2026-03-08")
     assert (german.relation, german.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
     assert memory.get(french.fact or "").status is doxa.FactStatus.LIVE
-    memory.approve(german.fact or "", as_relation=doxa.Relation.NEW)
+    memory.owner.approve(german.fact or "", as_relation=doxa.Relation.NEW)
     assert memory.get(french.fact or "").status is doxa.FactStatus.LIVE
     assert memory.get(german.fact or "").status is doxa.FactStatus.LIVE
 
@@ -86,7 +86,7 @@ def test_many_valued_text_stays_new(memory: doxa.Memory) -> None:
 def test_a_held_text_change_closes_the_old_value_when_approved(memory: doxa.Memory) -> None:
     old = remember(memory, "The weekly supplier call is on Wednesday", "2026-01-05")
     new = remember(memory, "The weekly supplier call moved to Thursday", "2026-03-08")
-    memory.approve(new.held or "")
+    memory.owner.approve(new.held or "")
     assert memory.get(old.fact or "").status is doxa.FactStatus.SUPERSEDED
 
 

@@ -300,7 +300,7 @@ def test_a_retracted_fact_never_comes_back_by_its_vector(hybrid: Memory) -> None
     fact = hybrid.remember(ALLERGY, topic="alice", authority="owner").fact
     assert fact is not None
     assert texts(hybrid.recall("nut allergy")) == [ALLERGY]  # control: found before
-    hybrid.retract(fact, reason="it was Bob")
+    hybrid.owner.retract(fact, reason="it was Bob")
     assert vectors_of(hybrid, fact) != []  # the vector is still there...
     assert texts(hybrid.recall("nut allergy")) == []  # ...but the rules say ended
     assert texts(hybrid.recall("nut allergy", include_ended=True)) == [ALLERGY]
@@ -323,7 +323,7 @@ def test_a_superseded_fact_comes_back_only_while_it_was_true(
     assert new.relation is doxa.Relation.REPLACES, new.reason
     if new.outcome is doxa.Outcome.HELD:  # closing not earned yet: the owner approves
         assert new.held is not None
-        new = hybrid.approve(new.held)
+        new = hybrid.owner.approve(new.held)
     assert new.admitted
     assert texts(hybrid.recall("beverage")) == ["Alice drinks juice now"]
     assert texts(hybrid.recall("beverage", valid_at="2026-01-15")) == ["Alice drinks coffee"]
@@ -349,7 +349,7 @@ def test_an_erased_fact_takes_its_vector_with_it(hybrid: Memory) -> None:
     assert gone is not None
     assert kept is not None
     assert len(hybrid.recall("nut allergy")) == 2  # the index in memory holds both vectors
-    hybrid.erase(gone, reason="asked to forget")
+    hybrid.owner.erase(gone, reason="asked to forget")
     assert vectors_of(hybrid, gone) == []
     vectors = VectorIndex.of(hybrid.store, hybrid.scope, "fake-concepts")
     assert vectors is not None
@@ -367,7 +367,7 @@ def test_a_vector_computed_while_its_fact_was_erased_is_not_kept(
     """The embedding call runs outside the lock; an erasure in between wins."""
     gone = hybrid.remember(JAZZ, topic="alice", authority="owner").fact
     assert gone is not None
-    hybrid.erase(gone, reason="asked to forget")
+    hybrid.owner.erase(gone, reason="asked to forget")
     claim = hybrid.scope.fact(gone)
     assert embed_facts(hybrid.store, hybrid.scope, embedder, [(claim, JAZZ)]) is None
     assert vectors_of(hybrid, gone) == []
@@ -390,7 +390,7 @@ def test_a_write_succeeds_with_the_endpoint_down_and_reindex_fills_it(
     assert texts(hybrid.recall("peanuts")) == [ALLERGY]  # by its words meanwhile
     assert texts(hybrid.recall("nut allergy")) == []  # not yet by its meaning
     seen: list[tuple[int, int]] = []
-    report = hybrid.reindex(progress=lambda done, total: seen.append((done, total)))
+    report = hybrid.admin.reindex(progress=lambda done, total: seen.append((done, total)))
     assert report == doxa.Reindexed(lacking=1, filled=1, missing=0)
     assert seen == [(0, 1), (1, 1)]
     assert texts(hybrid.recall("nut allergy")) == [ALLERGY]
@@ -398,7 +398,7 @@ def test_a_write_succeeds_with_the_endpoint_down_and_reindex_fills_it(
         str(DOXA.embedding),
         str(DOXA.embeddingModel),
     ]  # the missing note is gone
-    assert hybrid.reindex() == doxa.Reindexed(lacking=0, filled=0, missing=0)  # idempotent
+    assert hybrid.admin.reindex() == doxa.Reindexed(lacking=0, filled=0, missing=0)  # idempotent
 
 
 def test_reindex_with_the_endpoint_still_down_says_so(
@@ -407,13 +407,13 @@ def test_reindex_with_the_endpoint_still_down_says_so(
     embedder.fail = "down"
     hybrid.remember(ALLERGY, topic="alice", authority="owner")
     hybrid.remember(TEA, topic="alice", authority="owner")
-    assert hybrid.reindex() == doxa.Reindexed(lacking=2, filled=0, missing=2, reason="down")
+    assert hybrid.admin.reindex() == doxa.Reindexed(lacking=2, filled=0, missing=2, reason="down")
 
 
 def test_reindex_without_an_embedder_fills_words_only(memory: Memory) -> None:
     """No embedder: reindex does not raise; it says no vectors were looked at."""
     memory.remember(ALLERGY, topic="alice", authority="owner")
-    assert memory.reindex() == doxa.Reindexed(0, 0, 0, stemmed=0, vectors=False)
+    assert memory.admin.reindex() == doxa.Reindexed(0, 0, 0, stemmed=0, vectors=False)
 
 
 def test_reindex_fills_facts_written_before_an_embedder(clock: doxa.FixedClock) -> None:
@@ -421,7 +421,7 @@ def test_reindex_fills_facts_written_before_an_embedder(clock: doxa.FixedClock) 
     Memory(store, scope="alice", clock=clock).remember(ALLERGY, topic="a", authority="owner")
     later = Memory(store, scope="alice", clock=clock, embedder=ConceptEmbedder())
     assert texts(later.recall("nut allergy")) == []
-    assert later.reindex().filled == 1
+    assert later.admin.reindex().filled == 1
     assert texts(later.recall("nut allergy")) == [ALLERGY]
 
 
@@ -439,7 +439,7 @@ def test_writes_through_the_http_endpoint_down_then_back(
     assert second.fact is not None
     assert "answered HTTP 503" in vectors_of(mem, first.fact)[0][1]
     assert "did not answer within 0.3 s" in vectors_of(mem, second.fact)[0][1]
-    assert mem.reindex() == doxa.Reindexed(lacking=2, filled=2, missing=0)
+    assert mem.admin.reindex() == doxa.Reindexed(lacking=2, filled=2, missing=0)
     assert texts(mem.recall("nut allergy"))[0] == ALLERGY
     assert texts(mem.recall("beverage"))[0] == TEA
 
@@ -454,16 +454,16 @@ def test_writers_in_two_threads_each_get_their_vector(hybrid: Memory) -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    assert hybrid.reindex().lacking == 0
+    assert hybrid.admin.reindex().lacking == 0
     assert len(hybrid.recall("nut", limit=50)) == 20
 
 
 def test_imported_facts_get_vectors(hybrid: Memory) -> None:
-    report = hybrid.import_claims(
+    report = hybrid.admin.import_claims(
         [{"text": ALLERGY, "topic": "alice", "authority": "owner"}, {"text": TEA, "topic": "t"}]
     )
     assert report.counts == {"admitted": 2}
-    assert hybrid.reindex().lacking == 0
+    assert hybrid.admin.reindex().lacking == 0
     assert texts(hybrid.recall("beverage")) == [TEA]
 
 
@@ -526,7 +526,7 @@ def test_hybrid_results_are_always_allowed_by_the_rules(
         if retracted and receipt.fact is not None and receipt.admitted:
             retract.append(receipt.fact)
     for fact in retract:
-        mem.retract(fact, reason="wrong")
+        mem.owner.retract(fact, reason="wrong")
     valid_at = f"2026-{at:02d}-15"
     allowed = {f.id for f in mem.facts(valid_at=valid_at, topic=topic)}
     found = {f.id for f in mem.recall(query, valid_at=valid_at, topic=topic, limit=50)}

@@ -58,7 +58,7 @@ def test_recall_ranks_by_matched_words(memory: doxa.Memory) -> None:
 def test_recall_hides_ended_facts_unless_asked(memory: doxa.Memory) -> None:
     """A retracted fact leaves recall; include_ended brings it back with its status."""
     fact = memory.remember("Bob owns a red bicycle", topic="things")
-    memory.retract(fact.fact, reason="it was Carl's")
+    memory.owner.retract(fact.fact, reason="it was Carl's")
     assert memory.recall("bicycle") == []
     [ended] = memory.recall("bicycle", include_ended=True)
     assert (ended.id, ended.status) == (fact.fact, doxa.FactStatus.RETRACTED)
@@ -166,8 +166,8 @@ def test_export_to_a_missing_folder_is_a_store_error(memory: doxa.Memory, tmp_pa
 
     memory.remember("Alice prefers tea", topic="drinks")
     with pytest.raises(doxa.StoreError, match="check that the folder exists"):
-        memory.export(Path(str(tmp_path)) / "missing" / "out.nq")
-    assert memory.export(Path(str(tmp_path)) / "out.nq") > 0
+        memory.admin.export(Path(str(tmp_path)) / "missing" / "out.nq")
+    assert memory.admin.export(Path(str(tmp_path)) / "out.nq") > 0
 
 
 def test_update_words_as_names_are_not_updates(memory: doxa.Memory) -> None:
@@ -197,17 +197,17 @@ def test_a_superseded_fact_can_still_be_retracted(
     """A fact that was replaced may turn out never true; retracting it twice is NotFound."""
     from tests.conftest import statement
 
-    memory.grant("general")
+    memory.owner.grant("general")
     old = statement(
         memory, "Bob lives in Lyon", "bob", "livesIn", EX + "Lyon", valid_from="2020-01-01"
     )
     statement(memory, "Bob lives in Paris", "bob", "livesIn", EX + "Paris", valid_from="2026-01-01")
     assert memory.get(old.fact).status is doxa.FactStatus.SUPERSEDED
-    memory.retract(old.fact, reason="he never lived in Lyon")
+    memory.owner.retract(old.fact, reason="he never lived in Lyon")
     assert memory.get(old.fact).status is doxa.FactStatus.RETRACTED
     assert [str(f.object) for f in memory.facts(subject=EX + "bob", valid_at="2021-01-01")] == []
     with pytest.raises(doxa.NotFound, match="no unretracted fact"):
-        memory.retract(old.fact, reason="again")
+        memory.owner.retract(old.fact, reason="again")
 
 
 def test_facts_of_a_topic_leave_out_other_topics_rules(memory: doxa.Memory) -> None:

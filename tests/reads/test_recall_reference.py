@@ -49,8 +49,8 @@ def build(ops: list[tuple[object, ...]], *, shared: bool = False) -> tuple[doxa.
     # shared: as a store other processes write, so no word index in memory
     store: Store = SharedView() if shared else EmbeddedStore()
     memory = doxa.Memory(store, scope="alice", clock=clock)
-    memory.add_ontology(DOMAIN)
-    memory.grant("location")  # the owner's new city replaces the old one at once
+    memory.schema.add_ontology(DOMAIN)
+    memory.owner.grant("location")  # the owner's new city replaces the old one at once
     admitted: list[str] = []
     for op, a, b, c in ops:
         if op == "note":
@@ -71,7 +71,7 @@ def build(ops: list[tuple[object, ...]], *, shared: bool = False) -> tuple[doxa.
             live = {f.id for f in memory.facts()}
             target = admitted[int(str(a)) % len(admitted)] if admitted else None
             if target in live:
-                memory.retract(target, reason="never true")
+                memory.owner.retract(target, reason="never true")
             continue
         else:
             clock.advance(timedelta(hours=int(str(a))))

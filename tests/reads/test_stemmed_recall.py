@@ -29,7 +29,7 @@ def memory(*, shared: bool = False, language: str = "english") -> doxa.Memory:
     mem = doxa.Memory(
         store, scope="alice", clock=doxa.FixedClock("2026-03-01T09:00:00Z"), language=language
     )
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     return mem
 
 
@@ -135,7 +135,7 @@ def test_an_ended_fact_stays_out_unless_asked(shared: bool) -> None:
     gone = mem.remember("Bob owns a red bicycle", topic="things").fact
     assert gone is not None
     assert [f.id for f in mem.recall("bicycles")] == [gone]
-    mem.retract(gone, reason="never true")
+    mem.owner.retract(gone, reason="never true")
     assert mem.recall("bicycles") == []
     assert [f.id for f in mem.recall("bicycles", include_ended=True)] == [gone]
 
@@ -213,7 +213,7 @@ def test_an_export_with_stems_verifies_and_a_forged_stem_does_not(
     mem = memory(language=language)
     fact = mem.remember("Die Katzen schlafen", topic="notes").fact
     path = tmp_path / "export.nq"
-    mem.export(path, audit=True)
+    mem.admin.export(path, audit=True)
     assert verify_export(path)
     forged = tmp_path / "forged.nq"
     line = next(li for li in path.read_text().splitlines() if f'"{STEM}' in li)

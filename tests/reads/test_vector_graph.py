@@ -409,7 +409,7 @@ def test_recall_with_the_graph_answers_as_recall_without_it(
             assert index.settle(30)
             gone = written[0].fact
             assert gone is not None
-            mem.erase(gone, reason="asked to forget")
+            mem.owner.erase(gone, reason="asked to forget")
             answers[kind] = [[f.text for f in mem.recall(q, topic=t, limit=3)] for q, t in asked]
             assert index.kind == kind
     assert answers["hnsw"] == answers["exact"]

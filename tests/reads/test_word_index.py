@@ -28,8 +28,8 @@ def memory(*, shared: bool = False) -> doxa.Memory:
     # shared: as a store other processes write, so every read goes to the store
     store: Store = SharedView() if shared else EmbeddedStore()
     mem = doxa.Memory(store, scope="alice", clock=doxa.FixedClock("2026-03-01T09:00:00Z"))
-    mem.add_ontology(DOMAIN)
-    mem.grant("location")
+    mem.schema.add_ontology(DOMAIN)
+    mem.owner.grant("location")
     return mem
 
 
@@ -96,7 +96,7 @@ def test_endings_after_the_index_was_read_are_seen() -> None:
     mem.clock.advance(timedelta(days=2))  # type: ignore[attr-defined]
     rome = move(mem, "ann", "Rome").fact
     assert rome is not None
-    mem.retract(note, reason="never planned")
+    mem.owner.retract(note, reason="never planned")
     found = {f.id for f in mem.recall("lyon")}
     assert lyon not in found
     assert note not in found
@@ -135,7 +135,7 @@ def test_erasure_drops_the_erased_words_from_memory() -> None:
     index = index_of(mem)
     assert {f.id for f in mem.recall("phone")} == {gone, kept}
     assert "%zephyrin" in index.postings
-    mem.erase(gone, reason="asked to be forgotten")
+    mem.owner.erase(gone, reason="asked to be forgotten")
     assert "%zephyrin" not in index.postings  # at once, not at the next recall
     assert [f.id for f in mem.recall("phone")] == [kept]
     assert "%marguerit" in index.postings  # control: read again, with the kept one only
@@ -147,7 +147,7 @@ def test_a_load_into_another_graph_keeps_the_index() -> None:
     mem.remember("amber tea", topic="home")
     index = index_of(mem)
     mem.recall("amber")
-    mem.add_ontology(DOMAIN)
+    mem.schema.add_ontology(DOMAIN)
     assert index.entries  # the ontology is not what recall reads: nothing to read again
     mem.store.clear_graph(mem.scope.search)
     assert not index.entries  # control: a cleared search graph drops it
@@ -195,14 +195,16 @@ def test_the_index_kept_current_equals_one_read_afresh(ops: list[tuple[str, Any]
             if target not in {f.id for f in mem.facts()}:
                 continue
             if op == "retract":
-                mem.retract(target, reason="never true")
+                mem.owner.retract(target, reason="never true")
             else:
-                mem.erase(target, reason="forget it")
+                mem.owner.erase(target, reason="forget it")
         else:
             try:
                 if op == "import":
                     rows = [{"text": " ".join(arg) + " imported", "topic": "work"}]
-                    report = mem.import_claims(rows)  # erased content is refused in its report
+                    report = mem.admin.import_claims(
+                        rows
+                    )  # erased content is refused in its report
                     admitted += [r.fact for r in report.receipts if r.fact is not None]
                     continue
                 if op == "note":

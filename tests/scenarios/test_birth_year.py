@@ -37,7 +37,7 @@ def test_retracted_year_is_true_at_no_time_but_was_believed(
     guess = _birth_year(memory, 1971, "agent")
     clock.set("2026-03-20T09:00:00Z")
     correction = _birth_year(memory, 1977, "owner")
-    memory.approve(correction.fact)
+    memory.owner.approve(correction.fact)
     clock.set("2026-03-21T09:00:00Z")
 
     def years(**kwargs: str) -> list[str]:
@@ -58,7 +58,7 @@ def test_agent_cannot_overturn_the_owner(memory: doxa.Memory, clock: doxa.FixedC
     """A lower authority contradicting the owner is 'unclear' and held; the owner's fact stays."""
     owner = _birth_year(memory, 1977, "owner")
     clock.set("2026-03-20T09:00:00Z")
-    memory.grant("biographical")
+    memory.owner.grant("biographical")
     guess = _birth_year(memory, 1971, "agent")
     assert (guess.relation, guess.outcome) == (doxa.Relation.UNCLEAR, doxa.Outcome.HELD)
     assert [f.id for f in memory.facts(subject=EX + "bob")] == [owner.fact]
@@ -75,7 +75,7 @@ def test_owner_retracts_directly(memory: doxa.Memory, clock: doxa.FixedClock) ->
         object=EX + "Lyon",
     )
     clock.set("2026-03-20T09:00:00Z")
-    receipt = memory.retract(guess.fact, reason="Bob said 1977")
+    receipt = memory.owner.retract(guess.fact, reason="Bob said 1977")
     assert (receipt.outcome, receipt.targets) == (doxa.Outcome.CLOSED, (guess.fact,))
     live = [f.id for f in memory.facts(subject=EX + "bob")]
     assert live == [sibling.fact]

@@ -27,7 +27,7 @@ def test_three_closings_in_the_window_raise_the_alarm(
 ) -> None:
     """Closings 6½ minutes apart go in (control: at most two in any window); one more at the
     same instant as the last makes three in the window, and it is held with the alarm."""
-    memory.grant("schedule")
+    memory.owner.grant("schedule")
     for who in "abcd":
         _calls(memory, who, "Wednesday", "2026-01-05")
     spread = []
@@ -35,8 +35,8 @@ def test_three_closings_in_the_window_raise_the_alarm(
         clock.advance(timedelta(minutes=6, seconds=30))
         spread.append(_calls(memory, who, "Thursday", "2026-03-01").outcome)
     assert spread == [doxa.Outcome.ADMITTED] * 2
-    assert memory.alarms() == []
+    assert memory.owner.alarms() == []
     third = _calls(memory, "c", "Thursday", "2026-03-01")
     assert third.outcome is doxa.Outcome.HELD
     assert "3 closings within 10 minutes by one writer" in third.reason
-    assert len(memory.alarms()) == 1
+    assert len(memory.owner.alarms()) == 1

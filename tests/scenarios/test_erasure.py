@@ -40,17 +40,17 @@ def test_erasing_a_person(memory: doxa.Memory, backend: str) -> None:
         predicate=EX + "address",
         object="Quillfeather Lane 7",
     )
-    receipt = memory.erase(zeb, reason="right to be forgotten")
+    receipt = memory.owner.erase(zeb, reason="right to be forgotten")
     assert receipt.outcome is doxa.Outcome.ERASED
     # on a server, the receipt says what doxa could not purge; on disk, the reason is kept
     assert receipt.reason.startswith("right to be forgotten")
     assert ("server's own files" in receipt.reason) is (backend != "embedded")
-    assert memory.store_purges_files is (backend == "embedded")
+    assert memory.admin.store_purges_files is (backend == "embedded")
     assert len(receipt.targets) == 2
     assert [f.id for f in memory.facts(include_ended=True)] == [kept.fact]
     assert memory.recall("Quaxford") == []
     out = io.StringIO()
-    memory.export(out, audit=True)
+    memory.admin.export(out, audit=True)
     assert "Quaxford" not in out.getvalue()
     assert "Brindlewick" not in out.getvalue()
     assert "Quillfeather Lane 7" in out.getvalue()

@@ -16,11 +16,11 @@ from doxa.store import EmbeddedStore
 
 
 def _history(mem: doxa.Memory) -> None:
-    mem.grant("location")
+    mem.owner.grant("location")
     mem.remember("Ann drinks green tea", topic="drinks", authority="owner")
     wrong = mem.remember("Ann likes black coffee", topic="drinks").fact
     assert wrong is not None
-    mem.retract(wrong, reason="never true")
+    mem.owner.retract(wrong, reason="never true")
     for city in ("Lyon", "Rome"):
         mem.remember(
             f"Ann lives in {city}",
@@ -45,7 +45,7 @@ def test_an_export_restores_with_the_same_answers(
 ) -> None:
     _history(memory)
     first, second = tmp_path / f"first{suffix}", tmp_path / f"second{suffix}"
-    count = memory.export(first)
+    count = memory.admin.export(first)
     assert verify_export(first) == {str(memory.scope.log): len(memory.receipts())}
     copy = doxa.Memory(EmbeddedStore(), scope="alice", clock=clock)
     assert copy.load_export(first) == count
@@ -62,7 +62,7 @@ def test_an_export_restores_with_the_same_answers(
 def test_an_export_changed_by_one_quad_does_not_verify(memory: doxa.Memory, tmp_path: Path) -> None:
     _history(memory)
     export = tmp_path / "x.nq"
-    memory.export(export)
+    memory.admin.export(export)
     verify_export(export)  # control: the untouched export verifies
     text = export.read_text(encoding="utf-8")
     assert "Ann drinks green tea" in text

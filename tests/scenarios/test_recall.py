@@ -9,7 +9,7 @@ import doxa
 
 
 def test_recall_follows_both_clocks(memory: doxa.Memory, clock: doxa.FixedClock) -> None:
-    memory.grant("location")
+    memory.owner.grant("location")
     lyon = memory.remember(
         "Bob lives in Lyon near the river",
         topic="places",
@@ -31,7 +31,7 @@ def test_recall_follows_both_clocks(memory: doxa.Memory, clock: doxa.FixedClock)
         object=EX + "Rome",
         valid_from="2026-03-01",
     )
-    memory.retract(wrong.fact or "", reason="he never swims")
+    memory.owner.retract(wrong.fact or "", reason="he never swims")
     now = {f.id for f in memory.recall("river")}
     assert now == {rome.fact, note.fact}  # Lyon was superseded, the swim retracted
     assert {f.id for f in memory.recall("river", valid_at="2026-02-01")} == {lyon.fact, note.fact}

@@ -26,7 +26,7 @@ ESCAPES = [
 def pair(store: Store, clock: doxa.FixedClock) -> tuple[doxa.Memory, doxa.Memory]:
     alice = doxa.Memory(store, scope="alice", clock=clock)
     bob = doxa.Memory(store, scope="bob", clock=clock)
-    alice.add_ontology(DOMAIN)
+    alice.schema.add_ontology(DOMAIN)
     return alice, bob
 
 
@@ -86,7 +86,7 @@ def test_export_holds_one_scope(pair: tuple[doxa.Memory, doxa.Memory], tmp_path:
     alice.remember("Alice prefers tea", topic="drinks")
     bob.remember("Bob prefers coffee", topic="drinks")
     target = tmp_path / "alice.nq"
-    assert alice.export(target) > 0
+    assert alice.admin.export(target) > 0
     text = target.read_text(encoding="utf-8")
     assert "urn:doxa:scope:alice/" in text
     assert "urn:doxa:scope:bob" not in text

@@ -47,7 +47,7 @@ def test_approved_move_supersedes_and_both_clocks_answer(
     wednesday = _call(memory, "Wednesday", "2026-01-01")
     clock.set("2026-03-09T10:00:00Z")
     thursday = _call(memory, "Thursday", "2026-03-08")
-    approval = memory.approve(thursday.fact)
+    approval = memory.owner.approve(thursday.fact)
     assert (approval.outcome, approval.targets) == (doxa.Outcome.APPROVED, (wednesday.fact,))
     assert memory.held() == []
 
@@ -79,7 +79,7 @@ def test_earned_closing_supersedes_without_a_hold(
     memory: doxa.Memory, clock: doxa.FixedClock
 ) -> None:
     """With closing granted for 'schedule', the replacement is admitted and supersedes at once."""
-    memory.grant("schedule")
+    memory.owner.grant("schedule")
     wednesday = _call(memory, "Wednesday", "2026-01-01")
     clock.set("2026-03-09T10:00:00Z")
     thursday = _call(memory, "Thursday", "2026-03-08")
@@ -98,9 +98,9 @@ def test_a_grant_for_another_kind_does_not_earn_closing(
     memory: doxa.Memory, clock: doxa.FixedClock
 ) -> None:
     """Closing is earned per kind: a grant for 'contact' leaves 'schedule' held."""
-    memory.grant("contact")
+    memory.owner.grant("contact")
     _call(memory, "Wednesday", "2026-01-01")
     clock.set("2026-03-09T10:00:00Z")
     assert _call(memory, "Thursday", "2026-03-08").outcome is doxa.Outcome.HELD
-    memory.revoke("contact")
-    assert not memory.closing_earned("contact")
+    memory.owner.revoke("contact")
+    assert not memory.owner.closing_earned("contact")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import doxa
-import doxa.memory
+import doxa.memory.opening
 from doxa.audit import exports
 from doxa.gate.gate import Gate
 from doxa.store import EmbeddedStore
@@ -81,7 +81,7 @@ try:  # absent before restores and imports recorded their intent (to run these t
     _OWNERS |= {
         "intent": (intents, "write"),
         "done": (intents, "remove"),
-        "restored": (doxa.memory, "remove_intent"),
+        "restored": (doxa.memory.opening, "remove_intent"),
     }
 except ImportError:
     pass
@@ -102,12 +102,12 @@ def main() -> None:
     operation, store, argument, point, count = sys.argv[1:6]
     if operation == "restore":
         arm(point, int(count))
-        print("restored", doxa.Memory.restore_backup(store, argument), flush=True)
+        print("restored", doxa.restore_backup(store, argument), flush=True)
     elif operation == "import":
         exports._BATCH = 40  # several batches from a small export
         with doxa.Memory.open(store, scope="alice") as mem:
             arm(point, int(count))
-            print("imported", mem.load_export(argument), flush=True)
+            print("imported", mem.admin.load_export(argument), flush=True)
     else:
         raise SystemExit(f"unknown operation {operation!r}")
 

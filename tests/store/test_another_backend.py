@@ -265,7 +265,7 @@ def test_a_memory_runs_on_a_store_with_only_the_base_protocol(memory: doxa.Memor
     rows = memory.sparql("SELECT ?text WHERE { ?c <https://w3id.org/doxa#text> ?text }").rows
     assert sorted(str(r[0]) for r in rows) == ["Alice lives in Paris", "Alice prefers tea"]
     assert city.fact is not None
-    gone = memory.retract(city.fact, reason="she moved")
+    gone = memory.owner.retract(city.fact, reason="she moved")
     assert gone.outcome is doxa.Outcome.CLOSED
     assert [f.text for f in memory.facts()] == ["Alice prefers tea"]
     assert memory.verify() == len(memory.receipts()) == 4
@@ -275,15 +275,15 @@ def test_without_the_capabilities_doxa_does_without_them(memory: doxa.Memory) ->
     """No compaction: an erasure says the files are not purged; no directory: no backups."""
     receipt = memory.remember("Bob's number is 555", topic="contacts", authority="owner")
     assert receipt.fact is not None
-    erased = memory.erase(receipt.fact, reason="asked to forget")
+    erased = memory.owner.erase(receipt.fact, reason="asked to forget")
     assert erased.outcome is doxa.Outcome.ERASED
     assert memory.facts() == []
-    assert not memory.store_purges_files
+    assert not memory.admin.store_purges_files
     assert doxa.memory.SERVER_FILES_NOT_PURGED in erased.reason
-    assert memory.purge_status().owed == 0
+    assert memory.admin.purge_status().owed == 0
     with pytest.raises(StoreError, match="Only a store on disk has backups"):
-        memory.backup()
-    assert memory.backups() == []
+        memory.admin.backup()
+    assert memory.admin.backups() == []
     assert memory.verify() == 2
 
 

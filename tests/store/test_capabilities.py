@@ -148,12 +148,12 @@ def test_an_import_drops_what_the_gate_remembered(tmp_path: Path) -> None:
     with doxa.Memory.open(None, scope="alice") as mem:
         mem.remember("Alice prefers tea", topic="drinks", authority="owner")
         exported = tmp_path / "alice.nq"
-        mem.export(exported)
+        mem.admin.export(exported)
     with doxa.Memory.open(None, scope="alice") as fresh:
         assert isinstance(fresh.store, SoleWriter)
         fresh.facts()
         assert len(fresh.receipts()) == 0
-        fresh.load_export(exported)
+        fresh.admin.load_export(exported)
         assert [f.text for f in fresh.facts()] == ["Alice prefers tea"]
         fresh.remember("Alice likes green tea", topic="drinks", authority="owner")
         assert fresh.verify() == 2  # the chain head was read again, not the pre-import one

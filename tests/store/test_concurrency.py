@@ -80,8 +80,8 @@ def test_two_processes_never_leave_two_live_values(
     server = _server(name, request)
     store = server.store()
     mem = doxa.Memory(store, scope="race")
-    mem.add_ontology(DOMAIN)
-    mem.grant("schedule")
+    mem.schema.add_ontology(DOMAIN)
+    mem.owner.grant("schedule")
     count = 12
     go = tmp_path / "go"
     writers = [
@@ -173,8 +173,8 @@ def test_a_lost_race_runs_the_judge_again(name: str, request: pytest.FixtureRequ
     mem = doxa.Memory(racing, scope="race", judge=judge)
     plain = server.store()
     other = doxa.Memory(plain, scope="race")
-    mem.add_ontology(DOMAIN)
-    mem.grant("schedule")
+    mem.schema.add_ontology(DOMAIN)
+    mem.owner.grant("schedule")
     wednesday = _day(mem, "Wednesday")
     assert judge.calls == 1  # control: no race, one judgement
     thursday: list[doxa.Receipt] = []

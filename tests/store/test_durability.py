@@ -114,10 +114,10 @@ def test_restore_brings_a_backup_back_and_keeps_erasures(tmp_path: Path) -> None
             object="+1 555 0177",
             authority="owner",
         )
-        backup = mem.backup()
+        backup = mem.admin.backup()
         mem.remember("written after the backup", topic="c", authority="owner")
-        mem.erase(secret.fact or "", reason="asked to be forgotten")
-    counts = doxa.Memory.restore_backup(path, backup)
+        mem.owner.erase(secret.fact or "", reason="asked to be forgotten")
+    counts = doxa.restore_backup(path, backup)
     assert counts == {"alice": 1}
     with doxa.Memory.open(path, scope="alice") as mem:
         texts = {f.text for f in mem.facts()}
@@ -131,7 +131,9 @@ def test_restore_brings_a_backup_back_and_keeps_erasures(tmp_path: Path) -> None
             doxa.Outcome.PURGED,
         ]
     # the replaced store was kept as a backup, and it too no longer holds the erased phone
-    replaced = [p for p in (tmp_path / "memory.backups").iterdir() if p.name.endswith("-replaced")]
+    replaced = [
+        p for p in (tmp_path / "memory.backups").iterdir() if p.name.endswith("-replaced")
+    ]
     assert len(replaced) == 1
     with doxa.Memory.open(replaced[0], scope="alice") as old:
         assert "written after the backup" in {f.text for f in old.facts()}
@@ -143,7 +145,7 @@ def test_restore_refuses_what_is_not_a_backup(tmp_path: Path) -> None:
     with doxa.Memory.open(path, scope="alice") as mem:
         mem.remember("stays", topic="t", authority="owner")
     with pytest.raises(doxa.StoreError, match="not a store backup"):
-        doxa.Memory.restore_backup(path, tmp_path)
+        doxa.restore_backup(path, tmp_path)
     with doxa.Memory.open(path, scope="alice") as mem:  # control: untouched
         assert [f.text for f in mem.facts()] == ["stays"]
 

@@ -69,9 +69,9 @@ def _erase_under_load(path: Path, fill: int) -> dict[str, int]:
             thread.start()
         try:
             time.sleep(0.1)
-            receipt = mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+            receipt = mem.owner.erase("http://example.org/zebulon-quaxford", reason="asked")
             assert receipt.outcome is doxa.Outcome.ERASED
-            assert mem.purge().owed == 0
+            assert mem.admin.purge().owed == 0
             time.sleep(0.1)
         finally:
             stop.set()
@@ -138,11 +138,11 @@ for i in range(count):
 mem.remember("Zebulon Quaxford lives at Brindlewick Road 3", topic="people", authority="owner",
              subject="http://example.org/zebulon-quaxford",
              predicate="http://example.org/address", object="Brindlewick Road 3")
-mem.backup()
+mem.admin.backup()
 print("erasing", flush=True)
-mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+mem.owner.erase("http://example.org/zebulon-quaxford", reason="asked")
 print("erased", flush=True)
-mem.purge()
+mem.admin.purge()
 print("purged", flush=True)
 """
 
@@ -166,11 +166,11 @@ def _kill_during_purge(tmp_path: Path, trial: int, rng: random.Random) -> str:
     with doxa.Memory.open(path, scope="alice") as mem:
         erased = not any("Quaxford" in f.text for f in mem.facts(include_ended=True))
         if not erased:  # killed before the logical erasure committed: the owner erases again
-            mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+            mem.owner.erase("http://example.org/zebulon-quaxford", reason="asked")
         else:  # a retry of the same erase finishes the purge, never NotFound
-            again = mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+            again = mem.owner.erase("http://example.org/zebulon-quaxford", reason="asked")
             assert again.outcome is doxa.Outcome.ERASED
-        mem.purge()
+        mem.admin.purge()
         assert mem.verify() == len(mem.receipts())
         assert [r.outcome for r in mem.receipts()][-1] is doxa.Outcome.PURGED
         assert len(mem.facts(topic="garden")) == 40
@@ -254,12 +254,12 @@ def test_an_erase_returns_before_its_purge_and_reads_never_see_the_content(
     path = tmp_path / "memory"
     with doxa.Memory.open(path, scope="alice") as mem:
         phone, _ = people(mem)
-        mem.erase(phone.fact or "", reason="asked")
+        mem.owner.erase(phone.fact or "", reason="asked")
         assert "555 0142" not in {str(f.object) for f in mem.facts(include_ended=True)}
-        status = mem.purge()
+        status = mem.admin.purge()
         assert (status.owed, status.running, status.error) == (0, False, None)
         assert status.purged == 1
-        assert mem.purge_status().owed == 0
+        assert mem.admin.purge_status().owed == 0
     assert hits(path, "+1 555 0142") == []
 
 
@@ -326,14 +326,14 @@ def test_a_source_only_the_erased_fact_used_leaves_backups_and_restores(tmp_path
             authority="owner",
             sources=[shared],
         )
-        backup = mem.backup()
-        mem.erase(erased.fact or "", reason="asked", wait=True)
+        backup = mem.admin.backup()
+        mem.owner.erase(erased.fact or "", reason="asked", wait=True)
         assert mem.verify() == len(mem.receipts())
     for folder in (path, backup):
         assert hits(folder, private) == [], folder
         assert hits(folder, shared), folder  # the control: still used, so kept
 
-    assert doxa.Memory.restore_backup(path, backup) == {"alice": 1}
+    assert doxa.restore_backup(path, backup) == {"alice": 1}
     with doxa.Memory.open(path, scope="alice") as mem:
         assert mem.verify() == len(mem.receipts())
         assert [f.text for f in mem.facts()] == ["Maribel lives at Quillfeather Lane 7"]
@@ -350,8 +350,8 @@ mem.remember("Zebulon Quaxford lives at Brindlewick Road 3", topic="people", aut
              subject="http://example.org/zebulon-quaxford",
              predicate="http://example.org/address", object="Brindlewick Road 3")
 mem.remember("Maribel Ostrander lives at Quillfeather Lane 7", topic="people", authority="owner")
-mem.backup()
-mem.erase("http://example.org/zebulon-quaxford", reason="asked")
+mem.admin.backup()
+mem.owner.erase("http://example.org/zebulon-quaxford", reason="asked")
 os._exit(0)  # like a kill: nothing closed, nothing purged
 """
 
@@ -378,8 +378,8 @@ def test_an_erasure_whose_journal_line_a_crash_cut_is_still_purged(
         journal.write_bytes(b"".join(lines[:-1]))
     with doxa.Memory.open(path, scope="bob" if bob_first else "alice") as first:
         mem = doxa.Memory(first.store, scope="alice") if bob_first else first
-        assert mem.purge_status().owed == 1  # found again, from the journal or its repair
-        mem.purge()
+        assert mem.admin.purge_status().owed == 1  # found again, from the journal or its repair
+        mem.admin.purge()
         assert mem.verify() == len(mem.receipts())
     for needle in (SECRET, "Brindlewick Road 3"):
         assert hits(path, needle) == [], needle
@@ -398,7 +398,7 @@ def test_two_threads_erasing_one_fact_both_get_its_receipt(tmp_path: Path) -> No
         def erase() -> None:
             barrier.wait()
             try:
-                results.append(mem.erase(phone.fact or "", reason="asked").id)
+                results.append(mem.owner.erase(phone.fact or "", reason="asked").id)
             except doxa.DoxaError as error:
                 results.append(error)
 
@@ -410,4 +410,4 @@ def test_two_threads_erasing_one_fact_both_get_its_receipt(tmp_path: Path) -> No
         assert len(results) == 2
         assert results[0] == results[1], results
         with pytest.raises(doxa.NotFound):
-            mem.erase("019ac4f2b0e3a1b2c3d4", reason="asked")
+            mem.owner.erase("019ac4f2b0e3a1b2c3d4", reason="asked")

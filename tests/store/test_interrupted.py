@@ -65,11 +65,11 @@ def erased_since_backup(
             authority="owner",
         )
         second = mem.remember(SECOND, topic="boats", authority="owner")
-        backup = mem.backup()
+        backup = mem.admin.backup()
         mem.remember("written after the backup", topic="garden", authority="owner")
-        mem.erase(secret.fact or "", reason="asked to be forgotten")
-        mem.erase(second.fact or "", reason="asked too")
-        mem.purge()
+        mem.owner.erase(secret.fact or "", reason="asked to be forgotten")
+        mem.owner.erase(second.fact or "", reason="asked too")
+        mem.admin.purge()
     return path, backup.name, {SECRET: secret.fact or "", SECOND: second.fact or ""}
 
 
@@ -86,9 +86,9 @@ def _check_restored(path: Path, ids: dict[str, str]) -> None:
         for text in (SECRET, SECOND):
             with pytest.raises(doxa.ErasedContent):
                 mem.remember(text, topic="again", authority="agent")
-        again = mem.erase(ids[SECRET], reason="asked to be forgotten")  # not NotFound
+        again = mem.owner.erase(ids[SECRET], reason="asked to be forgotten")  # not NotFound
         assert again.outcome is doxa.Outcome.ERASED
-        mem.purge()
+        mem.admin.purge()
     assert not path.with_name("memory.restore").exists()
     assert not path.with_name("memory.restoring").exists()
     for needle in ("+1 555 0142", "Kestrel"):
@@ -133,7 +133,7 @@ def test_a_kill_during_restore_is_finished_by_the_next_open(
         with doxa.Memory.open(path, scope="alice") as mem:
             assert "written after the backup" in {f.text for f in mem.facts()}
             assert mem.verify() == len(mem.receipts())
-        doxa.Memory.restore_backup(path, backup)
+        doxa.restore_backup(path, backup)
     _check_restored(path, ids)
 
 
@@ -171,7 +171,9 @@ def test_rerunning_restore_after_a_kill_finishes_it(
     assert cli.returncode == 0, cli.stderr
     assert "2 erasure(s) recorded since the backup were applied again" in cli.stdout
     _check_restored(path, ids)
-    replaced = [p for p in (tmp_path / "memory.backups").iterdir() if p.name.endswith("-replaced")]
+    replaced = [
+        p for p in (tmp_path / "memory.backups").iterdir() if p.name.endswith("-replaced")
+    ]
     assert len(replaced) == 1  # the store it replaced was kept once, not twice
 
 
@@ -217,7 +219,7 @@ def test_a_staged_copy_with_no_intent_is_deleted_by_the_next_open(tmp_path: Path
         pin = mem.remember(
             "Alice's bank PIN is 4821-Quelvornix", topic="secrets", authority="owner"
         )
-        backup = mem.backup()
+        backup = mem.admin.backup()
     done = _child("restore", str(path), str(backup), "intent-before", "1")
     assert done.returncode == -signal.SIGKILL, done.stderr
     staged = path.with_name("memory.restoring")
@@ -225,7 +227,7 @@ def test_a_staged_copy_with_no_intent_is_deleted_by_the_next_open(tmp_path: Path
     with doxa.Memory.open(path, scope="alice") as mem:
         assert {f.text for f in mem.facts()} == {"Alice's bank PIN is 4821-Quelvornix"}
         assert mem.verify() == len(mem.receipts())
-        mem.erase(pin.fact or "", reason="asked to be forgotten", wait=True)
+        mem.owner.erase(pin.fact or "", reason="asked to be forgotten", wait=True)
     assert not staged.exists()
     assert hits(tmp_path, "4821-Quelvornix") == []
 
@@ -278,7 +280,7 @@ def test_a_kill_at_random_points_of_restore_thirty_times(
             untouched = "written after the backup" in {f.text for f in mem.facts()}
             assert mem.verify() == len(mem.receipts())
         if untouched:  # killed before its intent: the store is as it was; restore again
-            doxa.Memory.restore_backup(path, backup)
+            doxa.restore_backup(path, backup)
         _check_restored(path, ids)
 
 
@@ -292,7 +294,7 @@ def export_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     with doxa.Memory.open(folder / "source", scope="alice", durable=False) as mem:
         for i in range(12):
             mem.remember(f"Imported note number {i}", topic="notes", authority="owner")
-        mem.export(folder / "alice.nq", audit=False)
+        mem.admin.export(folder / "alice.nq", audit=False)
     return folder / "alice.nq", 12
 
 
@@ -325,7 +327,7 @@ def test_a_kill_during_import_is_undone_by_the_next_open(
         assert found in (0, total), found
         if found == 0:
             assert mem.receipts() == []
-            mem.load_export(source)  # the scope is as before: the import runs again
+            mem.admin.load_export(source)  # the scope is as before: the import runs again
         assert len(mem.facts()) == total
         assert mem.verify() == len(mem.receipts())
         written = mem.remember("written after the import", topic="notes", authority="owner")
@@ -362,7 +364,7 @@ def test_a_kill_at_random_points_of_import_thirty_times(
             found = len(mem.facts())
             assert found in (0, total), (trial, found)
             if found == 0:
-                mem.load_export(source)
+                mem.admin.load_export(source)
             assert mem.verify() == len(mem.receipts()) > 0
         assert not path.with_name(f"memory-{trial}.import").exists()
 

@@ -49,7 +49,7 @@ NASTY = st.one_of(st.sampled_from(INJECTIONS), st.text(max_size=40))
 
 def _snapshot(mem: doxa.Memory) -> str:
     out = io.StringIO()
-    mem.export(out, audit=True)
+    mem.admin.export(out, audit=True)
     return out.getvalue()
 
 
@@ -60,7 +60,7 @@ def _receipts(mem: doxa.Memory) -> int:
 @pytest.fixture(scope="module")
 def mem() -> Iterator[doxa.Memory]:
     with doxa.Memory.open(None, scope="s") as memory:
-        memory.add_ontology(
+        memory.schema.add_ontology(
             b"@prefix ex: <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
             b"ex:livesIn a owl:ObjectProperty, owl:FunctionalProperty .\n"
         )

@@ -82,8 +82,8 @@ def test_threads_writing_one_predicate_never_leave_two_values(
     tmp_path: Path, threads: int, writes: int
 ) -> None:
     with doxa.Memory.open(tmp_path / "store", scope="s") as mem:
-        mem.add_ontology(ONTOLOGY)
-        mem.grant("general")
+        mem.schema.add_ontology(ONTOLOGY)
+        mem.owner.grant("general")
         receipts = _write_together(mem, threads, writes)
         _check(mem, receipts, threads * writes)
 
@@ -91,8 +91,8 @@ def test_threads_writing_one_predicate_never_leave_two_values(
 @pytest.mark.slow
 def test_many_threads_many_writes(tmp_path: Path) -> None:
     with doxa.Memory.open(tmp_path / "store", scope="s") as mem:
-        mem.add_ontology(ONTOLOGY)
-        mem.grant("general")
+        mem.schema.add_ontology(ONTOLOGY)
+        mem.owner.grant("general")
         receipts = _write_together(mem, 8, 150)
         _check(mem, receipts, 8 * 150)
 

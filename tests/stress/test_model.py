@@ -57,8 +57,8 @@ class MemoryMachine(RuleBasedStateMachine):
         self.clock = doxa.FixedClock("2027-01-01T09:00:00Z")
         self.model = Model()
         self.mem = doxa.Memory.open(self.path, scope="s", clock=self.clock)
-        self.mem.add_ontology(ONTOLOGY)
-        self.mem.grant("general")
+        self.mem.schema.add_ontology(ONTOLOGY)
+        self.mem.owner.grant("general")
         self.model.receipts = 1
         self.texts: dict[str, str] = {}  # fact id -> its text
         self.statements: dict[str, tuple[str, str]] = {}  # fact id -> (who, city)
@@ -184,7 +184,7 @@ class MemoryMachine(RuleBasedStateMachine):
 
     def approve_item(self, item: str) -> None:
         self.clock.advance(SECOND)
-        receipt = self.mem.approve(item)
+        receipt = self.mem.owner.approve(item)
         assert receipt.fact == item
         self._record(receipt, self.texts[item])
 
@@ -192,7 +192,7 @@ class MemoryMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def reject(self, data: st.DataObject) -> None:
         item = data.draw(st.sampled_from(sorted(self.model.held)))
-        self.mem.reject(item, reason="not so")
+        self.mem.owner.reject(item, reason="not so")
         self.model.receipts += 1
         self.model.held.discard(item)
 
@@ -208,7 +208,7 @@ class MemoryMachine(RuleBasedStateMachine):
     def retract_item(self, item: str) -> None:
         model = self.model
         self.clock.advance(SECOND)
-        self.mem.retract(item, reason="never true")
+        self.mem.owner.retract(item, reason="never true")
         model.receipts += 1
         model.live.discard(item)
         model.ended.add(item)
@@ -222,14 +222,14 @@ class MemoryMachine(RuleBasedStateMachine):
 
     def retract_unknown_item(self, item: str) -> None:
         with pytest.raises(doxa.NotFound):
-            self.mem.retract(item, reason="never true")
+            self.mem.owner.retract(item, reason="never true")
 
     @precondition(lambda self: self.model.live or self.model.ended or self.model.held)
     @rule(data=st.data())
     def erase(self, data: st.DataObject) -> None:
         model = self.model
         item = data.draw(st.sampled_from(sorted(model.live | model.ended | model.held)))
-        self.mem.erase(item, reason="asked to forget", wait=True)
+        self.mem.owner.erase(item, reason="asked to forget", wait=True)
         model.receipts += 2  # the erasure, then the purge that made it real in the files
         for group in (model.live, model.ended, model.retracted, model.held):
             group.discard(item)
@@ -245,15 +245,15 @@ class MemoryMachine(RuleBasedStateMachine):
         whose targets changed meanwhile (otherwise only an alarm holds them)."""
         self.clock.advance(SECOND)
         if granted:
-            self.mem.grant("general")
+            self.mem.owner.grant("general")
         else:
-            self.mem.revoke("general")
+            self.mem.owner.revoke("general")
         self.model.receipts += 1
 
     @rule()
     def backup(self) -> None:
         self.clock.advance(SECOND)
-        self.mem.backup()
+        self.mem.admin.backup()
         self.model.backups += 1
 
     @rule()
@@ -271,7 +271,7 @@ class MemoryMachine(RuleBasedStateMachine):
         assert live == model.live
         assert {f.id for f in facts} - live == model.ended
         assert {h.id for h in self.mem.held()} == model.held
-        assert len(self.mem.backups()) == model.backups
+        assert len(self.mem.admin.backups()) == model.backups
         for item in model.erased:
             with pytest.raises(doxa.NotFound):
                 self.mem.get(item)

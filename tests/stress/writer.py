@@ -36,8 +36,8 @@ def prepare(path: str) -> None:
     import doxa
 
     with doxa.Memory.open(path, scope="s") as mem:
-        mem.add_ontology(ONTOLOGY)
-        mem.grant("general")
+        mem.schema.add_ontology(ONTOLOGY)
+        mem.owner.grant("general")
 
 
 def write(rng: random.Random, step: int) -> dict[str, object]:
@@ -88,17 +88,17 @@ def main(argv: list[str]) -> int:
                 step += 1
                 action = rng.random()
                 if nofile and step % 10 == 0:  # backups and exports open new files
-                    mem.backup()
-                    mem.export(f"{path}.export")
+                    mem.admin.backup()
+                    mem.admin.export(f"{path}.export")
                     continue
                 if action < 0.05 and admitted:
                     fact = admitted.pop(rng.randrange(len(admitted)))
                     try:
-                        receipt = mem.retract(fact, reason="never true")
+                        receipt = mem.owner.retract(fact, reason="never true")
                     except doxa.NotFound:
                         continue  # superseded meanwhile: nothing to retract
                 elif action < 0.1 and (held := mem.held()):
-                    receipt = mem.approve(held[0])
+                    receipt = mem.owner.approve(held[0])
                 else:
                     receipt = mem.remember(**write(rng, step))  # type: ignore[arg-type]
                     if receipt.outcome is doxa.Outcome.ADMITTED and receipt.fact:

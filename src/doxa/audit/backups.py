@@ -116,7 +116,7 @@ def begin_restore(path: Path, backup: Path) -> RestoreIntent:
     last receipt per scope read, and the intent (``<store>.restore``, fsynced) names the copy,
     where the replaced store will be kept (``…-replaced``) and the erasures the journal
     recorded after the backup. From then on the restore is owed: :func:`swap_staged` and
-    :meth:`doxa.Memory.restore_backup` finish it, and so does the next open after a crash.
+    :func:`doxa.restore_backup` finish it, and so does the next open after a crash.
     Raises :class:`~doxa.StoreError` for what is not a backup, :class:`~doxa.StoreLocked`
     while another process has the store open.
     """
@@ -234,7 +234,7 @@ def accept_loss(path: Path) -> dict[str, int]:
     """Accept that a crash lost acknowledged decisions: cut the journal back to the store.
 
     Returns how many journaled decisions were given up, per scope. Use it only when no
-    backup holds them; ``Memory.restore_backup`` is the other way out.
+    backup holds them; ``doxa.restore_backup`` is the other way out.
     """
     heads = _heads(path)
     journal = Journal(path.with_name(f"{path.name}.journal"))

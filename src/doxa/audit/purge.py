@@ -35,13 +35,13 @@ from doxa.errors import StoreError
 from doxa.gate.erasure import erasure_record
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision, Record
-from doxa.model import Outcome
+from doxa.model import Outcome, Receipt
 from doxa.scope import Scope
 from doxa.store import Store
-from doxa.store.capabilities import Purgeable
+from doxa.store.capabilities import Compactable, Purgeable
 from doxa.store.journal import Journal
 
-__all__ = ["Owed", "Purge", "PurgeStatus", "purge_of"]
+__all__ = ["Owed", "Purge", "PurgeStatus", "purge_later", "purge_of"]
 
 _log = logging.getLogger("doxa.purge")
 
@@ -319,3 +319,30 @@ def purge_of(store: Store, clock: Clock) -> Purge | None:
         if found is None:
             found = _PURGES[store] = Purge(store, clock)
         return found
+
+
+def purge_later(
+    store: Store,
+    clock: Clock,
+    scope: Scope,
+    receipts: Sequence[Receipt],
+    *,
+    wait: bool = False,
+    start: bool = True,
+) -> None:
+    """Hand erasure receipts to the store's background purge (in memory: purge now).
+
+    ``start=False`` only records what is owed (several scopes' erasures, one purge for all);
+    ``wait`` returns once the files and backups no longer hold the content.
+    """
+    purge = purge_of(store, clock)
+    if purge is None:
+        if isinstance(store, Compactable):
+            store.compact()  # in memory: no files, no backups, nothing to wait for
+        return
+    for receipt in receipts:
+        purge.owe(scope.name, receipt.id, [scope.fact(t) for t in receipt.targets])
+    if start:
+        purge.start()  # a retry finishes what an interrupted purge left
+    if wait:
+        purge.wait()

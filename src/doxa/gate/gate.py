@@ -12,10 +12,10 @@ each kept in its own module: the owner's (:mod:`doxa.gate.owner`), erasure
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from typing import Any
 
 from rdflib import URIRef
 from rdflib.term import Node
@@ -32,7 +32,7 @@ from doxa.errors import (
 from doxa.gate.closing import Closing
 from doxa.gate.correcting import owner_revision, undated_start
 from doxa.gate.deciding import MAX_ATTEMPTS, UNLOCKED_ATTEMPTS, Decider, pause
-from doxa.gate.embedding import WriteVector, embed_write
+from doxa.gate.embedding import WriteVector, embed_facts, embed_write
 from doxa.gate.erasing import Erasing
 from doxa.gate.gather import gather
 from doxa.gate.names import Minted, Names
@@ -513,6 +513,20 @@ class Gate(WritePath):
             received=received,
         )
 
+    def embed_admitted(self, embedder: Embedder | None, receipts: Iterable[Receipt]) -> None:
+        """The vectors of the facts ``receipts`` admitted (in bulk, or by the owner), asked
+        after the gate published (outside its lock), in one call; a fact the endpoint gives
+        none is recorded as missing one."""
+        if embedder is None:
+            return
+        claims = [self.scope.fact(r.fact) for r in receipts if r.admitted and r.fact]
+        if not claims:
+            return
+        topics = [g for g in self.record.claim_graphs() if g != self.scope.rules]
+        texts = self.store.describe(claims, [*topics, self.scope.rules], (DOXA.text,))
+        facts = [(c, str(pairs[0][1])) for c in claims if (pairs := texts.get(str(c)))]
+        embed_facts(self.store, self.scope, embedder, facts)
+
     # -- the scope's other decisions, each in its own module --------------------------------
 
     def closing_refusal(self, kind: str, judge: str | None = None) -> str | None:
@@ -534,53 +548,3 @@ class Gate(WritePath):
         if taught is not None:
             self.rejudge_question(taught)
         return receipt
-
-    def reject(self, held_id: str, *, reason: str) -> Receipt:
-        """Discard a held write; its content leaves pending, the receipt stays."""
-        return self.owner.reject(held_id, reason=reason)
-
-    def release(self, fact_id: str, *, reason: str) -> Receipt:
-        """Judge a quarantined write again as a quotation (see :meth:`OwnerDecisions.release`)."""
-        return self.owner.release(fact_id, reason=reason)
-
-    def discard(self, fact_id: str, *, reason: str) -> Receipt:
-        """The owner throws a quarantined write away; only its receipt stays."""
-        return self.owner.discard(fact_id, reason=reason)
-
-    def retract(self, fact_id: str, *, reason: str) -> Receipt:
-        """The owner says a fact was never true: a retraction event ends belief in it."""
-        return self.owner.retract(fact_id, reason=reason)
-
-    def rescreen(self, *, reason: str) -> list[Receipt]:
-        """Quarantine live outside facts the current screen calls instructions (see
-        :meth:`OwnerDecisions.rescreen`)."""
-        return self.owner.rescreen(reason=reason)
-
-    def calibrate(
-        self, judge: str, scores: dict[str, tuple[int, int]], *, digest: str, reason: str
-    ) -> list[Receipt]:
-        """Record the judge's scores on an owner-labelled set: one receipt per kind."""
-        return self.owner.calibrate(judge, scores, digest=digest, reason=reason)
-
-    def clear_alarm(self, alarm_id: str, *, reason: str) -> Receipt:
-        """The owner clears an alarm; automatic closing may resume. Leaves a receipt."""
-        return self.owner.clear_alarm(alarm_id, reason=reason)
-
-    def confirm(self, fact_id: str, *, reason: str) -> Receipt:
-        """The owner confirms a flagged fact stands on its own (see
-        :meth:`OwnerDecisions.confirm`)."""
-        return self.owner.confirm(fact_id, reason=reason)
-
-    def grant(self, kind: str, *, granted: bool, reason: str) -> Receipt:
-        """Record the owner's grant (or revocation) of automatic closing for a kind."""
-        return self.owner.grant(kind, granted=granted, reason=reason)
-
-    def erase(
-        self, *, fact_id: str | None, subject: URIRef | None, reason: str, actor: URIRef
-    ) -> Receipt:
-        """Erase a fact, or every claim about a subject (see :meth:`Erasing.erase`)."""
-        return self.erasing.erase(fact_id=fact_id, subject=subject, reason=reason, actor=actor)
-
-    def reapply_erasure(self, record: dict[str, Any]) -> Receipt:
-        """Apply a journaled erasure again, to a restored backup, with a new receipt."""
-        return self.erasing.reapply_erasure(record)

@@ -15,29 +15,65 @@ scope, erasure's wait for the purge …) is not attempted: any other ``Memory`` 
 
 from __future__ import annotations
 
+import enum
+import inspect
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from functools import cached_property
+from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
 import httpx
 from rdflib import Literal
 
 from doxa.errors import ConstraintFailure, DoxaError, InvalidInput, ShapeViolation, StoreError
-from doxa.interfaces.answers import parse_answer
 from doxa.interfaces.failures import error_from
 from doxa.interfaces.revive import revive
-from doxa.model import Alarm, Fact, HeldWrite, History, Receipt, Relation, Standing, Why
+from doxa.memory.decisions import (
+    APPROVE,
+    CLEAR_ALARM,
+    CONFIRM,
+    DISCARD,
+    ERASE,
+    GRANT,
+    REJECT,
+    REJUDGE,
+    RELEASE,
+    RESCREEN,
+    RETRACT,
+    REVOKE,
+    Decision,
+    Returns,
+)
+from doxa.model import Alarm, Fact, HeldWrite, History, Receipt, Standing, Why
 from doxa.reads.stats import Stats
 from doxa.reads.vocabulary import Vocabulary
 from doxa.scope import Scope
 from doxa.writes import PYTHON_FIELDS
 
-__all__ = ["RemoteMemory"]
+__all__ = ["RemoteMemory", "RemoteOwner"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: what a decision's target may be besides its id: the object the id names
+_NAMED = (Fact, HeldWrite, Alarm)
 
 #: a write waits for the judge, which may be an LLM: as long as a person would wait
 TIMEOUT = httpx.Timeout(120.0, connect=5.0)
+
+
+def _sent(decision: Decision[P, R]) -> Callable[Concatenate[RemoteOwner, P], R]:
+    """A method of :class:`RemoteOwner` with the decision's Python signature, sent to its
+    REST route (mypy checks each call against ``Owner``'s method)."""
+
+    def call(self: RemoteOwner, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self._send(decision, args, kwargs)  # type: ignore[no-any-return]
+
+    call.__name__ = call.__qualname__ = decision.name
+    call.__doc__ = decision.doc
+    return call
 
 
 class RemoteMemory:
@@ -126,6 +162,11 @@ class RemoteMemory:
             return replace(stored, failures=tuple(str(f) for f in violation.failures))
         return revive(Receipt, answer)  # type: ignore[no-any-return]
 
+    @cached_property
+    def owner(self) -> RemoteOwner:
+        """The owner's decisions through the server (an agent key gets the server's 403)."""
+        return RemoteOwner(self)
+
     def _receipt(self, receipt_id: str) -> Receipt:
         """One receipt by id (a rejection's: the REST answer names it, ``GET /receipts`` has
         it); read only when a write was rejected, so a plain write costs one request."""
@@ -133,47 +174,6 @@ class RemoteMemory:
             if receipt.id == receipt_id:
                 return receipt
         raise StoreError(f"The server named rejection receipt {receipt_id} but does not list it.")
-
-    def approve(self, item: str, *, as_relation: str | Relation | None = None) -> Receipt:
-        # parsed here as every surface parses it: a bad answer is refused before it is sent
-        answer = parse_answer(as_relation)
-        relation = None if answer is None else answer.value
-        return self._receipt_of("/held/{}/approve", item, {"as_relation": relation})
-
-    def reject(self, item: str, *, reason: str = "") -> Receipt:
-        return self._receipt_of("/held/{}/reject", item, {"reason": reason})
-
-    def retract(self, fact: str, *, reason: str) -> Receipt:
-        return self._receipt_of("/facts/{}/retract", fact, {"reason": reason})
-
-    def confirm(self, fact: str, *, reason: str) -> Receipt:
-        return self._receipt_of("/facts/{}/confirm", fact, {"reason": reason})
-
-    def grant(self, kind: str, *, reason: str = "granted by the owner") -> Receipt:
-        return self._receipt_of("/kinds/{}/grant", kind, {"reason": reason})
-
-    def revoke(self, kind: str, *, reason: str = "revoked by the owner") -> Receipt:
-        return self._receipt_of("/kinds/{}/revoke", kind, {"reason": reason})
-
-    def clear_alarm(self, alarm: str, *, reason: str) -> Receipt:
-        return self._receipt_of("/alarms/{}/clear", alarm, {"reason": reason})
-
-    def release(self, fact: str, *, reason: str) -> Receipt:
-        return self._receipt_of("/quarantine/{}/release", fact, {"reason": reason})
-
-    def discard(self, fact: str, *, reason: str = "") -> Receipt:
-        return self._receipt_of("/quarantine/{}/discard", fact, {"reason": reason})
-
-    def rescreen(self, *, reason: str = "") -> list[Receipt]:
-        answer = self._call("POST", "/quarantine/rescreen", body={"reason": reason})
-        return revive(list[Receipt], answer)  # type: ignore[no-any-return]
-
-    def rejudge(self) -> list[Receipt]:
-        return revive(list[Receipt], self._call("POST", "/rejudge"))  # type: ignore[no-any-return]
-
-    def _receipt_of(self, route: str, name: str, body: Mapping[str, object]) -> Receipt:
-        answer = self._call("POST", route.format(_segment(name)), body=body)
-        return revive(Receipt, answer)  # type: ignore[no-any-return]
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -206,18 +206,8 @@ class RemoteMemory:
     def receipts(self) -> list[Receipt]:
         return revive(list[Receipt], self._call("GET", "/receipts"))  # type: ignore[no-any-return]
 
-    def quarantined(self) -> list[Fact]:
-        return revive(list[Fact], self._call("GET", "/quarantine"))  # type: ignore[no-any-return]
-
-    def ledger(self) -> list[Standing]:
-        return revive(list[Standing], self._call("GET", "/ledger"))  # type: ignore[no-any-return]
-
     def stats(self) -> Stats:
         return revive(Stats, self._call("GET", "/stats"))  # type: ignore[no-any-return]
-
-    def alarms(self, *, include_cleared: bool = False) -> list[Alarm]:
-        answer = self._call("GET", "/alarms", params={"include_cleared": include_cleared})
-        return revive(list[Alarm], answer)  # type: ignore[no-any-return]
 
     def vocabulary(self, search: str | None = None, *, limit: int = 50) -> Vocabulary:
         answer = self._call("GET", "/vocabulary", params={"search": search, "limit": limit})
@@ -238,6 +228,62 @@ class RemoteMemory:
 
     def require_scope(self) -> None:
         """Nothing to check here: the server binds the key to a scope it serves."""
+
+
+class RemoteOwner:
+    """``memory.owner`` through the REST API: each decision of
+    :data:`~doxa.memory.decisions.DECISIONS` is a method with ``Owner``'s signature, sent to
+    the row's route; the owner's reads beside them are sent to theirs."""
+
+    def __init__(self, client: RemoteMemory) -> None:
+        self._client = client
+
+    def _send(
+        self, decision: Decision[Any, Any], args: tuple[object, ...], kwargs: Mapping[str, object]
+    ) -> Any:
+        bound = inspect.signature(decision.method).bind(self, *args, **kwargs).arguments
+        given = dict(list(bound.items())[1:])  # the method's own parameters, after self
+        for name in decision.python_only:
+            if given.pop(name, False):
+                raise InvalidInput(
+                    f"{decision.name}({name}=...) is the Python API's only; the doxa server at "
+                    f"{self._client.url} does it on its own."
+                )
+        path = decision.rest
+        if decision.target is not None:
+            target = given.pop(next(iter(given)))
+            found = getattr(target, "id", target) if isinstance(target, _NAMED) else target
+            path = path.format(_segment(str(found)))
+        body = {}
+        for argument in decision.arguments:  # parsed here as every surface parses them
+            value = argument.read(given.get(argument.name))
+            body[argument.name] = value.value if isinstance(value, enum.Enum) else value
+        answer = self._client._call("POST", path, body=body)
+        kind: Any = Receipt if decision.returns is Returns.RECEIPT else list[Receipt]
+        return revive(kind, answer)
+
+    approve = _sent(APPROVE)
+    reject = _sent(REJECT)
+    retract = _sent(RETRACT)
+    confirm = _sent(CONFIRM)
+    erase = _sent(ERASE)
+    grant = _sent(GRANT)
+    revoke = _sent(REVOKE)
+    clear_alarm = _sent(CLEAR_ALARM)
+    release = _sent(RELEASE)
+    discard = _sent(DISCARD)
+    rescreen = _sent(RESCREEN)
+    rejudge = _sent(REJUDGE)
+
+    def quarantined(self) -> list[Fact]:
+        return revive(list[Fact], self._client._call("GET", "/quarantine"))  # type: ignore[no-any-return]
+
+    def ledger(self) -> list[Standing]:
+        return revive(list[Standing], self._client._call("GET", "/ledger"))  # type: ignore[no-any-return]
+
+    def alarms(self, *, include_cleared: bool = False) -> list[Alarm]:
+        answer = self._client._call("GET", "/alarms", params={"include_cleared": include_cleared})
+        return revive(list[Alarm], answer)  # type: ignore[no-any-return]
 
 
 def _segment(name: str) -> str:

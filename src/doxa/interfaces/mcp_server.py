@@ -43,12 +43,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from doxa import __version__
 from doxa.errors import DoxaError, InvalidInput
-from doxa.interfaces.answers import ANSWER_VALUES, parse_answer
 from doxa.interfaces.failures import message_for
 from doxa.interfaces.memory_tool import MAX_CHANGES, MemoryToolHandler
 from doxa.interfaces.presentation import matches, plain, quotation
 from doxa.interfaces.write_schema import json_fields
 from doxa.memory import Memory
+from doxa.memory.decisions import DECISIONS, Decision, Returns
 from doxa.model import Authority, Fact, History, Receipt, Why
 from doxa.terms import as_iri
 from doxa.wire import parse_json
@@ -80,8 +80,8 @@ AGENT_TOOLS: dict[str, bool] = {
 #: key never sees them (its server has no such tool, so a call by name is an unknown tool)
 OWNER_TOOLS: dict[str, bool] = {
     "held": True,
-    "approve": False,
-    "reject": False,
+    # every owner decision (doxa.memory.decisions.DECISIONS), built from its row
+    **{decision.name: False for decision in DECISIONS},
 }
 
 #: the file-shaped tools ``doxa mcp --files`` adds (docs/files.md): name -> read-only
@@ -371,16 +371,6 @@ AsOf = Annotated[str | None, _doc("As believed at this time, ISO 8601 (default n
 IncludeEnded = Annotated[bool, _doc("Also superseded and retracted facts.")]
 FactId = Annotated[str, _doc("The fact id, as remember, recall or facts returned it.")]
 MemoryPath = Annotated[str, _doc("A path under /memories, e.g. /memories/meetings.md.")]
-#: the owner's answer, as REST's ``as_relation`` takes it; the enum is a hint to the client,
-#: the guard is :func:`~doxa.interfaces.answers.parse_answer` (a clear tool error otherwise)
-AsRelation = Annotated[
-    str | None,
-    Field(
-        description="Approve it as this relation, not the judge's: replaces, new or was_wrong "
-        'answer "replace or add?".',
-        json_schema_extra={"enum": [*ANSWER_VALUES, None]},
-    ),
-]
 
 
 def _agent_write(memory: Memory, given: dict[str, Any]) -> dict[str, Any]:
@@ -576,26 +566,59 @@ def add_owner_tools(server: MCPServer, memory: Memory) -> None:
             ]
         )
 
-    @server.tool(annotations=_WRITE, structured_output=True)
-    def approve(
-        held: Annotated[str, _doc("The held write's id, as `held` lists it.")],
-        as_relation: AsRelation = None,
-    ) -> ReceiptOut:
-        """Apply a held write's outcome (the owner's decision); leaves a receipt. A write
-        held with "replace or add?" is answered with `as_relation`: `replaces` (one value at
-        a time: the old value ends), `new` (a second value: both stay) or `was_wrong` (the
-        property never changes: the old value was wrong); the answer is kept for the
-        predicate. Without it the judge's relation applies."""
-        relation = _guarded(lambda: parse_answer(as_relation))
-        return receipt_out(_guarded(lambda: memory.approve(held, as_relation=relation)))
+    for decision in DECISIONS:
+        _decision_tool(server, memory, decision)
 
-    @server.tool(annotations=_WRITE, structured_output=True)
-    def reject(
-        held: Annotated[str, _doc("The held write's id, as `held` lists it.")],
-        reason: Annotated[str, _doc("Why the write is discarded.")] = "",
-    ) -> ReceiptOut:
-        """Discard a held write (the owner's decision); leaves a receipt."""
-        return receipt_out(_guarded(lambda: memory.reject(held, reason=reason)))
+
+class ReceiptList(BaseModel):
+    """The receipts a decision left (possibly none)."""
+
+    receipts: list[ReceiptOut]
+
+
+def _decision_tool(server: MCPServer, memory: Memory, decision: Decision[Any, Any]) -> None:
+    """One owner decision as a tool: the row's target and arguments as its parameters, its
+    method's docstring as its description; a doxa error is a tool error."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters: list[inspect.Parameter] = []
+    if decision.target is not None:
+        parameters.append(
+            inspect.Parameter(
+                decision.target.parameter,
+                keyword,
+                annotation=Annotated[str, _doc(decision.target.doc)],
+            )
+        )
+    for argument in decision.arguments:
+        extra: dict[str, Any] | None = (
+            {"enum": [*argument.choices, None]} if argument.choices else None
+        )
+        if argument.required:
+            annotation: Any = Annotated[str, _doc(argument.doc)]
+            parameters.append(inspect.Parameter(argument.name, keyword, annotation=annotation))
+        else:
+            default = argument.default if isinstance(argument.default, str) else None
+            annotation = Annotated[
+                str | None, Field(description=argument.doc, json_schema_extra=extra)
+            ]
+            parameters.append(
+                inspect.Parameter(argument.name, keyword, annotation=annotation, default=default)
+            )
+    many = decision.returns is Returns.RECEIPTS
+    returns = ReceiptList if many else ReceiptOut
+    target = decision.target
+
+    def tool(**given: Any) -> ReceiptOut | ReceiptList:
+        named = given.pop(target.parameter) if target is not None else None
+        answer = _guarded(lambda: decision.call(memory.owner, named, given))
+        if many:
+            return ReceiptList(receipts=[receipt_out(r) for r in answer])
+        return receipt_out(answer)
+
+    tool.__name__ = decision.name
+    tool.__doc__ = decision.doc
+    tool.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
+    server.tool(name=decision.name, annotations=_WRITE, structured_output=True)(tool)
 
 
 def add_file_tools(server: MCPServer, memory: Memory) -> None:

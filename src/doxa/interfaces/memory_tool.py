@@ -206,7 +206,7 @@ class MemoryToolHandler:
 
     def _snapshot(self) -> _Snapshot:
         """The command's one read of the store: the files as this session shows them."""
-        rendered = self.memory.render()
+        rendered = self.memory.files.render()
         texts = {INDEX: rendered.files[INDEX]}
         for name, (_, rows) in rendered.manifest.files.items():
             rank = {fid: n for n, fid in enumerate(self._order.get(name, ()))}
@@ -239,7 +239,7 @@ class MemoryToolHandler:
             else:
                 _check_size(name, text)
                 texts[name] = text
-        report = self.memory.apply_texts(
+        report = self.memory.files.apply_texts(
             shown.manifest, texts, authority=self.authority, retract=retract, limit=MAX_CHANGES
         )
         for name, text in changes.items():

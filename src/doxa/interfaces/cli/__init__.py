@@ -163,22 +163,14 @@ for _command in (
     read.receipts,
     read.sparql,
     read.vocabulary,
-    decide.approve,
-    decide.reject,
-    decide.retract,
-    decide.confirm,
-    decide.grant,
-    decide.revoke,
     audit.verify,
     audit.audit,
     audit.export,
     audit.import_,
     judge.judge,
-    judge.rejudge,
     judge.stats,
     judge.alarms,
     owner.quarantine,
-    owner.rescreen,
     owner.erase,
     owner.backup,
     owner.backups,
@@ -190,3 +182,12 @@ for _command in (
     files.sync,
 ):
     main.add_command(_command)
+
+# the owner's decisions, one command per row of doxa.memory.decisions.DECISIONS
+for _words, _decision in decide.commands():
+    _group: click.Group = main
+    for _word in _words[:-1]:
+        _found = _group.commands[_word]
+        assert isinstance(_found, click.Group), _word
+        _group = _found
+    _group.add_command(_decision, _words[-1])

@@ -69,7 +69,7 @@ def audit(settings: Settings, report_format: str, infer: bool) -> None:
 
     def action(memory: Memory) -> None:
         nonlocal conforms
-        report = memory.audit(infer=infer)
+        report = memory.admin.audit(infer=infer)
         conforms = report.conforms
         if report_format.casefold() != "table":
             click.echo(report.serialize(report_format), nl=False)
@@ -96,7 +96,7 @@ def export(
     bar = ProgressBar("Exporting", force=progress)
 
     def action(memory: Memory) -> None:
-        count = memory.export(file, audit=audit, format=rdf_format, progress=bar)
+        count = memory.admin.export(file, audit=audit, format=rdf_format, progress=bar)
         if settings.json:
             emit({"file": str(file), "quads": count, "audit": audit})
         else:
@@ -115,7 +115,7 @@ def import_(settings: Settings, file: Path, rdf_format: str | None, progress: bo
     bar = ProgressBar("Importing", force=progress)
 
     def action(memory: Memory) -> None:
-        count = memory.load_export(file, format=rdf_format, progress=bar)
+        count = memory.admin.load_export(file, format=rdf_format, progress=bar)
         if settings.json:
             emit({"file": str(file), "quads": count, "scope": memory.scope.name})
         else:

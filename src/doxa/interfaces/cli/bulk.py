@@ -38,7 +38,7 @@ def import_claims(settings: Settings, file: Path, fmt: str, batch_size: int) -> 
     def action(memory: Memory) -> None:
         rows = read_claims(file, format=fmt)
         with click.progressbar(length=len(rows), label="importing", file=sys.stderr) as bar:
-            report = memory.import_claims(rows, batch_size=batch_size, progress=bar.update)
+            report = memory.admin.import_claims(rows, batch_size=batch_size, progress=bar.update)
         if settings.json:
             emit(
                 {
@@ -68,7 +68,7 @@ def reindex(settings: Settings) -> None:
     DOXA_EMBED_*, was down or slow when they were written, or they predate it)."""
 
     def action(memory: Memory) -> None:
-        report = memory.reindex(
+        report = memory.admin.reindex(
             words_progress=ProgressBar("Indexing words", unit="facts"),
             progress=ProgressBar("Embedding", unit="facts"),
         )

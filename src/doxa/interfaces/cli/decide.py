@@ -1,71 +1,92 @@
-"""The owner's decisions: approve, reject, retract, grant, revoke (each leaves a receipt)."""
+"""The owner's decisions as commands, built from :data:`doxa.memory.decisions.DECISIONS`.
+
+``doxa approve``, ``reject``, ``retract``, ``confirm``, ``grant``, ``revoke``, ``rescreen``,
+``rejudge``, ``alarms clear``, ``quarantine release`` and ``quarantine discard``: one command
+per row, its argument the row's target and its options the row's arguments, so the CLI takes
+exactly what the Python API, REST, MCP and the review page take (``doxa erase``, which takes
+many targets at once, is written by hand in :mod:`doxa.interfaces.cli.owner`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import click
 
-from doxa.interfaces.cli import options
+from doxa.errors import InvalidInput
 from doxa.interfaces.cli.running import Settings, run
-from doxa.interfaces.cli.show import show_receipt
-from doxa.model import Relation
+from doxa.interfaces.cli.show import receipt_text, show_list, show_receipt
+from doxa.memory.decisions import DECISIONS, Argument, Decision, Returns
+from doxa.model import Receipt
 
-__all__ = ["approve", "grant", "reject", "retract", "revoke"]
-
-
-@click.command()
-@click.argument("held_id", metavar="ID")
-@click.option(
-    "--as",
-    "as_relation",
-    type=options.Member(Relation, Relation.parse),
-    help="Apply this relation instead of the judge's.",
-)
-@click.pass_obj
-def approve(settings: Settings, held_id: str, as_relation: Relation | None) -> None:
-    """Approve a held write (the owner's decision)."""
-    run(settings, lambda m: show_receipt(settings, m.approve(held_id, as_relation=as_relation)))
+__all__ = ["commands"]
 
 
-@click.command()
-@click.argument("held_id", metavar="ID")
-@click.option("--reason", default="", help="Why the write is discarded.")
-@click.pass_obj
-def reject(settings: Settings, held_id: str, reason: str) -> None:
-    """Discard a held write (the owner's decision)."""
-    run(settings, lambda m: show_receipt(settings, m.reject(held_id, reason=reason)))
+class _Parsed(click.Choice[str]):
+    """A closed list's option: ``--help`` lists the values, the row's parse reads them."""
+
+    def __init__(self, argument: Argument) -> None:
+        super().__init__(list(argument.choices))
+        self._argument = argument
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Any:
+        try:
+            return self._argument.read(value)
+        except InvalidInput as error:
+            self.fail(str(error), param, ctx)
 
 
-@click.command()
-@click.argument("fact")
-@click.option("--reason", required=True, help="Why the fact was never true.")
-@click.pass_obj
-def retract(settings: Settings, fact: str, reason: str) -> None:
-    """Say a fact was never true; belief in it ends now, nothing is deleted."""
-    run(settings, lambda m: show_receipt(settings, m.retract(fact, reason=reason)))
+def _option(argument: Argument) -> click.Option:
+    required = argument.required
+    default = None if required else argument.default
+    return click.Option(
+        [argument.flag, argument.name],
+        required=required,
+        default=default,
+        show_default=bool(default),
+        type=_Parsed(argument) if argument.choices else str,
+        help=argument.doc,
+    )
 
 
-@click.command()
-@click.argument("fact")
-@click.option("--reason", required=True, help="What you checked: the fact stands on its own.")
-@click.pass_obj
-def confirm(settings: Settings, fact: str, reason: str) -> None:
-    """Say a flagged fact stands on its own; its basis-ended flags clear from now on."""
-    run(settings, lambda m: show_receipt(settings, m.confirm(fact, reason=reason)))
+def _receipts(items: Sequence[Receipt]) -> str:
+    return "\n".join(receipt_text(r) for r in items)
 
 
-@click.command()
-@click.argument("kind")
-@click.option("--reason", default="granted by the owner", show_default=True)
-@click.pass_obj
-def grant(settings: Settings, kind: str, reason: str) -> None:
-    """Let the judge close facts of KIND without asking."""
-    run(settings, lambda m: show_receipt(settings, m.grant(kind, reason=reason)))
+def _command(decision: Decision[Any, Any]) -> click.Command:
+    target = decision.target
+
+    def act(settings: Settings, **given: Any) -> None:
+        named = given.pop(target.parameter) if target is not None else None
+
+        def action(memory: Any) -> None:
+            answer = decision.call(memory.owner, named, given)
+            if decision.returns is Returns.RECEIPT:
+                show_receipt(settings, answer)
+            else:
+                show_list(settings, answer, decision.empty, _receipts)
+
+        run(settings, action)
+
+    params: list[click.Parameter] = [_option(a) for a in decision.arguments]
+    if target is not None:
+        params.insert(0, click.Argument([target.parameter], metavar=target.metavar))
+    return click.Command(
+        decision.cli[-1],
+        params=params,
+        callback=click.pass_obj(act),
+        help=decision.doc,
+    )
 
 
-@click.command()
-@click.argument("kind")
-@click.option("--reason", default="revoked by the owner", show_default=True)
-@click.pass_obj
-def revoke(settings: Settings, kind: str, reason: str) -> None:
-    """Take back a grant: closings of KIND wait for the owner again."""
-    run(settings, lambda m: show_receipt(settings, m.revoke(kind, reason=reason)))
+def commands() -> list[tuple[tuple[str, ...], click.Command]]:
+    """Each decision's command with the words it is reached by (``("quarantine",
+    "release")`` is ``release`` in the ``quarantine`` group)."""
+    return [(d.cli, _command(d)) for d in DECISIONS if not d.cli_by_hand]
+
+
+#: what a caller hands :func:`run` (typed for mypy: an action on the memory)
+Action = Callable[[Any], None]

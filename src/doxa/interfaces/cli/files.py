@@ -40,7 +40,7 @@ def render(
         if (folder / MANIFEST).exists() or (folder / MANIFEST).is_symlink():
             with Folder(folder) as where:
                 previous = read_manifest(where)
-        rendered = memory.render(
+        rendered = memory.files.render(
             folder, valid_at=valid_at, as_of=as_of, include_ended=include_ended
         )
         committed = commit and commit_render(folder, commit_message(memory, rendered, previous))
@@ -76,7 +76,7 @@ def sync(settings: Settings, folder: Path, authority: str, retract: tuple[str, .
     """Send the edits made in FOLDER through the gate, then render it again."""
 
     def action(memory: Memory) -> None:
-        report = memory.sync(folder, authority=authority, retract=retract)
+        report = memory.files.sync(folder, authority=authority, retract=retract)
         if settings.json:
             emit(report.to_json())
         else:

@@ -15,13 +15,13 @@ import click
 from doxa.errors import NotFound
 from doxa.evaluation import CaseResult, EvalReport, load_cases
 from doxa.interfaces.cli.running import Settings, emit, run
-from doxa.interfaces.cli.show import receipt_text, show_list, show_receipt
+from doxa.interfaces.cli.show import show_list
 from doxa.interfaces.presentation import plain, table, when
 from doxa.memory import Memory
 from doxa.model import Alarm, Standing
 from doxa.reads.stats import Stats
 
-__all__ = ["alarms", "judge", "rejudge", "stats"]
+__all__ = ["alarms", "judge", "stats"]
 
 _CASES = click.Path(exists=False, dir_okay=False, path_type=Path)
 _ONTOLOGY = click.option(
@@ -74,8 +74,8 @@ def _scoring(memory: Memory, file: Path, ontologies: Sequence[Path], record: boo
             bar.update(1)
 
         if record:
-            return memory.calibrate(file, ontology=ontology, progress=advance)
-        return memory.evaluate(file, ontology=ontology, progress=advance)
+            return memory.admin.calibrate(file, ontology=ontology, progress=advance)
+        return memory.admin.evaluate(file, ontology=ontology, progress=advance)
 
 
 def _readable(path: Path) -> bool:
@@ -103,24 +103,6 @@ def judge_eval(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> 
 def judge_calibrate(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> None:
     """Score the judge on the owner's labelled FILE and count it towards earned closing."""
     run(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=True)))
-
-
-@click.command()
-@click.pass_obj
-def rejudge(settings: Settings) -> None:
-    """Judge again every write held because the judge could not answer."""
-
-    def action(memory: Memory) -> None:
-        receipts = memory.rejudge()
-        if settings.json:
-            emit(receipts)
-        elif not receipts:
-            click.echo("Nothing was judged again.")
-        else:
-            for receipt in receipts:
-                click.echo(receipt_text(receipt))
-
-    run(settings, action)
 
 
 def _stats_text(stats: Stats) -> str:
@@ -202,17 +184,8 @@ def alarms(ctx: click.Context, include_cleared: bool) -> None:
         settings,
         lambda m: show_list(
             settings,
-            m.alarms(include_cleared=include_cleared),
+            m.owner.alarms(include_cleared=include_cleared),
             "No alarms." if include_cleared else "No open alarms.",
             _alarms_table,
         ),
     )
-
-
-@alarms.command("clear")
-@click.argument("alarm")
-@click.option("--reason", required=True, help="What the owner checked.")
-@click.pass_obj
-def alarms_clear(settings: Settings, alarm: str, reason: str) -> None:
-    """Clear ALARM so automatic closing may resume; leaves a receipt."""
-    run(settings, lambda m: show_receipt(settings, m.clear_alarm(alarm, reason=reason)))

@@ -17,9 +17,10 @@ from doxa.errors import InvalidInput, StoreError
 from doxa.interfaces.cli.running import Settings, attempt, emit, print_error, run
 from doxa.interfaces.cli.show import facts_table, show_list, show_receipt
 from doxa.memory import Memory
-from doxa.model import Fact, Receipt
+from doxa.memory.opening import restore_backup
+from doxa.model import Fact
 
-__all__ = ["backup", "backups", "erase", "quarantine", "recover", "rescreen", "restore"]
+__all__ = ["backup", "backups", "erase", "quarantine", "recover", "restore"]
 
 
 @click.group(invoke_without_command=True)
@@ -33,43 +34,9 @@ def quarantine(ctx: click.Context) -> None:
     def table(items: Sequence[Fact]) -> str:
         return facts_table(items)
 
-    run(settings, lambda m: show_list(settings, m.quarantined(), "Nothing is quarantined.", table))
-
-
-@quarantine.command("release")
-@click.argument("fact")
-@click.option("--reason", required=True, help="Why the text is harmless.")
-@click.pass_obj
-def quarantine_release(settings: Settings, fact: str, reason: str) -> None:
-    """Release FACT: it is judged again as the quotation it is (the owner vouches for it)."""
-    run(settings, lambda m: show_receipt(settings, m.release(fact, reason=reason)))
-
-
-@quarantine.command("discard")
-@click.argument("fact")
-@click.option("--reason", default="", help="Why it goes.")
-@click.pass_obj
-def quarantine_discard(settings: Settings, fact: str, reason: str) -> None:
-    """Discard FACT from quarantine; its receipt stays."""
-    run(settings, lambda m: show_receipt(settings, m.discard(fact, reason=reason)))
-
-
-@click.command()
-@click.option("--reason", default="", help="Why (kept in each receipt).")
-@click.pass_obj
-def rescreen(settings: Settings, reason: str) -> None:
-    """Screen stored outside facts again; move those now caught into quarantine.
-
-    Each move leaves a receipt naming the attack family and the span; nothing is deleted,
-    and `doxa quarantine release FACT` brings one back.
-    """
-
-    def table(items: Sequence[Receipt]) -> str:
-        return "\n".join(f"{r.fact}  {r.reason}" for r in items)
-
     run(
         settings,
-        lambda m: show_list(settings, m.rescreen(reason=reason), "Nothing new caught.", table),
+        lambda m: show_list(settings, m.owner.quarantined(), "Nothing is quarantined.", table),
     )
 
 
@@ -90,7 +57,7 @@ def erase(settings: Settings, targets: tuple[str, ...], reason: str, status: boo
     if status:
         if targets:
             raise click.UsageError("--status takes no TARGET; run it on its own.")
-        run(settings, lambda m: _show_purge(settings, m.purge_status()))
+        run(settings, lambda m: _show_purge(settings, m.admin.purge_status()))
         return
     if not targets:
         raise click.UsageError("Name at least one TARGET (a fact id or a subject IRI).")
@@ -98,13 +65,13 @@ def erase(settings: Settings, targets: tuple[str, ...], reason: str, status: boo
         raise click.UsageError("Missing option '--reason': say why the content must go.")
 
     def action(memory: Memory) -> None:
-        receipts = memory.erase_many(list(targets), reason=reason, wait=True)
+        receipts = memory.owner.erase_many(list(targets), reason=reason, wait=True)
         if settings.json and len(targets) > 1:
             emit(receipts)  # one JSON document: the list of receipts
             return
         for receipt in receipts:
             show_receipt(settings, receipt)
-        if not settings.json and not memory.store_purges_files:
+        if not settings.json and not memory.admin.store_purges_files:
             click.echo(REMOTE_ERASURE, err=True)
 
     run(settings, action)
@@ -136,7 +103,7 @@ def backup(settings: Settings) -> None:
     """Back the store up into <store>.backups/<time>."""
 
     def action(memory: Memory) -> None:
-        where = memory.backup()
+        where = memory.admin.backup()
         if settings.json:
             emit({"backup": str(where)})
         else:
@@ -151,7 +118,7 @@ def backups(settings: Settings) -> None:
     """List the store's backups, oldest first."""
 
     def action(memory: Memory) -> None:
-        found = memory.backups()
+        found = memory.admin.backups()
         if settings.json:
             emit([str(p) for p in found])
         elif not found:
@@ -182,9 +149,7 @@ def restore(settings: Settings, backup_dir: Path) -> None:
 
     The replaced store is kept as a backup (<time>-replaced), so nothing is lost.
     """
-    _offlinerun(
-        settings, "restore", lambda path: Memory.restore_backup(path, backup_dir), "restored"
-    )
+    _offlinerun(settings, "restore", lambda path: restore_backup(path, backup_dir), "restored")
 
 
 @click.command()

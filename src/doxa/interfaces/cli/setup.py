@@ -61,7 +61,7 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None, name: s
     file of the same name again replaces what it added before."""
 
     def action(memory: Memory) -> None:
-        count = memory.add_ontology(file, format=rdf_format, name=name)
+        count = memory.schema.add_ontology(file, format=rdf_format, name=name)
         source = source_name(name or file.name)
         if settings.json:
             emit({"file": str(file), "source": source, "triples": count})
@@ -79,7 +79,7 @@ def ontology_list(settings: Settings) -> None:
     def action(memory: Memory) -> None:
         _list_sources(
             settings,
-            memory.ontology_sources(),
+            memory.schema.ontology_sources(),
             "No ontology source was added; doxa's own ontology only.",
         )
 
@@ -93,7 +93,7 @@ def ontology_show(settings: Settings, name: str) -> None:
     """Print the triples ontology source NAME added, as N-Triples."""
 
     def action(memory: Memory) -> None:
-        triples = memory.ontology_source(name)
+        triples = memory.schema.ontology_source(name)
         lines = [f"{ntriples(s)} {ntriples(p)} {ntriples(o)} ." for s, p, o in triples]
         if settings.json:
             emit({"name": source_name(name), "triples": lines})
@@ -112,7 +112,7 @@ def ontology_remove(settings: Settings, name: str) -> None:
     also states stays)."""
 
     def action(memory: Memory) -> None:
-        gone = memory.remove_ontology(name)
+        gone = memory.schema.remove_ontology(name)
         if settings.json:
             emit({"name": source_name(name), "removed": gone})
         else:
@@ -138,7 +138,7 @@ def shapes_add(settings: Settings, file: Path, rdf_format: str | None, name: str
     """Keep a SHACL shapes FILE for audits; adding a file of the same name again replaces it."""
 
     def action(memory: Memory) -> None:
-        count = memory.add_shapes(file, format=rdf_format, name=name)
+        count = memory.schema.add_shapes(file, format=rdf_format, name=name)
         source = source_name(name or file.name)
         if settings.json:
             emit({"file": str(file), "source": source, "triples": count})
@@ -156,7 +156,7 @@ def shapes_list(settings: Settings) -> None:
     def action(memory: Memory) -> None:
         _list_sources(
             settings,
-            memory.shapes_sources(),
+            memory.schema.shapes_sources(),
             "No shapes were added; audits apply doxa's own shapes only.",
         )
 
@@ -170,7 +170,7 @@ def shapes_remove(settings: Settings, name: str) -> None:
     """Remove shapes source NAME."""
 
     def action(memory: Memory) -> None:
-        gone = memory.remove_shapes(name)
+        gone = memory.schema.remove_shapes(name)
         if settings.json:
             emit({"name": source_name(name), "removed": gone})
         else:

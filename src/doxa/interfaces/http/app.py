@@ -135,9 +135,9 @@ def create_app(
         while True:
             await asyncio.sleep(every)
             for memory in memories.values():
-                if memory.unchecked():
+                if memory.owner.unchecked():
                     try:
-                        await asyncio.to_thread(memory.rejudge)
+                        await asyncio.to_thread(memory.owner.rejudge)
                     except DoxaError:
                         logger.exception("judging unchecked writes again failed; will retry")
 

@@ -8,6 +8,7 @@ need the scope's owner key.
 
 from __future__ import annotations
 
+import inspect
 import io
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -15,12 +16,12 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from doxa.interfaces.answers import ANSWER_VALUES, parse_answer
 from doxa.interfaces.http.auth import Bound, bound, owner
 from doxa.interfaces.http.bodies import StrictJSONRoute
 from doxa.interfaces.http.errors import Problem
 from doxa.interfaces.presentation import audit_json, matches, plain, written
 from doxa.interfaces.write_schema import json_fields
+from doxa.memory.decisions import DECISIONS, Decision
 from doxa.model import Authority, RuleMode
 from doxa.terms import as_iri
 from doxa.writes import remember_arguments
@@ -49,24 +50,6 @@ else:
         __doc__="One write for the gate (the arguments of ``Memory.remember``).",
         **json_fields(agent=False),
     )
-
-
-class ApproveBody(_Body):
-    as_relation: str | None = Field(
-        None,
-        description="Apply this relation, not the judge's: a write held with \"replace or "
-        'add?" is answered with replaces (one value at a time), new (a second value) or '
-        "was_wrong (the property never changes).",
-        json_schema_extra={"enum": [*ANSWER_VALUES, None]},
-    )
-
-
-class ReasonBody(_Body):
-    reason: str = Field("", description="Why (kept in the receipt).")
-
-
-class RetractBody(_Body):
-    reason: str = Field(description="Why: the fact was never true, or what you checked.")
 
 
 def _json(value: object) -> Any:
@@ -233,15 +216,15 @@ def kind(kind: str, found: Caller) -> JSON:
     """Whether the judge may close facts of ``kind`` on its own, and if not, why."""
     return {
         "kind": kind,
-        "closing_earned": found.memory.closing_earned(kind),
-        "refusal": found.memory.closing_refusal(kind),
+        "closing_earned": found.memory.owner.closing_earned(kind),
+        "refusal": found.memory.owner.closing_refusal(kind),
     }
 
 
 @router.get("/ledger", tags=["reads"])
 def ledger(found: Caller) -> list[JSON]:
     """The judge's record with the owner per kind of memory (``Memory.ledger``)."""
-    return _json(found.memory.ledger())  # type: ignore[no-any-return]
+    return _json(found.memory.owner.ledger())  # type: ignore[no-any-return]
 
 
 @router.get("/stats", tags=["reads"])
@@ -259,59 +242,22 @@ def vocabulary(found: Caller, search: str | None = None, limit: int = 50) -> JSO
 @router.get("/alarms", tags=["reads"])
 def alarms(found: Caller, include_cleared: bool = False) -> list[JSON]:
     """Alarms raised in the scope, oldest first; open ones only unless asked."""
-    return _json(found.memory.alarms(include_cleared=include_cleared))  # type: ignore[no-any-return]
-
-
-@router.post("/alarms/{alarm_id}/clear", tags=["owner"])
-def clear_alarm(alarm_id: str, body: RetractBody, found: Owner) -> JSON:
-    """Clear an alarm so automatic closing may resume (owner key only; reason required)."""
-    return _json(found.memory.clear_alarm(alarm_id, reason=body.reason))  # type: ignore[no-any-return]
+    return _json(found.memory.owner.alarms(include_cleared=include_cleared))  # type: ignore[no-any-return]
 
 
 @router.get("/quarantine", tags=["owner"])
 def quarantine(found: Owner) -> list[JSON]:
     """Writes judged outside text acting as an instruction (owner key only: no ordinary
     reader sees them)."""
-    return _json(found.memory.quarantined())  # type: ignore[no-any-return]
-
-
-@router.post("/quarantine/rescreen", tags=["owner"])
-def rescreen(found: Owner, body: ReasonBody | None = None) -> list[JSON]:
-    """Screen stored outside facts again; those now caught move into quarantine, each with
-    a receipt (owner key only; nothing is deleted)."""
-    reason = body.reason if body is not None else ""
-    return _json(found.memory.rescreen(reason=reason))  # type: ignore[no-any-return]
-
-
-@router.post("/quarantine/{fact}/release", tags=["owner"])
-def release(fact: str, body: RetractBody, found: Owner) -> JSON:
-    """Release a quarantined write as a quotation (owner key only; reason required)."""
-    return _json(found.memory.release(fact, reason=body.reason))  # type: ignore[no-any-return]
-
-
-@router.post("/quarantine/{fact}/discard", tags=["owner"])
-def discard(fact: str, found: Owner, body: ReasonBody | None = None) -> JSON:
-    """Throw a quarantined write away; its receipt stays (owner key only)."""
-    reason = body.reason if body is not None else ""
-    return _json(found.memory.discard(fact, reason=reason))  # type: ignore[no-any-return]
-
-
-@router.post("/facts/{fact}/erase", tags=["owner"])
-def erase(fact: str, body: RetractBody, found: Owner) -> JSON:
-    """Erase a fact for good, leaving a tombstone (owner key only; reason required).
-
-    Answers once the content is out of every read; the store's files and backups are purged
-    in the background (``GET /purge`` follows it). Erasing it again returns the first receipt.
-    """
-    return _json(found.memory.erase(fact, reason=body.reason))  # type: ignore[no-any-return]
+    return _json(found.memory.owner.quarantined())  # type: ignore[no-any-return]
 
 
 @router.get("/purge", tags=["owner"])
 def purge(found: Owner) -> JSON:
     """Where the background purge of erased content stands (owner key only): erasures owed,
     whether a purge runs and at which step, how many this server purged, the last error."""
-    status = found.memory.purge_status()
-    return {**status.as_json(), "purges_files": found.memory.store_purges_files}
+    status = found.memory.admin.purge_status()
+    return {**status.as_json(), "purges_files": found.memory.admin.store_purges_files}
 
 
 @router.get("/render", tags=["owner"])
@@ -323,14 +269,10 @@ def render(
 ) -> JSON:
     """The scope as Markdown files (``Memory.render``, owner key only; read only): file name
     → text, and the manifest a sync compares with."""
-    rendered = found.memory.render(valid_at=valid_at, as_of=as_of, include_ended=include_ended)
+    rendered = found.memory.files.render(
+        valid_at=valid_at, as_of=as_of, include_ended=include_ended
+    )
     return {"files": dict(rendered.files), "manifest": rendered.manifest.to_json()}
-
-
-@router.post("/rejudge", tags=["owner"])
-def rejudge(found: Owner) -> list[JSON]:
-    """Judge again every write held because the judge could not answer (owner key only)."""
-    return _json(found.memory.rejudge())  # type: ignore[no-any-return]
 
 
 @router.get(
@@ -345,7 +287,7 @@ def export(found: Caller, audit: bool = False) -> PlainTextResponse:
     if audit and not found.caller.is_owner:
         raise Problem(403, "Forbidden", "Only the owner key may take an audit export.")
     out = io.StringIO()
-    found.memory.export(out, audit=audit)
+    found.memory.admin.export(out, audit=audit)
     return PlainTextResponse(out.getvalue(), media_type=NQUADS)
 
 
@@ -368,37 +310,10 @@ def audit(found: Owner, infer: bool = False, format: str = "json") -> Any:
         raise Problem(
             400, "InvalidInput", f"{format!r} is not an audit format; use json, turtle or json-ld."
         )
-    report = found.memory.audit(infer=infer)
+    report = found.memory.admin.audit(infer=infer)
     if chosen == "json":
         return audit_json(report)
     return PlainTextResponse(report.serialize(chosen), media_type=_REPORT_TYPES[chosen])
-
-
-@router.post("/held/{held_id}/approve", tags=["owner"])
-def approve(held_id: str, found: Owner, body: ApproveBody | None = None) -> JSON:
-    """Apply a held write's outcome (owner key only)."""
-    relation = parse_answer(body.as_relation if body is not None else None)
-    return _json(found.memory.approve(held_id, as_relation=relation))  # type: ignore[no-any-return]
-
-
-@router.post("/held/{held_id}/reject", tags=["owner"])
-def reject(held_id: str, found: Owner, body: ReasonBody | None = None) -> JSON:
-    """Discard a held write (owner key only)."""
-    reason = body.reason if body is not None else ""
-    return _json(found.memory.reject(held_id, reason=reason))  # type: ignore[no-any-return]
-
-
-@router.post("/facts/{fact}/retract", tags=["owner"])
-def retract(fact: str, body: RetractBody, found: Owner) -> JSON:
-    """Say a fact was never true (owner key only); nothing is deleted."""
-    return _json(found.memory.retract(fact, reason=body.reason))  # type: ignore[no-any-return]
-
-
-@router.post("/facts/{fact}/confirm", tags=["owner"])
-def confirm(fact: str, body: RetractBody, found: Owner) -> JSON:
-    """Say a flagged fact stands on its own (owner key only; reason required): its
-    basis-ended flags clear from now on."""
-    return _json(found.memory.confirm(fact, reason=body.reason))  # type: ignore[no-any-return]
 
 
 @router.get("/flagged", tags=["reads"])
@@ -407,15 +322,61 @@ def flagged(found: Caller, as_of: str | None = None) -> list[JSON]:
     return _json(found.memory.flagged(as_of=as_of))  # type: ignore[no-any-return]
 
 
-@router.post("/kinds/{kind}/grant", tags=["owner"])
-def grant(kind: str, found: Owner, body: ReasonBody | None = None) -> JSON:
-    """Let the judge close facts of ``kind`` without asking (owner key only)."""
-    reason = body.reason if body is not None and body.reason else "granted by the owner"
-    return _json(found.memory.grant(kind, reason=reason))  # type: ignore[no-any-return]
+def _decision_route(decision: Decision[Any, Any]) -> None:
+    """``POST <decision.rest>`` for one row of the owner's decisions: the target's id in the
+    path, the row's arguments as the body (required when one of them is), owner key only."""
+    fields: dict[str, Any] = {}
+    for argument in decision.arguments:
+        extra: dict[str, Any] | None = (
+            {"enum": [*argument.choices, None]} if argument.choices else None
+        )
+        if argument.required:
+            fields[argument.name] = (str, Field(description=argument.doc))
+        else:
+            default = argument.default if isinstance(argument.default, str) else None
+            fields[argument.name] = (
+                str | None,
+                Field(default, description=argument.doc, json_schema_extra=extra),
+            )
+    body_model = (
+        create_model(
+            "".join(w.title() for w in decision.name.split("_")) + "Body",
+            __base__=_Body,
+            **fields,
+        )
+        if fields
+        else None
+    )
+    required = any(a.required for a in decision.arguments)
+
+    name = decision.target.parameter if decision.target is not None else "target"
+
+    def endpoint(found: Bound, body: BaseModel | None = None, **path: str) -> Any:
+        given = body.model_dump(exclude_unset=True) if body is not None else {}
+        return _json(decision.call(found.memory.owner, path.get(name), given))
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [inspect.Parameter("found", keyword, annotation=Owner)]
+    if decision.target is not None:
+        parameters.append(inspect.Parameter(name, keyword, annotation=str))
+    if body_model is not None:
+        parameters.append(
+            inspect.Parameter("body", keyword, annotation=body_model)
+            if required
+            else inspect.Parameter("body", keyword, annotation=body_model | None, default=None)
+        )
+    endpoint.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    path = decision.rest.format("{" + name + "}")
+    router.add_api_route(
+        path,
+        endpoint,
+        methods=["POST"],
+        tags=["owner"],
+        name=decision.name,
+        summary=decision.name.replace("_", " ").capitalize(),
+        description=f"{decision.doc} (owner key only)",
+    )
 
 
-@router.post("/kinds/{kind}/revoke", tags=["owner"])
-def revoke(kind: str, found: Owner, body: ReasonBody | None = None) -> JSON:
-    """Take back a grant: closings of ``kind`` wait for the owner again (owner key only)."""
-    reason = body.reason if body is not None and body.reason else "revoked by the owner"
-    return _json(found.memory.revoke(kind, reason=reason))  # type: ignore[no-any-return]
+for _decision in DECISIONS:
+    _decision_route(_decision)

@@ -37,6 +37,7 @@ from doxa.interfaces.http.auth import Memories, ReviewSessions
 from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.timeline import timeline_svg
 from doxa.memory import Memory
+from doxa.memory.decisions import DECISIONS, Decision
 from doxa.model import Alarm, Fact, HeldWrite, Outcome, Receipt, Relation
 
 __all__ = ["router"]
@@ -198,7 +199,7 @@ def _held_views(memory: Memory, receipts: list[Receipt]) -> list[_HeldView]:
 
 def quarantine_of(memory: Memory) -> list[Fact]:
     """Writes in quarantine, oldest first: only the owner's page shows them."""
-    return memory.quarantined()
+    return memory.owner.quarantined()
 
 
 def quarantine_reasons(receipts: list[Receipt]) -> dict[str, str]:
@@ -209,7 +210,7 @@ def quarantine_reasons(receipts: list[Receipt]) -> dict[str, str]:
 
 def alarms_of(memory: Memory) -> list[Alarm]:
     """The scope's alarms, open first: open ones stop automatic closing until cleared."""
-    found = memory.alarms(include_cleared=True)
+    found = memory.owner.alarms(include_cleared=True)
     return sorted(found, key=lambda a: (not a.open, a.raised_at))
 
 
@@ -335,105 +336,50 @@ async def logout(request: Request) -> Response:
     return response
 
 
-async def _decide(request: Request, held_id: str, verb: str) -> Response:
-    owner, form, refusal = await _acting(request)
-    if refusal is not None:
-        return refusal
-    assert owner is not None
-    answer: Relation | None = None
-    try:
-        if verb == "approve":
-            # an answer to "replace or add?" (its own button) names the relation; the plain
-            # Approve sends none, so the judge's relation applies
-            answer = parse_answer(form.get("as_relation"))
-            receipt = owner.memory.approve(held_id, as_relation=answer)
-        else:
-            receipt = owner.memory.reject(held_id, reason=form.get("reason", ""))
-    except DoxaError as error:
-        return _message("Could not " + verb, str(error), http_status(error))
-    # the notice names the button pressed ("rejected", not the outcome "discarded")
-    what = f"held write {held_id}" + ("" if answer is None else f" as {answer.value}")
-    notice = _notice(verb, what, receipt)
-    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+#: the line shown after each decision the page offers: what the owner did, to what, and
+#: the receipt (the button's word, "rejected", not the outcome's, "discarded")
+_NOTICES: dict[str, Callable[[str, Receipt, Relation | None], str]] = {
+    "approve": lambda target, r, answer: (
+        f"approved: held write {target}{'' if answer is None else f' as {answer.value}'} "
+        f"({r.outcome.value}, receipt {r.id})"
+    ),
+    "reject": lambda target, r, _: (
+        f"rejected: held write {target} ({r.outcome.value}, receipt {r.id})"
+    ),
+    "release": lambda target, r, _: f"released: {target} ({r.outcome.value}, receipt {r.id})",
+    "discard": lambda target, r, _: f"discarded: {target} ({r.outcome.value}, receipt {r.id})",
+    "clear_alarm": lambda target, r, _: f"cleared: alarm {target} (receipt {r.id})",
+    "confirm": lambda target, r, _: f"confirmed: fact {target} stands on its own (receipt {r.id})",
+}
 
 
-_DONE = {"approve": "approved", "reject": "rejected", "release": "released", "discard": "discarded"}
+def _review_route(decision: Decision[Any, Any]) -> None:
+    """The page's form for one row of the owner's decisions, posting to ``/review`` + the
+    row's REST path: sign-in and CSRF checks, the decision with the form's fields as its
+    arguments, then the page again with what was done (or why it failed)."""
+
+    async def act(request: Request, target: str) -> Response:
+        owner, form, refusal = await _acting(request)
+        if refusal is not None:
+            return refusal
+        assert owner is not None
+        given = {a.name: form[a.name] for a in decision.arguments if a.name in form}
+        try:
+            receipt = decision.call(owner.memory.owner, target, given)
+        except DoxaError as error:
+            verb = decision.name.replace("_", " ")
+            return _message(f"Could not {verb}", str(error), http_status(error))
+        answer = given.get("as_relation")
+        relation = parse_answer(answer) if answer else None
+        notice = _NOTICES[decision.name](target, receipt, relation)
+        return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
+
+    router.add_api_route(decision.rest.format("{target}"), act, methods=["POST"])
 
 
-def _notice(verb: str, what: str, receipt: Receipt) -> str:
-    """The line shown after an action: what the owner did, to what, and the receipt's word."""
-    return f"{_DONE[verb]}: {what} ({receipt.outcome.value}, receipt {receipt.id})"
-
-
-async def _with_reason(
-    request: Request,
-    act: Callable[[Memory, str], Receipt],
-    failure: str,
-    done: Callable[[Receipt], str],
-) -> Response:
-    """An owner's action that takes a reason from the page's form: the CSRF and sign-in
-    checks, the action, then the page again with what was done (or why it failed)."""
-    owner, form, refusal = await _acting(request)
-    if refusal is not None:
-        return refusal
-    assert owner is not None
-    try:
-        receipt = act(owner.memory, form.get("reason", ""))
-    except DoxaError as error:
-        return _message(failure, str(error), http_status(error))
-    return RedirectResponse("/review?" + urlencode({"notice": done(receipt)}), status_code=303)
-
-
-@router.post("/alarms/{alarm_id}/clear")
-async def clear_alarm(request: Request, alarm_id: str) -> Response:
-    return await _with_reason(
-        request,
-        lambda memory, reason: memory.clear_alarm(alarm_id, reason=reason),
-        "Could not clear the alarm",
-        lambda receipt: f"cleared: alarm {alarm_id} (receipt {receipt.id})",
-    )
-
-
-@router.post("/facts/{fact_id}/confirm")
-async def confirm_flagged(request: Request, fact_id: str) -> Response:
-    """The owner's answer to a basis-ended flag from the page: the fact stands on its own
-    (``Memory.confirm``, a reason required, a receipt left)."""
-    return await _with_reason(
-        request,
-        lambda memory, reason: memory.confirm(fact_id, reason=reason),
-        "Could not confirm the fact",
-        lambda receipt: f"confirmed: fact {fact_id} stands on its own (receipt {receipt.id})",
-    )
-
-
-@router.post("/quarantine/{fact_id}/{verb}")
-async def quarantine_decision(request: Request, fact_id: str, verb: str) -> Response:
-    owner, form, refusal = await _acting(request)
-    if refusal is not None:
-        return refusal
-    assert owner is not None
-    if verb not in ("release", "discard"):
-        return _message("Unknown action", f"{verb!r} is neither release nor discard.", 404)
-    reason = form.get("reason", "")
-    try:
-        if verb == "release":
-            receipt = owner.memory.release(fact_id, reason=reason)
-        else:
-            receipt = owner.memory.discard(fact_id, reason=reason)
-    except DoxaError as error:
-        return _message(f"Could not {verb}", str(error), http_status(error))
-    notice = _notice(verb, fact_id, receipt)
-    return RedirectResponse("/review?" + urlencode({"notice": notice}), status_code=303)
-
-
-@router.post("/held/{held_id}/approve")
-async def approve(request: Request, held_id: str) -> Response:
-    return await _decide(request, held_id, "approve")
-
-
-@router.post("/held/{held_id}/reject")
-async def reject(request: Request, held_id: str) -> Response:
-    return await _decide(request, held_id, "reject")
+for _decision in DECISIONS:
+    if _decision.review:
+        _review_route(_decision)
 
 
 @router.get("/facts/{fact_id}", response_class=HTMLResponse)
