@@ -97,7 +97,7 @@ def measure(size: int, repeats: int) -> dict[str, Any]:
     fill = time.perf_counter() - start
     # times first, untraced; then the peaks, each path once more under tracemalloc (which
     # slows what it traces, so it never runs during a timing)
-    ds = mem.dataset()
+    ds = mem.rdf.dataset()
     shapes = Graph()
     shapes += mem.gate.shapes.graph
     shapes += domain_shapes(mem.store)
@@ -121,9 +121,9 @@ def measure(size: int, repeats: int) -> dict[str, Any]:
     current = ds.graph(mem.scope.current)
     likes = URIRef(f"{EX}likes")
     via_rdflib = timed(lambda: list(ds.query(QUERY)), repeats)
-    via_sparql = timed(lambda: mem.sparql(QUERY).rows, repeats)
+    via_sparql = timed(lambda: mem.rdf.sparql(QUERY).rows, repeats)
     loop = timed(lambda: list(current.triples((None, likes, None))), repeats)
-    rows = len(mem.sparql(QUERY).rows)
+    rows = len(mem.rdf.sparql(QUERY).rows)
     mem.close()
     return {
         "facts": size,

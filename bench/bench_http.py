@@ -93,7 +93,7 @@ def main(writes: int, reads: int) -> None:
                 (
                     "SPARQL SELECT",
                     _median_ms(lambda i: client.get("/sparql", params={"query": SPARQL}), reads),
-                    _median_ms(lambda i: memory.sparql(SPARQL), reads),
+                    _median_ms(lambda i: memory.rdf.sparql(SPARQL), reads),
                 ),
             ]
         finally:

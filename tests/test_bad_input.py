@@ -104,7 +104,7 @@ def test_reads_refuse_non_text(memory: doxa.Memory) -> None:
     with pytest.raises(doxa.InvalidInput, match="is not a string"):
         memory.recall(None)  # type: ignore[arg-type]
     with pytest.raises(doxa.InvalidInput, match="is not a string"):
-        memory.sparql(None)  # type: ignore[arg-type]
+        memory.rdf.sparql(None)  # type: ignore[arg-type]
     with pytest.raises(doxa.InvalidInput, match="not valid Unicode text"):
         memory.recall(SURROGATE)
     _write(memory)

@@ -139,7 +139,7 @@ def test_infer_materialises_a_derived_graph_never_claims(memory: doxa.Memory) ->
     memory.schema.add_ontology(RANGE, name="range.ttl")
     memory.schema.add_shapes(CITY_SHAPE, name="city.ttl")
     fact = state(memory, "alice", "livesIn", "paris")
-    claims_before = memory.sparql("SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }").rows
+    claims_before = memory.rdf.sparql("SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }").rows
     assert not memory.admin.audit().conforms
     report = memory.admin.audit(infer=True)
     assert report.conforms
@@ -151,7 +151,9 @@ def test_infer_materialises_a_derived_graph_never_claims(memory: doxa.Memory) ->
         URIRef(EX + "City"),
         inferred_graph(memory.scope),
     ) in derived
-    assert memory.sparql("SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }").rows == claims_before
+    assert (
+        memory.rdf.sparql("SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }").rows == claims_before
+    )
     assert str(inferred_graph(memory.scope)) not in "".join(
         str(q[3]) for q in memory._export_quads(audit=True)
     )

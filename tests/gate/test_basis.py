@@ -417,7 +417,7 @@ def test_bulk_import_flags_as_one_by_one(mem: doxa.Memory, clock: doxa.FixedCloc
 def test_the_flags_are_plain_triples(mem: doxa.Memory, clash: dict[str, str]) -> None:
     """SPARQL finds every live fact whose basis ended, with the fact that ended."""
     mem.owner.retract(clash["call"], reason="cancelled")
-    result = mem.sparql(
+    result = mem.rdf.sparql(
         f"""PREFIX doxa: <{DOXA}>
         SELECT ?fact ?basis WHERE {{
           ?flag a doxa:BasisEnded ; doxa:flags ?fact ; doxa:basis ?basis .

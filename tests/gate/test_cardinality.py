@@ -47,7 +47,7 @@ def phone(
 
 
 def lesson(mem: doxa.Memory, predicate: str = PHONE) -> set[str]:
-    rows = mem.sparql(
+    rows = mem.rdf.sparql(
         f"SELECT ?t WHERE {{ GRAPH <{mem.scope.vocabulary}> {{ <{predicate}> a ?t }} }}"
     ).rows
     return {str(t) for (t,) in rows}

@@ -170,7 +170,7 @@ def test_erasing_a_fact_removes_it_from_every_read(memory: doxa.Memory) -> None:
     assert memory.get(kept.fact or "").text == "Maribel Ostrander lives at Quillfeather Lane 7"
     assert "Brindlewick Road 3" in everything(memory)
     # the tombstone: id, time, who, why, and hashes, not the content
-    tomb = memory.sparql(
+    tomb = memory.rdf.sparql(
         "SELECT ?ends ?why ?who ?hash WHERE { ?e a <https://w3id.org/doxa#Erasure> ; "
         "<https://w3id.org/doxa#ends> ?ends ; <https://w3id.org/doxa#reason> ?why ; "
         "<http://www.w3.org/ns/prov#wasAttributedTo> ?who ; "
@@ -271,7 +271,7 @@ def test_no_byte_of_an_erased_person_stays_in_the_files(
         backup = mem.admin.backup()
         mem.owner.erase(EX + "zebulon-quaxford", reason="right to be forgotten")
         assert mem.verify() == len(mem.receipts())
-    backups = tmp_path / "memory.backups"
+    backups = tmp_path / "memory.admin.backups"
     assert backups.is_dir()
     for needle in ERASED:
         assert hits(path, needle) == [], needle

@@ -132,7 +132,7 @@ def _maribel(mem: doxa.Memory) -> doxa.Receipt:
 
 
 def _labels(mem: doxa.Memory) -> set[str]:
-    return {str(row[0]) for row in mem.sparql(f"SELECT ?l WHERE {{ ?s <{LABEL}> ?l }}").rows}
+    return {str(row[0]) for row in mem.rdf.sparql(f"SELECT ?l WHERE {{ ?s <{LABEL}> ?l }}").rows}
 
 
 def test_an_erased_subjects_name_leaves_the_vocabulary(clock: doxa.FixedClock) -> None:

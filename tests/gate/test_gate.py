@@ -284,7 +284,7 @@ def _steps(mem: doxa.Memory, steps: list[tuple[int, int] | None]) -> None:
 
 
 def _current(mem: doxa.Memory) -> set[str]:
-    rows = mem.sparql("SELECT ?o WHERE { GRAPH <urn:doxa:scope:s/current> { ?s ?p ?o } }").rows
+    rows = mem.rdf.sparql("SELECT ?o WHERE { GRAPH <urn:doxa:scope:s/current> { ?s ?p ?o } }").rows
     return {str(row[0]) for row in rows}
 
 

@@ -197,9 +197,9 @@ def test_current_graph_keeps_a_statement_another_fact_still_holds(memory: doxa.M
     assert detail.relation is doxa.Relation.ADDS_DETAIL
     memory.owner.retract(base.fact, reason="only the detailed line is right")
     ask = "ASK { GRAPH <urn:doxa:scope:alice/current> { <http://example.org/bob> <http://example.org/livesIn> <http://example.org/Lyon> } }"
-    assert memory.sparql(ask).boolean is True
+    assert memory.rdf.sparql(ask).boolean is True
     memory.owner.retract(detail.fact, reason="he never lived there")
-    assert memory.sparql(ask).boolean is False
+    assert memory.rdf.sparql(ask).boolean is False
 
 
 #: one agent's moves recorded this far apart are no burst of closings (3 within 10 minutes)

@@ -41,7 +41,7 @@ def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
 
 def vocabulary(mem: doxa.Memory) -> set[tuple[str, str, str]]:
     """The scope's vocabulary graph, read by plain SPARQL as any reader would."""
-    rows = mem.sparql(
+    rows = mem.rdf.sparql(
         f"SELECT ?s ?p ?o WHERE {{ GRAPH <{mem.scope.vocabulary}> {{ ?s ?p ?o }} }}"
     ).rows
     return {(str(s), str(p), str(o)) for s, p, o in rows}
@@ -228,7 +228,7 @@ def test_names_in_another_scope_never_resolve(clock: doxa.FixedClock, tmp_path: 
         bob_fact = fact_of(bob, call(bob, "Supplier call", "Monday", predicate="meeting day"))
         assert str(bob_fact.subject).startswith("urn:doxa:scope:bob/")
         assert (
-            bob.sparql("ASK { GRAPH <urn:doxa:scope:alice/vocabulary> { ?s ?p ?o } }").boolean
+            bob.rdf.sparql("ASK { GRAPH <urn:doxa:scope:alice/vocabulary> { ?s ?p ?o } }").boolean
             is False
         )
     assert str(alice_fact.subject).startswith("urn:doxa:scope:alice/")

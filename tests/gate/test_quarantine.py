@@ -34,7 +34,7 @@ def test_no_ordinary_reader_sees_quarantine(memory: doxa.Memory) -> None:
         memory.history(hidden.fact or "")
     with pytest.raises(doxa.NotFound):
         memory.why(hidden.fact or "")
-    everything = memory.sparql("SELECT ?o WHERE { GRAPH ?g { ?s ?p ?o } }")
+    everything = memory.rdf.sparql("SELECT ?o WHERE { GRAPH ?g { ?s ?p ?o } }")
     assert not any("Ignore previous" in str(v) for row in everything.rows for v in row)
     assert any(str(v) == HARMLESS for row in everything.rows for v in row)
     ordinary, audit = io.StringIO(), io.StringIO()

@@ -156,7 +156,9 @@ def test_rejection_writes_only_its_receipt(memory: doxa.Memory) -> None:
     assert [r.outcome for r in memory.receipts()] == [doxa.Outcome.REJECTED]
     assert memory.recall("x") == []
     assert memory.held() == []
-    result = memory.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?s a <https://w3id.org/doxa#Claim> }")
+    result = memory.rdf.sparql(
+        "SELECT (COUNT(*) AS ?n) WHERE { ?s a <https://w3id.org/doxa#Claim> }"
+    )
     assert str(result.rows[0][0]) == "0"
     assert memory.verify() == 1
 

@@ -11,6 +11,7 @@ import click
 import httpx
 import pytest
 from click.testing import CliRunner
+from fastapi import FastAPI
 
 from doxa import Memory
 from doxa.errors import DoxaError, InvalidInput
@@ -21,9 +22,8 @@ from doxa.interfaces.answers import (
     parse_answer,
 )
 from doxa.interfaces.cli import main
-from doxa.interfaces.cli.decide import approve
 from doxa.interfaces.client import RemoteMemory
-from doxa.interfaces.http.rest import ApproveBody
+from doxa.interfaces.http.rest import router
 from doxa.model import Relation
 
 EX = "http://example.org/"
@@ -38,10 +38,14 @@ def test_every_surface_offers_the_same_answers() -> None:
     """The CLI's ``--as`` choices, REST's body (which the remote client and the MCP tool's
     schema share, see test_mcp_http) and the set itself are one list: the judge's relations,
     with the three answers to "replace or add?" among them."""
+    approve = main.commands["approve"]
     [option] = [p for p in approve.params if p.name == "as_relation"]
     assert isinstance(option.type, click.Choice)
     assert list(option.type.choices) == list(ANSWER_VALUES)
-    schema = ApproveBody.model_json_schema()["properties"]["as_relation"]
+    app = FastAPI()
+    app.include_router(router)
+    body = app.openapi()["components"]["schemas"]["ApproveBody"]
+    schema = body["properties"]["as_relation"]
     assert schema["enum"] == [*ANSWER_VALUES, None]
     assert set(ANSWER_VALUES) == {m.value for m in Relation}
     assert [a.relation.value for a in REPLACE_OR_ADD] == ["replaces", "new", "was_wrong"]
@@ -78,9 +82,9 @@ def test_the_client_sends_the_parsed_answer() -> None:
     with RemoteMemory("http://127.0.0.1:8000", "key-0123456789abcdef", transport=transport) as c:
         for given in ("was_wrong", Relation.NEW, "replaces", None):
             with pytest.raises(DoxaError):
-                c.approve("h1", as_relation=given)
+                c.owner.approve("h1", as_relation=given)
         with pytest.raises(InvalidInput, match="is not a valid relation"):
-            c.approve("h1", as_relation="Was_Wrong")
+            c.owner.approve("h1", as_relation="Was_Wrong")
     assert sent == ["was_wrong", "new", "replaces", None]
 
 

@@ -97,7 +97,7 @@ def test_a_scope_written_before_markers_is_known(tmp_path: Path) -> None:
     path = tmp_path / "memory"
     with Memory.open(path, scope="legacy") as memory:
         memory.remember("Old note", topic="notes", authority="owner")
-        assert memory.scope_exists()
+        assert memory.admin.scope_exists()
     assert doxa(path, "--scope", "legacy", "facts").exit_code == 0
     result = doxa(path, "--scope", "legacyy", "facts")
     assert "Did you mean 'legacy'?" in result.stderr
@@ -124,17 +124,18 @@ def test_mcp_refuses_an_unknown_scope(store: Path) -> None:
 
 def test_init_twice_and_from_two_threads_keeps_one_marker(tmp_path: Path) -> None:
     with Memory.open(None, scope="alice") as memory:
-        assert not memory.scope_exists()
+        assert not memory.admin.scope_exists()
         results: list[bool] = []
         threads = [
-            threading.Thread(target=lambda: results.append(memory.create_scope())) for _ in range(4)
+            threading.Thread(target=lambda: results.append(memory.admin.create_scope()))
+            for _ in range(4)
         ]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         assert sorted(results) == [False, False, False, True]
-        assert memory.scopes() == ["alice"]
+        assert memory.admin.scopes() == ["alice"]
         assert scope_known(memory.store, memory.scope)
 
 

@@ -142,7 +142,7 @@ def control(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("control") / "memory"
     with doxa.Memory.open(path, scope="alice") as memory:
         memory.schema.add_ontology(DOMAIN)
-        memory.create_scope()  # named by --scope below, so it must exist
+        memory.admin.create_scope()  # named by --scope below, so it must exist
     return path
 
 

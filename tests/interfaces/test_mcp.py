@@ -73,7 +73,7 @@ def store(tmp_path: Path) -> Path:
     path = tmp_path / "memory"
     for scope in ("alice", "bob"):
         with Memory.open(path, scope=scope) as memory:
-            memory.create_scope()
+            memory.admin.create_scope()
     return path
 
 

@@ -415,7 +415,7 @@ def _lives(mem: doxa.Memory, text: str, city: str) -> doxa.Receipt:
 
 
 def _endings(mem: doxa.Memory) -> int:
-    result = mem.sparql(
+    result = mem.rdf.sparql(
         "PREFIX doxa: <https://w3id.org/doxa#> SELECT (COUNT(*) AS ?n) WHERE { ?e doxa:ends ?fact }"
     )
     [[count]] = result.rows

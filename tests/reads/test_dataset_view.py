@@ -74,7 +74,7 @@ def generic(mem: doxa.Memory) -> RdflibDataset:
 
 
 VIEWS: dict[str, Callable[[doxa.Memory], RdflibDataset]] = {
-    "oxrdflib": lambda mem: mem.dataset(),
+    "oxrdflib": lambda mem: mem.rdf.dataset(),
     "generic": generic,
 }
 
@@ -143,7 +143,7 @@ def test_the_views_answers_match_memory_sparql(
     """The control for every refusal: the same query reads the same answer both ways."""
     alice, _ = scopes
     ours = view(alice).query(QUERIES[name])
-    theirs = alice.sparql(QUERIES[name])
+    theirs = alice.rdf.sparql(QUERIES[name])
     if theirs.form == "ask":
         assert ours.askAnswer is theirs.boolean is True
     elif theirs.form == "construct":
@@ -241,10 +241,10 @@ def test_every_write_through_the_view_is_refused(
     """Each mutating call raises ReadOnly pointing at remember, and the store is unchanged."""
     alice, _ = scopes
     ds = view(alice)
-    before = alice.sparql("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }").rows
+    before = alice.rdf.sparql("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }").rows
     with pytest.raises(doxa.ReadOnly, match=r"read-only view.*Memory\.remember"):
         _writes(ds, alice)[write]()
-    after = alice.sparql("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }").rows
+    after = alice.rdf.sparql("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }").rows
     assert after == before
     assert (URIRef(EX + A), LIKES, URIRef(EX + "tea-alice")) in ds  # control: still reads
 
@@ -309,7 +309,7 @@ def test_pyshacl_reads_the_view(scopes: tuple[doxa.Memory, doxa.Memory]) -> None
             <urn:shape:likes> a sh:NodeShape ; sh:targetSubjectsOf <{LIKES}> ;
                 sh:property [ sh:path <{LIKES}> ; sh:maxCount {count} ] .""",
         )
-        current = alice.dataset().graph(alice.scope.current)
+        current = alice.rdf.dataset().graph(alice.scope.current)
         assert validate(current, shacl_graph=shapes)[0] is conforms
 
 
@@ -319,7 +319,7 @@ def test_a_remote_servers_view(oxigraph: Server) -> None:
     store = oxigraph.store()
     try:
         alice, bob = _fill(store)
-        ds = alice.dataset()
+        ds = alice.rdf.dataset()
         assert isinstance(ds.store, StoreView)
         found = {(s, o) for s, _, o in ds.triples((None, LIKES, None))}
         assert found == {(URIRef(EX + A), URIRef(EX + "tea-alice"))}

@@ -146,18 +146,18 @@ def test_sparql_sees_only_its_scope(clock: doxa.FixedClock) -> None:
 def test_sparql_refuses_network_and_updates(memory: doxa.Memory, sparql: str, message: str) -> None:
     """SERVICE and updates are refused; the word 'service' inside a string is fine (control)."""
     with pytest.raises(doxa.ScopeViolation, match=message):
-        memory.sparql(sparql)
-    result = memory.sparql('SELECT ?x WHERE { BIND("SERVICE and INSERT" AS ?x) }')
+        memory.rdf.sparql(sparql)
+    result = memory.rdf.sparql('SELECT ?x WHERE { BIND("SERVICE and INSERT" AS ?x) }')
     assert [str(v) for v in result.rows[0]] == ["SERVICE and INSERT"]
 
 
 def test_sparql_syntax_error_is_invalid_input(memory: doxa.Memory) -> None:
     """A malformed query raises InvalidInput; ASK and CONSTRUCT forms work (control)."""
     with pytest.raises(doxa.InvalidInput, match="The SPARQL query is not valid"):
-        memory.sparql("SELECT WHERE {")
+        memory.rdf.sparql("SELECT WHERE {")
     memory.remember("Alice prefers tea", topic="drinks")
-    assert memory.sparql("ASK { ?s ?p ?o }").boolean is True
-    assert memory.sparql("CONSTRUCT WHERE { ?s <https://w3id.org/doxa#text> ?o }").triples
+    assert memory.rdf.sparql("ASK { ?s ?p ?o }").boolean is True
+    assert memory.rdf.sparql("CONSTRUCT WHERE { ?s <https://w3id.org/doxa#text> ?o }").triples
 
 
 def test_export_to_a_missing_folder_is_a_store_error(memory: doxa.Memory, tmp_path: object) -> None:
@@ -172,12 +172,12 @@ def test_export_to_a_missing_folder_is_a_store_error(memory: doxa.Memory, tmp_pa
 
 def test_update_words_as_names_are_not_updates(memory: doxa.Memory) -> None:
     """Variables and prefixed names that spell ADD or WITH are fine; a real update is not."""
-    result = memory.sparql(
+    result = memory.rdf.sparql(
         "PREFIX ex: <http://ex.org/> SELECT ?add WHERE { BIND(ex:with AS ?add) }"
     )
     assert [str(v) for v in result.rows[0]] == ["http://ex.org/with"]
     with pytest.raises(doxa.ScopeViolation, match="This is a SPARQL update"):
-        memory.sparql("ADD <urn:a> TO <urn:b>")
+        memory.rdf.sparql("ADD <urn:a> TO <urn:b>")
 
 
 def test_history_before_the_fact_was_recorded_is_not_found(

@@ -153,7 +153,7 @@ def scopes() -> Iterator[tuple[doxa.Memory, doxa.Memory]]:
 
 
 def found(mem: doxa.Memory, sparql: str, mark: str) -> bool:
-    result = mem.sparql(sparql)
+    result = mem.rdf.sparql(sparql)
     if result.form == "ask":
         return bool(result.boolean)
     # a marker, a scope's own name (index terms) or its graph IRIs all count as found
@@ -190,7 +190,7 @@ def test_no_shape_reaches_another_scope(
     alice, _ = scopes
     if shape in REFUSED:
         with pytest.raises(doxa.ScopeViolation):
-            alice.sparql(fill(shape, alice, B))
+            alice.rdf.sparql(fill(shape, alice, B))
         return
     assert not found(alice, fill(shape, alice, B), MARK.format(B))
 
@@ -222,9 +222,11 @@ def test_the_regression_from_named_graph_pattern(scopes: tuple[doxa.Memory, doxa
     """``SELECT * FROM NAMED <g> WHERE { GRAPH ?g {} }`` lists no graph of another scope."""
     alice, bob = scopes
     other = str(bob.scope.log)
-    rows = alice.sparql(f"SELECT * FROM NAMED <{other}> WHERE {{ GRAPH ?g {{}} }}").rows
+    rows = alice.rdf.sparql(f"SELECT * FROM NAMED <{other}> WHERE {{ GRAPH ?g {{}} }}").rows
     assert all(not str(row[0]).startswith(str(bob.scope.iri)) for row in rows)
-    own = alice.sparql(f"SELECT * FROM NAMED <{alice.scope.log}> WHERE {{ GRAPH ?g {{}} }}").rows
+    own = alice.rdf.sparql(
+        f"SELECT * FROM NAMED <{alice.scope.log}> WHERE {{ GRAPH ?g {{}} }}"
+    ).rows
     # FROM / FROM NAMED never widen the dataset; the scope's ordinary graphs stay visible
     assert str(alice.scope.log) in {str(row[0]) for row in own}
     assert str(alice.scope.quarantine) not in {str(row[0]) for row in own}

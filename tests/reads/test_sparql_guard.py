@@ -121,7 +121,7 @@ def test_service_is_refused_however_spelled(
 def test_a_parsed_service_says_so(memory: doxa.Memory, sparql: str) -> None:
     """A query that parses with SERVICE in it is refused with the SERVICE message."""
     with pytest.raises(doxa.ScopeViolation) as refused:
-        memory.sparql(sparql)
+        memory.rdf.sparql(sparql)
     assert str(refused.value) == SERVICE_REFUSED
 
 
@@ -210,14 +210,14 @@ def test_a_lone_surrogate_is_invalid_input(memory: doxa.Memory, sparql: str) -> 
     the reason, not an encoding error from the store; one \\U escape for the same character
     runs (control)."""
     with pytest.raises(doxa.InvalidInput, match="lone surrogate"):
-        memory.sparql(sparql)
-    result = memory.sparql("SELECT ?x { BIND('\\U0001F600' AS ?x) }")
+        memory.rdf.sparql(sparql)
+    result = memory.rdf.sparql("SELECT ?x { BIND('\\U0001F600' AS ?x) }")
     assert [str(v) for v in result.rows[0]] == ["\U0001f600"]
 
 
 def test_escapes_are_read_as_the_store_reads_them(memory: doxa.Memory) -> None:
     """A \\u escape in a string is the character it names, in the checked text and the answer."""
-    result = memory.sparql('SELECT ?x WHERE { BIND("\\u0053\\u00e9" AS ?x) }')
+    result = memory.rdf.sparql('SELECT ?x WHERE { BIND("\\u0053\\u00e9" AS ?x) }')
     assert [str(v) for v in result.rows[0]] == ["Sé"]
 
 
@@ -239,9 +239,9 @@ def test_escapes_are_read_as_the_store_reads_them(memory: doxa.Memory) -> None:
 def test_updates_are_refused(memory: doxa.Memory, sparql: str) -> None:
     """Text that parses as an update, not a query, is refused with the read-only message."""
     with pytest.raises(doxa.ScopeViolation) as refused:
-        memory.sparql(sparql)
+        memory.rdf.sparql(sparql)
     assert str(refused.value) == UPDATE_REFUSED
-    assert memory.sparql("ASK {}").boolean is True
+    assert memory.rdf.sparql("ASK {}").boolean is True
 
 
 def test_from_cannot_widen_the_dataset(memory: doxa.Memory) -> None:
@@ -256,7 +256,7 @@ def test_from_cannot_widen_the_dataset(memory: doxa.Memory) -> None:
         "{ ?c <https://w3id.org/doxa#text> ?t } UNION "
         "{ GRAPH ?g { ?c <https://w3id.org/doxa#text> ?t } } }"
     )
-    found = {str(row[0]) for row in memory.sparql(sneaky).rows}
+    found = {str(row[0]) for row in memory.rdf.sparql(sneaky).rows}
     assert "bobsecret marker" not in found
     assert "Alice prefers tea" in found
 
@@ -271,12 +271,12 @@ def test_an_invalid_graph_iri_is_invalid_input(memory: doxa.Memory, graph: str, 
     """A dataset graph that is not an absolute IRI is InvalidInput; a topic graph works."""
     parameter = {"default_graphs": "default-graph-uri", "named_graphs": "named-graph-uri"}[which]
     with pytest.raises(doxa.InvalidInput) as refused:
-        memory.sparql("ASK {}", **{which: [graph]})
+        memory.rdf.sparql("ASK {}", **{which: [graph]})
     assert str(refused.value) == (
         f"The {parameter} {graph!r} is not an absolute IRI; name one of the scope's graphs, "
         "such as urn:doxa:scope:NAME/topic/TOPIC."
     )
-    memory.sparql("ASK {}", **{which: [f"{memory.scope.iri}/topic/drinks"]})
+    memory.rdf.sparql("ASK {}", **{which: [f"{memory.scope.iri}/topic/drinks"]})
 
 
 def test_deep_nesting_is_refused_before_the_store_parses_it() -> None:
@@ -285,9 +285,9 @@ def test_deep_nesting_is_refused_before_the_store_parses_it() -> None:
     program = (
         "import doxa\nfrom doxa.store import EmbeddedStore\n"
         "memory = doxa.Memory(EmbeddedStore(None), scope='alice')\n"
-        "print(memory.sparql('SELECT * WHERE ' + '{' * 20 + '}' * 20).form)\n"
+        "print(memory.rdf.sparql('SELECT * WHERE ' + '{' * 20 + '}' * 20).form)\n"
         "try:\n"
-        "    memory.sparql('SELECT * WHERE ' + '{' * 10000 + '}' * 10000)\n"
+        "    memory.rdf.sparql('SELECT * WHERE ' + '{' * 10000 + '}' * 10000)\n"
         "except doxa.InvalidInput as error:\n"
         "    print(str(error).split(' (')[0])\n"
     )
@@ -416,7 +416,7 @@ errors, answered = [], []
 def ask():
     for _ in range(100):
         try:
-            mem.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+            mem.rdf.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
             answered.append(1)
         except BaseException as error:
             errors.append(repr(error))

@@ -73,9 +73,9 @@ def test_hand_written_sparql_cannot_reach_another_scope(
     alice, bob = pair
     alice.remember("marker-alpha", topic="drinks")
     bob.remember("marker-bravo", topic="drinks")
-    seen = {str(v) for row in alice.sparql(sparql).rows for v in row}
+    seen = {str(v) for row in alice.rdf.sparql(sparql).rows for v in row}
     assert "marker-bravo" not in seen
-    mine = {str(v) for row in bob.sparql(sparql).rows for v in row}
+    mine = {str(v) for row in bob.rdf.sparql(sparql).rows for v in row}
     if "GRAPH <" in sparql or "FROM" in sparql:
         assert "marker-bravo" in mine  # control: the same text finds it in bob's own scope
 

@@ -262,7 +262,7 @@ def test_a_memory_runs_on_a_store_with_only_the_base_protocol(memory: doxa.Memor
     assert city.outcome is doxa.Outcome.ADMITTED
     assert {f.text for f in memory.facts()} == {"Alice prefers tea", "Alice lives in Paris"}
     assert [f.text for f in memory.recall("tea")] == ["Alice prefers tea"]
-    rows = memory.sparql("SELECT ?text WHERE { ?c <https://w3id.org/doxa#text> ?text }").rows
+    rows = memory.rdf.sparql("SELECT ?text WHERE { ?c <https://w3id.org/doxa#text> ?text }").rows
     assert sorted(str(r[0]) for r in rows) == ["Alice lives in Paris", "Alice prefers tea"]
     assert city.fact is not None
     gone = memory.owner.retract(city.fact, reason="she moved")

@@ -121,7 +121,7 @@ def test_two_processes_never_leave_two_live_values(
     everything = mem.facts(include_ended=True)
     assert len(everything) == 2 * count
     assert sum(f.status is doxa.FactStatus.LIVE for f in everything) == 1
-    ends = mem.sparql(
+    ends = mem.rdf.sparql(
         "PREFIX doxa: <https://w3id.org/doxa#> "
         "SELECT ?t (COUNT(?e) AS ?n) WHERE { ?e doxa:ends ?t } GROUP BY ?t"
     )

@@ -131,9 +131,7 @@ def test_restore_brings_a_backup_back_and_keeps_erasures(tmp_path: Path) -> None
             doxa.Outcome.PURGED,
         ]
     # the replaced store was kept as a backup, and it too no longer holds the erased phone
-    replaced = [
-        p for p in (tmp_path / "memory.backups").iterdir() if p.name.endswith("-replaced")
-    ]
+    replaced = [p for p in (tmp_path / "memory.backups").iterdir() if p.name.endswith("-replaced")]
     assert len(replaced) == 1
     with doxa.Memory.open(replaced[0], scope="alice") as old:
         assert "written after the backup" in {f.text for f in old.facts()}

@@ -47,7 +47,7 @@ def _erase_under_load(path: Path, fill: int) -> dict[str, int]:
             while not stop.is_set():
                 try:
                     assert other.facts(topic="hobbies")[0].text == "Bob keeps bees"
-                    mem.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+                    mem.rdf.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
                     counts["reads"] += 1
                 except BaseException as error:  # collected for the assertion
                     errors.append(error)
@@ -383,7 +383,7 @@ def test_an_erasure_whose_journal_line_a_crash_cut_is_still_purged(
         assert mem.verify() == len(mem.receipts())
     for needle in (SECRET, "Brindlewick Road 3"):
         assert hits(path, needle) == [], needle
-        assert hits(tmp_path / "memory.backups", needle) == [], needle
+        assert hits(tmp_path / "memory.admin.backups", needle) == [], needle
     assert hits(path, "Quillfeather Lane 7")  # control: the kept fact is still in the files
 
 

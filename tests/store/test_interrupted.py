@@ -171,9 +171,7 @@ def test_rerunning_restore_after_a_kill_finishes_it(
     assert cli.returncode == 0, cli.stderr
     assert "2 erasure(s) recorded since the backup were applied again" in cli.stdout
     _check_restored(path, ids)
-    replaced = [
-        p for p in (tmp_path / "memory.backups").iterdir() if p.name.endswith("-replaced")
-    ]
+    replaced = [p for p in (tmp_path / "memory.backups").iterdir() if p.name.endswith("-replaced")]
     assert len(replaced) == 1  # the store it replaced was kept once, not twice
 
 

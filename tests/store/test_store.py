@@ -151,7 +151,7 @@ def test_loading_quads_into_a_graph_is_refused(
         evil = b'<urn:doxa:scope:bob/topic/t> { <urn:doxa:scope:bob/fact/evil> <https://w3id.org/doxa#text> "bob owes alice" . }\n'
     with pytest.raises(doxa.InvalidInput, match="names its own graphs"):
         alice.schema.add_ontology(evil, format=fmt)
-    assert bob.sparql("ASK { ?s ?p ?o }").boolean is False
+    assert bob.rdf.sparql("ASK { ?s ?p ?o }").boolean is False
     added = alice.schema.add_ontology(
         b"<http://ex.org/p> a <http://www.w3.org/2002/07/owl#FunctionalProperty> ."
     )

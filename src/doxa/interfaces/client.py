@@ -21,7 +21,7 @@ import types
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import cached_property
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -46,25 +46,67 @@ from doxa.memory.decisions import (
     Decision,
     Returns,
 )
+from doxa.memory.owner import Owner
 from doxa.model import Alarm, Fact, HeldWrite, History, Receipt, Standing, Why
 from doxa.reads.stats import Stats
 from doxa.reads.vocabulary import Vocabulary
 from doxa.scope import Scope
 from doxa.writes import PYTHON_FIELDS
 
-__all__ = ["RemoteMemory", "RemoteOwner"]
+__all__ = ["RemoteMemory", "RemoteOwner", "Served", "sent"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-#: what a decision's target may be besides its id: the object the id names
-_NAMED = (Fact, HeldWrite, Alarm)
 
 #: a write waits for the judge, which may be an LLM: as long as a person would wait
 TIMEOUT = httpx.Timeout(120.0, connect=5.0)
 
 
-def _sent(decision: Decision[P, R]) -> Callable[Concatenate[RemoteOwner, P], R]:
+class Served(Protocol):
+    """What a command may ask of a memory that may be a running server's (the CLI's
+    :func:`~doxa.interfaces.cli.running.run`): :class:`~doxa.Memory` and
+    :class:`RemoteMemory` both satisfy it, so mypy knows which commands work through a
+    server. Parameters are as narrow as the CLI passes them; a test holds each to Memory's."""
+
+    @property
+    def scope(self) -> Scope: ...
+
+    @property
+    def owner(self) -> Owner | RemoteOwner: ...
+
+    # a write's and a read's fields are passed as keywords built from one definition
+    # (doxa.writes.FIELDS, the read options): any signature taking them will do
+    @property
+    def remember(self) -> Callable[..., Receipt]: ...
+
+    @property
+    def facts(self) -> Callable[..., list[Fact]]: ...
+
+    @property
+    def recall(self) -> Callable[..., list[Fact]]: ...
+
+    def get(self, fact: str) -> Fact: ...
+
+    def history(self, fact: str, *, as_of: str | None = ...) -> History: ...
+
+    def why(self, fact: str) -> Why: ...
+
+    def held(self) -> list[HeldWrite]: ...
+
+    def flagged(self, *, as_of: str | None = ...) -> list[Fact]: ...
+
+    def receipts(self) -> list[Receipt]: ...
+
+    def stats(self) -> Stats: ...
+
+    def vocabulary(self, search: str | None = ..., *, limit: int = ...) -> Vocabulary: ...
+
+    def verify(self) -> int: ...
+
+    def require_scope(self) -> None: ...
+
+
+def sent(decision: Decision[P, R]) -> Callable[Concatenate[RemoteOwner, P], R]:
     """A method of :class:`RemoteOwner` with the decision's Python signature, sent to its
     REST route (mypy checks each call against ``Owner``'s method)."""
 
@@ -73,6 +115,7 @@ def _sent(decision: Decision[P, R]) -> Callable[Concatenate[RemoteOwner, P], R]:
 
     call.__name__ = call.__qualname__ = decision.name
     call.__doc__ = decision.doc
+    call.__signature__ = inspect.signature(decision.method)  # type: ignore[attr-defined]
     return call
 
 
@@ -110,15 +153,6 @@ class RemoteMemory:
     def close(self) -> None:
         """Close the connection (the server's store stays open: it is the server's)."""
         self._http.close()
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        raise InvalidInput(
-            f"This command cannot go through the doxa server at {self.url} (the REST API has "
-            f"no route for Memory.{name}); stop the server (Ctrl-C where `doxa serve` runs) "
-            "and run the command again on the store, or use the REST API (see /docs)."
-        )
 
     def _call(
         self,
@@ -223,7 +257,10 @@ class RemoteMemory:
     def scope(self) -> Scope:
         """The scope the key reaches, once the server has named it (``verify``)."""
         if self._scope is None:
-            return self.__getattr__("scope")  # type: ignore[no-any-return]
+            raise InvalidInput(
+                f"The doxa server at {self.url} has not named the scope of this key yet; "
+                "call verify() first (the CLI does)."
+            )
         return self._scope
 
     def require_scope(self) -> None:
@@ -252,8 +289,8 @@ class RemoteOwner:
         path = decision.rest
         if decision.target is not None:
             target = given.pop(next(iter(given)))
-            found = getattr(target, "id", target) if isinstance(target, _NAMED) else target
-            path = path.format(_segment(str(found)))
+            named = target.id if isinstance(target, Fact | HeldWrite | Alarm) else target
+            path = path.format(_segment(str(named)))
         body = {}
         for argument in decision.arguments:  # parsed here as every surface parses them
             value = argument.read(given.get(argument.name))
@@ -262,18 +299,18 @@ class RemoteOwner:
         kind: Any = Receipt if decision.returns is Returns.RECEIPT else list[Receipt]
         return revive(kind, answer)
 
-    approve = _sent(APPROVE)
-    reject = _sent(REJECT)
-    retract = _sent(RETRACT)
-    confirm = _sent(CONFIRM)
-    erase = _sent(ERASE)
-    grant = _sent(GRANT)
-    revoke = _sent(REVOKE)
-    clear_alarm = _sent(CLEAR_ALARM)
-    release = _sent(RELEASE)
-    discard = _sent(DISCARD)
-    rescreen = _sent(RESCREEN)
-    rejudge = _sent(REJUDGE)
+    approve = sent(APPROVE)
+    reject = sent(REJECT)
+    retract = sent(RETRACT)
+    confirm = sent(CONFIRM)
+    erase = sent(ERASE)
+    grant = sent(GRANT)
+    revoke = sent(REVOKE)
+    clear_alarm = sent(CLEAR_ALARM)
+    release = sent(RELEASE)
+    discard = sent(DISCARD)
+    rescreen = sent(RESCREEN)
+    rejudge = sent(REJUDGE)
 
     def quarantined(self) -> list[Fact]:
         return revive(list[Fact], self._client._call("GET", "/quarantine"))  # type: ignore[no-any-return]

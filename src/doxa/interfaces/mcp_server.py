@@ -60,6 +60,7 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "OWNER_TOOLS",
     "HttpTools",
+    "add_decision_tool",
     "build_server",
     "check_message",
     "serve_memory",
@@ -567,7 +568,7 @@ def add_owner_tools(server: MCPServer, memory: Memory) -> None:
         )
 
     for decision in DECISIONS:
-        _decision_tool(server, memory, decision)
+        add_decision_tool(server, memory, decision)
 
 
 class ReceiptList(BaseModel):
@@ -576,7 +577,7 @@ class ReceiptList(BaseModel):
     receipts: list[ReceiptOut]
 
 
-def _decision_tool(server: MCPServer, memory: Memory, decision: Decision[Any, Any]) -> None:
+def add_decision_tool(server: MCPServer, memory: Memory, decision: Decision[Any, Any]) -> None:
     """One owner decision as a tool: the row's target and arguments as its parameters, its
     method's docstring as its description; a doxa error is a tool error."""
     keyword = inspect.Parameter.KEYWORD_ONLY

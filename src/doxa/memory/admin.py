@@ -50,6 +50,7 @@ from doxa.gate.embedding import reindex as reindex_vectors
 from doxa.gate.restemming import fill_words
 from doxa.memory.opening import check_journal
 from doxa.reads.ledger import judge_key
+from doxa.scope import known_scopes, mark_scope, scope_known
 from doxa.store import Quad
 from doxa.store.capabilities import Cloneable, Compactable, OnDisk
 from doxa.store.convert import ntriples
@@ -217,7 +218,7 @@ class Admin:
         shapes = Graph()
         shapes += self._memory.shape_check.graph
         shapes += domain_shapes(self.store)
-        view = self._memory.dataset().default_graph
+        view = self._memory.rdf.dataset().default_graph
         data: Graph = view
         added = 0
         if infer:
@@ -305,3 +306,22 @@ class Admin:
             reason=f"calibrated on {len(loaded)} labelled cases",
         )
         return report
+
+    # -- scopes ------------------------------------------------------------------------
+
+    def create_scope(self) -> bool:
+        """Record this memory's scope as created in the store (``doxa init`` calls it).
+
+        Commands that must not start a new memory by accident check
+        :meth:`require_scope`; True if the scope was new.
+        """
+        with self.store.lock:
+            return mark_scope(self.store, self.scope)
+
+    def scope_exists(self) -> bool:
+        """Whether this scope was created (:meth:`create_scope`) or has ever been written."""
+        return scope_known(self.store, self.scope)
+
+    def scopes(self) -> list[str]:
+        """Every scope this store knows, sorted (reads the list of graphs: not for a hot path)."""
+        return known_scopes(self.store)

@@ -12,19 +12,12 @@ hands out tables: ``memory.owner`` (the owner's decisions, :mod:`doxa.memory.own
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace as dataclass_replace
 from datetime import date, datetime
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 from typing import Literal as Literal_
-
-import httpx
-from rdflib import Dataset as RdflibDataset
-from rdflib import URIRef
 
 from doxa.audit.chain import verify_chain
 from doxa.audit.exports import (
@@ -34,14 +27,13 @@ from doxa.audit.purge import purge_of
 from doxa.audit.shape_sources import (
     domain_shapes,
 )
-from doxa.clock import Clock, SystemClock, parse_instant
+from doxa.clock import Clock, SystemClock
 from doxa.errors import (
-    EmbeddingUnavailable,
     InvalidInput,
     NotFound,
 )
 from doxa.gate.gate import Gate
-from doxa.gate.names import Role, is_name
+from doxa.gate.names import Role
 from doxa.gate.proposal import build_proposal
 from doxa.gate.shapes import ShapeCheck, default_shape_check
 from doxa.judges.base import Judge
@@ -54,8 +46,10 @@ from doxa.memory.arguments import (
     required_reason,
 )
 from doxa.memory.files import Files
-from doxa.memory.opening import check_journal, ensure_ontology, open_location
+from doxa.memory.opening import Opening, check_journal, ensure_ontology
 from doxa.memory.owner import Owner
+from doxa.memory.rdf import Rdf
+from doxa.memory.reading import Reads, recall_mode
 from doxa.memory.schema import Schema
 from doxa.model import (
     Authority,
@@ -70,8 +64,7 @@ from doxa.model import (
     Why,
 )
 from doxa.reads import facts as fact_reads
-from doxa.reads.claims import load_facts
-from doxa.reads.embeddings import Embedder, OpenAIEmbedder, embed_checked
+from doxa.reads.embeddings import Embedder, OpenAIEmbedder
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
@@ -79,17 +72,13 @@ from doxa.reads.projection import (
     RETRACTION_KIND,
 )
 from doxa.reads.receipts import receipts as receipt_reads
-from doxa.reads.sparql import CheckedQuery, narrow, run_sparql
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
-from doxa.reads.vectors import Meaning, numpy_or_none
-from doxa.reads.view import scope_graphs, scope_view
 from doxa.reads.vocabulary import Vocabulary, vocabulary
-from doxa.scope import Scope, check_name, known_scopes, mark_scope, scope_known, unknown_scope
-from doxa.store import Dataset, QueryResult, Store
-from doxa.store.capabilities import Journaled, cache_of
-from doxa.store.location import Location, is_server_url, parse_location
-from doxa.terms import as_iri, as_text
+from doxa.scope import Scope, check_name, known_scopes, scope_known, unknown_scope
+from doxa.store import Store
+from doxa.store.capabilities import Journaled
+from doxa.terms import as_text
 from doxa.text import DEFAULT_LANGUAGE, stems
 
 __all__ = ["Memory"]
@@ -97,7 +86,7 @@ __all__ = ["Memory"]
 _log = logging.getLogger(__name__)
 
 
-class Memory:
+class Memory(Opening):
     """An agent's memory in one scope of a store.
 
     >>> mem = Memory.open(None, scope="alice")
@@ -146,151 +135,13 @@ class Memory:
             lock=store.lock,
             policy=policy,
         )
+        self._reads = Reads(self.gate, self.clock, embedder)
         ensure_ontology(store)
         check_journal(store, self.scope, self.gate)
         purge = purge_of(store, self.clock)  # None unless the store is Purgeable
         if purge is not None:
             purge.rescan()  # erasures a stopped process still owed, this scope's too
             purge.start()
-
-    @classmethod
-    def open(
-        cls,
-        path: str | Path | None,
-        *,
-        scope: str,
-        judge: Judge | None = None,
-        clock: Clock | None = None,
-        policy: ClosingPolicy | None = None,
-        durable: bool = True,
-        language: str = DEFAULT_LANGUAGE,
-        embedder: Embedder | None = None,
-    ) -> Memory:
-        """Open (creating if needed) an embedded store at ``path``; ``None`` keeps it in memory.
-
-        Every decision is journaled beside the store and, with ``durable`` (the default),
-        fsynced before the call returns, so a power loss cannot take an acknowledged decision
-        unnoticed; ``durable=False`` skips the fsync (bulk loads, benchmarks, throwaway
-        stores). Raises :class:`~doxa.StoreLocked` when another process has the directory
-        open.
-        """
-        directory = Path(path) if path is not None else None  # a path, never a URL
-        return cls.open_at(
-            directory,
-            scope=scope,
-            judge=judge,
-            clock=clock,
-            policy=policy,
-            durable=durable,
-            language=language,
-            embedder=embedder,
-        )
-
-    @classmethod
-    def open_at(
-        cls,
-        location: str | Path | Location | None,
-        *,
-        scope: str,
-        update_url: str | None = None,
-        environ: Mapping[str, str] = os.environ,
-        judge: Judge | None = None,
-        clock: Clock | None = None,
-        policy: ClosingPolicy | None = None,
-        durable: bool = True,
-        language: str = DEFAULT_LANGUAGE,
-        embedder: Embedder | None = None,
-    ) -> Memory:
-        """Open the memory at any store location: a directory, ``":memory:"`` (or None), or a
-        SPARQL server's URL (:func:`doxa.store.open_store`: credentials from
-        ``$DOXA_STORE_USER`` / ``$DOXA_STORE_PASSWORD`` in ``environ``). The memory owns the
-        store and closes it. Raises :class:`~doxa.InvalidInput` for a location that names no
-        store.
-        """
-        where = (
-            location
-            if isinstance(location, Location)
-            else parse_location(location, update_url=update_url)
-        )
-        # a restore a kill cut off is finished first, as every entry point does
-        store = open_location(where, environ=environ, durable=durable)
-        return cls._owning(
-            store,
-            scope=scope,
-            judge=judge,
-            clock=clock,
-            policy=policy,
-            language=language,
-            embedder=embedder,
-        )
-
-    @classmethod
-    def _owning(
-        cls,
-        store: Store,
-        *,
-        scope: str,
-        judge: Judge | None,
-        clock: Clock | None,
-        policy: ClosingPolicy | None,
-        language: str,
-        embedder: Embedder | None = None,
-    ) -> Memory:
-        """A memory that owns the ``store`` just opened for it, or the store closed again: a
-        bad scope or a refused journal check must not leave the directory held."""
-        try:
-            return cls(
-                store,
-                scope=scope,
-                judge=judge,
-                clock=clock,
-                policy=policy,
-                owns_store=True,
-                language=language,
-                embedder=embedder,
-            )
-        except BaseException:
-            store.close()
-            raise
-
-    @classmethod
-    def connect(
-        cls,
-        query_url: str,
-        update_url: str | None = None,
-        *,
-        scope: str,
-        auth: tuple[str, str] | httpx.Auth | None = None,
-        judge: Judge | None = None,
-        clock: Clock | None = None,
-        policy: ClosingPolicy | None = None,
-        language: str = DEFAULT_LANGUAGE,
-        embedder: Embedder | None = None,
-    ) -> Memory:
-        """Use a SPARQL 1.1 server (Oxigraph server, Virtuoso, Fuseki, GraphDB, Neptune).
-
-        ``update_url`` defaults to ``query_url`` (one endpoint for both, as on Virtuoso).
-        Several processes may write the same scope through one server: each decision is one
-        Update request that applies only if no other process published since the gate read,
-        else the judge runs again (docs/remote.md). Raises :class:`~doxa.StoreError` when the
-        server cannot be reached.
-        """
-        if not is_server_url(query_url):
-            raise InvalidInput(
-                f"{query_url!r} is not an HTTP(S) URL; give the server's SPARQL endpoint, "
-                "for example http://localhost:7878/query."
-            )
-        where = parse_location(query_url, update_url=update_url)
-        store = open_location(where, auth=auth, environ={})  # credentials only from auth=
-        return cls._owning(
-            store,
-            scope=scope,
-            judge=judge,
-            clock=clock,
-            policy=policy,
-            language=language,
-            embedder=embedder,
-        )
 
     def close(self) -> None:
         """Flush and close the store if this memory opened it, and the embeddings client's
@@ -414,23 +265,6 @@ class Memory:
             embedder=self.embedder,
         )
 
-    def _topic_graphs(self, topic: str | None = None) -> list[URIRef]:
-        if topic is not None:
-            return [self.scope.topic(check_name(topic, "topic"))]
-        return [g for g in self.gate.record.claim_graphs() if g != self.scope.rules]
-
-    def _times(
-        self, valid_at: datetime | date | str | None, as_of: datetime | date | str | None
-    ) -> tuple[datetime, datetime]:
-        now = self.clock.now()
-        believed = parse_instant(as_of) if as_of is not None else now
-        # a bare date asks about the whole day: belief at its end, truth at its start
-        if (isinstance(as_of, str) and len(as_of.strip()) == 10) or (
-            isinstance(as_of, date) and not isinstance(as_of, datetime)
-        ):
-            believed = believed.replace(hour=23, minute=59, second=59, microsecond=999999)
-        return (parse_instant(valid_at) if valid_at is not None else now), believed
-
     def facts(
         self,
         *,
@@ -449,15 +283,15 @@ class Memory:
         ``include_unchecked``, writes waiting for a judge that could not answer come last,
         flagged with status ``unchecked``.
         """
-        valid, believed = self._times(valid_at, as_of)
-        subject_iri = self._filter_term(subject, Role.ENTITY, "subject")
-        predicate_iri = self._filter_term(predicate, Role.PROPERTY, "predicate")
+        valid, believed = self._reads.times(valid_at, as_of)
+        subject_iri = self._reads.filter_term(subject, Role.ENTITY, "subject")
+        predicate_iri = self._reads.filter_term(predicate, Role.PROPERTY, "predicate")
         if UNNAMED in (subject_iri, predicate_iri):
             return []  # a name nothing in this scope is called: no fact can match it
         waiting = (
             [
                 f
-                for f in self._unchecked()
+                for f in self._reads.unchecked()
                 if (topic is None or f.topic == topic)
                 and subject_iri in (None, f.subject)
                 and predicate_iri in (None, f.predicate)
@@ -469,7 +303,7 @@ class Memory:
             *fact_reads.facts(
                 self.store,
                 self.scope,
-                self._topic_graphs(topic),
+                self._reads.topic_graphs(topic),
                 valid_at=valid,
                 as_of=believed,
                 subject=subject_iri,
@@ -479,21 +313,6 @@ class Memory:
             ),
             *waiting,
         ]
-
-    def _filter_term(self, value: object, role: Role, what: str) -> URIRef | None:
-        """A read filter's IRI: an absolute IRI as it is, a name as :meth:`remember` would
-        resolve it (never minting; ``UNNAMED`` when nothing is called that)."""
-        if value is None:
-            return None
-        if not is_name(value):
-            return as_iri(value, what)
-        found = self.gate.names.find(str(value), role, what)
-        return UNNAMED if found is None else found
-
-    def _unchecked(self) -> list[Fact]:
-        iris = [self.scope.fact(held) for held in self.gate.record.unchecked()]
-        found = load_facts(self.store, self.scope, Dataset(default=(self.scope.pending,)), iris)
-        return [dataclass_replace(f, status=FactStatus.UNCHECKED) for f in found]
 
     def recall(
         self,
@@ -525,8 +344,8 @@ class Memory:
                 f"limit {limit!r} is out of range; use a whole number from 1 to 500."
             )
         as_text(text, "query text")
-        valid, believed = self._times(valid_at, as_of)
-        meaning = self._query_meaning(text)
+        valid, believed = self._reads.times(valid_at, as_of)
+        meaning = self._reads.query_meaning(text)
         found = fact_reads.recall(
             self.store,
             self.scope,
@@ -543,7 +362,7 @@ class Memory:
             asked = set(stems(text, language))
             found += [
                 f
-                for f in self._unchecked()
+                for f in self._reads.unchecked()
                 if (topic is None or f.topic == topic) and asked & set(stems(f.text, language))
             ]
         return found[:limit]
@@ -555,14 +374,14 @@ class Memory:
 
     def history(self, fact: str | Fact, *, as_of: datetime | date | str | None = None) -> History:
         """The fact and every event that refined, corroborated, superseded or retracted it."""
-        _, believed = self._times(None, as_of)
+        _, believed = self._reads.times(None, as_of)
         iri = self.scope.fact(fact_id_of(fact))
-        result = history_read(self.store, self.scope, self._claims(), iri, as_of=believed)
+        result = history_read(self.store, self.scope, self._reads.claims(), iri, as_of=believed)
         if result is None:
             later = None
             if as_of is not None:
                 now = self.clock.now()
-                later = history_read(self.store, self.scope, self._claims(), iri, as_of=now)
+                later = history_read(self.store, self.scope, self._reads.claims(), iri, as_of=now)
             if later is not None:
                 # it exists, only not yet then: say so rather than "there is no fact"
                 raise NotFound(
@@ -578,7 +397,7 @@ class Memory:
         result = why_read(
             self.store,
             self.scope,
-            self._claims(),
+            self._reads.claims(),
             self.scope.fact(fact_id_of(fact)),
             as_of=self.clock.now(),
         )
@@ -602,50 +421,6 @@ class Memory:
         counts = verify_chain(scope_quads(self.store, self.scope, audit=True))
         return counts.get(str(self.scope.log), 0)
 
-    def sparql(
-        self,
-        query: str | CheckedQuery,
-        *,
-        default_graphs: Sequence[str] | None = None,
-        named_graphs: Sequence[str] | None = None,
-        max_rows: int | None = None,
-        stop: Callable[[], bool] | None = None,
-    ) -> QueryResult:
-        """Run read-only SPARQL over this scope's ordinary graphs only.
-
-        FROM / FROM NAMED cannot reach other scopes, pending or quarantine; SERVICE and
-        updates are refused with :class:`~doxa.ScopeViolation`. ``default_graphs`` and
-        ``named_graphs`` (the SPARQL Protocol's dataset) may only narrow the scope's graphs;
-        ``max_rows`` caps the rows read and ``stop`` ends reading early (both mark the
-        result ``truncated``).
-        """
-        if not isinstance(query, CheckedQuery):  # a checked query was read as text already
-            as_text(query, "query")
-        ordinary = self.scope.ordinary(self._topic_graphs())
-        dataset = narrow(
-            ordinary,
-            default_graphs,
-            named_graphs,
-            allowed=lambda g: g in ordinary.default or self.scope.topic_of(g) is not None,
-        )
-        return run_sparql(self.store, query, dataset, max_rows=max_rows, stop=stop)
-
-    def dataset(self) -> RdflibDataset:
-        """This scope as a read-only rdflib ``Dataset`` over the live store (nothing copied).
-
-        It sees what :meth:`sparql` sees (the scope's ordinary graphs, their union as the
-        default graph; never pending, quarantine or another scope, whose graphs read as
-        empty), so rdflib, pySHACL, owlrl and other rdflib tools can read the memory in place.
-        Every write through it (``add``, ``remove``, ``addN``, ``update``, ``parse``, ``set``)
-        raises :class:`~doxa.ReadOnly`: write through :meth:`remember`. The embedded store's
-        view is oxrdflib's store; a remote one asks the server through doxa's SPARQL client.
-        """
-        return scope_view(self.store, scope_graphs(self.scope, self._topic_graphs))
-
-    def _claims(self) -> Dataset:
-        graphs = (*self._topic_graphs(), self.scope.rules, self.scope.log)
-        return Dataset(default=graphs)
-
     def flagged(self, *, as_of: datetime | date | str | None = None) -> list[Fact]:
         """Live facts with a basis-ended flag as believed at ``as_of`` (default now), most
         recently flagged first: something they rest on was superseded, retracted or erased,
@@ -653,8 +428,10 @@ class Memory:
         ``basis_ended`` says what ended; :meth:`confirm`, a revising :meth:`remember` or
         :meth:`retract` answers the flag, each with a receipt.
         """
-        _, believed = self._times(None, as_of)
-        return fact_reads.flagged(self.store, self.scope, self._topic_graphs(), as_of=believed)
+        _, believed = self._reads.times(None, as_of)
+        return fact_reads.flagged(
+            self.store, self.scope, self._reads.topic_graphs(), as_of=believed
+        )
 
     def stats(self) -> Stats:
         """Decisions per kind of memory: outcomes, needless holds and the judge's ledger."""
@@ -731,29 +508,12 @@ class Memory:
                 proposal, reason=reason, relation=Relation.WAS_WRONG, targets=(fact_id,)
             )
 
-    def create_scope(self) -> bool:
-        """Record this memory's scope as created in the store (``doxa init`` calls it).
-
-        Commands that must not start a new memory by accident check
-        :meth:`require_scope`; True if the scope was new.
-        """
-        with self.store.lock:
-            return mark_scope(self.store, self.scope)
-
-    def scope_exists(self) -> bool:
-        """Whether this scope was created (:meth:`create_scope`) or has ever been written."""
-        return scope_known(self.store, self.scope)
-
-    def scopes(self) -> list[str]:
-        """Every scope this store knows, sorted (reads the list of graphs: not for a hot path)."""
-        return known_scopes(self.store)
-
     def require_scope(self) -> None:
         """Raise :class:`~doxa.UnknownScope` (with the closest known name) unless this scope
         exists: how the CLI refuses a mistyped ``--scope`` instead of starting an empty memory.
         """
-        if not self.scope_exists():
-            raise unknown_scope(self.scope.name, self.scopes())
+        if not scope_known(self.store, self.scope):
+            raise unknown_scope(self.scope.name, known_scopes(self.store))
 
     @property
     def recall_mode(self) -> Literal_["words", "hybrid"]:
@@ -766,27 +526,17 @@ class Memory:
         >>> Memory.open(None, scope="alice").recall_mode
         'words'
         """
-        if self.embedder is None or cache_of(self.store) is None or numpy_or_none() is None:
-            return "words"
-        return "hybrid"
-
-    def _query_meaning(self, text: str) -> Meaning | None:
-        if self.recall_mode == "words":
-            return None
-        assert self.embedder is not None
-        try:
-            vector = embed_checked(self.embedder, [text])[0]
-        except EmbeddingUnavailable as error:
-            _log.warning("recall by words only: %s", error)
-            return None
-        return Meaning(vector, self.embedder.model)
-
-    # -- the other audiences ------------------------------------------------------------
+        return recall_mode(self.store, self.embedder)
 
     @cached_property
     def owner(self) -> Owner:
         """The owner's decisions: approve, reject, retract, erase, grant … (each a receipt)."""
         return Owner(self)
+
+    @cached_property
+    def rdf(self) -> Rdf:
+        """The scope for RDF tools: read-only SPARQL and an rdflib ``Dataset``."""
+        return Rdf(self._reads)
 
     @cached_property
     def admin(self) -> Admin:

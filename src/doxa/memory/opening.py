@@ -14,21 +14,24 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Self
 
 import httpx
 
 from doxa.audit.backups import begin_restore, discard_stale_copy, erasure_present, swap_staged
 from doxa.audit.purge import purge_later, purge_of
 from doxa.audit.shape_sources import domain_shapes
-from doxa.clock import SystemClock
-from doxa.errors import ChainBroken, StoreBehindJournal
+from doxa.clock import Clock, SystemClock
+from doxa.errors import ChainBroken, InvalidInput, StoreBehindJournal
 from doxa.gate.erasure import erasure_record
 from doxa.gate.gate import Gate
-from doxa.gate.shapes import default_shape_check
+from doxa.gate.shapes import ShapeCheck, default_shape_check
+from doxa.judges.base import Judge
 from doxa.judges.rules import RuleJudge
 from doxa.memory.arguments import only
-from doxa.model import Outcome, Receipt
+from doxa.model import ClosingPolicy, Outcome, Receipt
 from doxa.ontology.closure import close_ontology, next_digest, ontology_digest
+from doxa.reads.embeddings import Embedder
 from doxa.reads.receipts import receipts as receipt_reads
 from doxa.resources import data_file
 from doxa.scope import Scope
@@ -38,10 +41,12 @@ from doxa.store.convert import ntriples
 from doxa.store.intents import RestoreIntent, read_restore, restore_path
 from doxa.store.intents import remove as remove_intent
 from doxa.store.journal import JournalEntry
-from doxa.store.location import Location, open_store
+from doxa.store.location import Location, is_server_url, open_store, parse_location
+from doxa.text import DEFAULT_LANGUAGE
 from doxa.vocabulary import ONTOLOGY_GRAPH
 
 __all__ = [
+    "Opening",
     "check_journal",
     "ensure_ontology",
     "finish_pending_restore",
@@ -51,6 +56,166 @@ __all__ = [
 ]
 
 _log = logging.getLogger("doxa.memory")
+
+
+class Opening:
+    """The ways to open a memory, each through :func:`open_location`: a directory or
+    ``None`` (``open``), any store location (``open_at``), a SPARQL server (``connect``).
+    :class:`~doxa.Memory` inherits them; its constructor takes the store they open."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        scope: str,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+        shapes: ShapeCheck | None = None,
+        policy: ClosingPolicy | None = None,
+        owns_store: bool = False,
+        language: str = DEFAULT_LANGUAGE,
+        embedder: Embedder | None = None,
+    ) -> None:
+        raise NotImplementedError  # pragma: no cover - Memory's constructor is the one
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path | None,
+        *,
+        scope: str,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+        policy: ClosingPolicy | None = None,
+        durable: bool = True,
+        language: str = DEFAULT_LANGUAGE,
+        embedder: Embedder | None = None,
+    ) -> Self:
+        """Open (creating if needed) an embedded store at ``path``; ``None`` keeps it in memory.
+
+        Every decision is journaled beside the store and, with ``durable`` (the default),
+        fsynced before the call returns, so a power loss cannot take an acknowledged decision
+        unnoticed; ``durable=False`` skips the fsync (bulk loads, benchmarks, throwaway
+        stores). Raises :class:`~doxa.StoreLocked` when another process has the directory
+        open.
+        """
+        directory = Path(path) if path is not None else None  # a path, never a URL
+        return cls.open_at(
+            directory,
+            scope=scope,
+            judge=judge,
+            clock=clock,
+            policy=policy,
+            durable=durable,
+            language=language,
+            embedder=embedder,
+        )
+
+    @classmethod
+    def open_at(
+        cls,
+        location: str | Path | Location | None,
+        *,
+        scope: str,
+        update_url: str | None = None,
+        environ: Mapping[str, str] = os.environ,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+        policy: ClosingPolicy | None = None,
+        durable: bool = True,
+        language: str = DEFAULT_LANGUAGE,
+        embedder: Embedder | None = None,
+    ) -> Self:
+        """Open the memory at any store location: a directory, ``":memory:"`` (or None), or a
+        SPARQL server's URL (:func:`doxa.store.open_store`: credentials from
+        ``$DOXA_STORE_USER`` / ``$DOXA_STORE_PASSWORD`` in ``environ``). The memory owns the
+        store and closes it. Raises :class:`~doxa.InvalidInput` for a location that names no
+        store.
+        """
+        where = (
+            location
+            if isinstance(location, Location)
+            else parse_location(location, update_url=update_url)
+        )
+        # a restore a kill cut off is finished first, as every entry point does
+        store = open_location(where, environ=environ, durable=durable)
+        return cls._owning(
+            store,
+            scope=scope,
+            judge=judge,
+            clock=clock,
+            policy=policy,
+            language=language,
+            embedder=embedder,
+        )
+
+    @classmethod
+    def _owning(
+        cls,
+        store: Store,
+        *,
+        scope: str,
+        judge: Judge | None,
+        clock: Clock | None,
+        policy: ClosingPolicy | None,
+        language: str,
+        embedder: Embedder | None = None,
+    ) -> Self:
+        """A memory that owns the ``store`` just opened for it, or the store closed again: a
+        bad scope or a refused journal check must not leave the directory held."""
+        try:
+            return cls(
+                store,
+                scope=scope,
+                judge=judge,
+                clock=clock,
+                policy=policy,
+                owns_store=True,
+                language=language,
+                embedder=embedder,
+            )
+        except BaseException:
+            store.close()
+            raise
+
+    @classmethod
+    def connect(
+        cls,
+        query_url: str,
+        update_url: str | None = None,
+        *,
+        scope: str,
+        auth: tuple[str, str] | httpx.Auth | None = None,
+        judge: Judge | None = None,
+        clock: Clock | None = None,
+        policy: ClosingPolicy | None = None,
+        language: str = DEFAULT_LANGUAGE,
+        embedder: Embedder | None = None,
+    ) -> Self:
+        """Use a SPARQL 1.1 server (Oxigraph server, Virtuoso, Fuseki, GraphDB, Neptune).
+
+        ``update_url`` defaults to ``query_url`` (one endpoint for both, as on Virtuoso).
+        Several processes may write the same scope through one server: each decision is one
+        Update request that applies only if no other process published since the gate read,
+        else the judge runs again (docs/remote.md). Raises :class:`~doxa.StoreError` when the
+        server cannot be reached.
+        """
+        if not is_server_url(query_url):
+            raise InvalidInput(
+                f"{query_url!r} is not an HTTP(S) URL; give the server's SPARQL endpoint, "
+                "for example http://localhost:7878/query."
+            )
+        where = parse_location(query_url, update_url=update_url)
+        store = open_location(where, auth=auth, environ={})  # credentials only from auth=
+        return cls._owning(
+            store,
+            scope=scope,
+            judge=judge,
+            clock=clock,
+            policy=policy,
+            language=language,
+            embedder=embedder,
+        )
 
 
 def open_location(

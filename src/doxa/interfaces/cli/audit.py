@@ -12,7 +12,8 @@ import click
 from doxa.audit.chain import verify_export
 from doxa.audit.validation import REPORT_FORMATS
 from doxa.interfaces.cli import options
-from doxa.interfaces.cli.running import Settings, attempt, emit, run
+from doxa.interfaces.cli.running import Settings, attempt, emit, run, run_store
+from doxa.interfaces.client import Served
 from doxa.interfaces.failures import EXIT_REJECTED
 from doxa.interfaces.presentation import audit_json, audit_table
 from doxa.interfaces.progress import ProgressBar
@@ -38,7 +39,7 @@ def verify(settings: Settings, file: Path | None) -> None:
 
     if file is None:
 
-        def action(memory: Memory) -> None:
+        def action(memory: Served) -> None:
             count = memory.verify()
             report({str(memory.scope.log): count}, f"scope {memory.scope.name!r}")
 
@@ -78,7 +79,7 @@ def audit(settings: Settings, report_format: str, infer: bool) -> None:
         else:
             click.echo(audit_table(report))
 
-    run(settings, action)
+    run_store(settings, action)
     if not conforms:
         raise SystemExit(EXIT_REJECTED)
 
@@ -102,7 +103,7 @@ def export(
         else:
             click.echo(f"Wrote {count} quad(s) to {file}.")
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @click.command("import")
@@ -123,7 +124,7 @@ def import_(settings: Settings, file: Path, rdf_format: str | None, progress: bo
 
     fresh = _absent_store_files(settings.path)
     try:
-        run(settings, action, creates=True)
+        run_store(settings, action, creates=True)
     except SystemExit:
         # a failed import into a store it created leaves no empty store behind
         _remove(fresh)

@@ -14,7 +14,7 @@ import click
 
 from doxa.errors import EmbeddingUnavailable
 from doxa.gate.bulk import read_claims
-from doxa.interfaces.cli.running import Settings, emit, run
+from doxa.interfaces.cli.running import Settings, emit, run_store
 from doxa.interfaces.progress import ProgressBar
 from doxa.memory import Memory
 
@@ -57,7 +57,7 @@ def import_claims(settings: Settings, file: Path, fmt: str, batch_size: int) -> 
         for number, message in report.refused:
             click.echo(f"line {number} refused: {message}", err=True)
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @click.command()
@@ -98,4 +98,4 @@ def reindex(settings: Settings) -> None:
                 "DOXA_EMBED_BASE_URL and DOXA_EMBED_MODEL to fill them."
             )
 
-    run(settings, action)
+    run_store(settings, action)

@@ -9,7 +9,7 @@ many targets at once, is written by hand in :mod:`doxa.interfaces.cli.owner`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -17,10 +17,11 @@ import click
 from doxa.errors import InvalidInput
 from doxa.interfaces.cli.running import Settings, run
 from doxa.interfaces.cli.show import receipt_text, show_list, show_receipt
+from doxa.interfaces.client import Served
 from doxa.memory.decisions import DECISIONS, Argument, Decision, Returns
 from doxa.model import Receipt
 
-__all__ = ["commands"]
+__all__ = ["command", "commands"]
 
 
 class _Parsed(click.Choice[str]):
@@ -56,13 +57,14 @@ def _receipts(items: Sequence[Receipt]) -> str:
     return "\n".join(receipt_text(r) for r in items)
 
 
-def _command(decision: Decision[Any, Any]) -> click.Command:
+def command(decision: Decision[Any, Any]) -> click.Command:
+    """The command of one decision: the target as its argument, each argument an option."""
     target = decision.target
 
     def act(settings: Settings, **given: Any) -> None:
         named = given.pop(target.parameter) if target is not None else None
 
-        def action(memory: Any) -> None:
+        def action(memory: Served) -> None:
             answer = decision.call(memory.owner, named, given)
             if decision.returns is Returns.RECEIPT:
                 show_receipt(settings, answer)
@@ -85,8 +87,4 @@ def _command(decision: Decision[Any, Any]) -> click.Command:
 def commands() -> list[tuple[tuple[str, ...], click.Command]]:
     """Each decision's command with the words it is reached by (``("quarantine",
     "release")`` is ``release`` in the ``quarantine`` group)."""
-    return [(d.cli, _command(d)) for d in DECISIONS if not d.cli_by_hand]
-
-
-#: what a caller hands :func:`run` (typed for mypy: an action on the memory)
-Action = Callable[[Any], None]
+    return [(d.cli, command(d)) for d in DECISIONS if not d.cli_by_hand]

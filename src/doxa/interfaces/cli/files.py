@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from doxa.interfaces.cli import options
-from doxa.interfaces.cli.running import Settings, emit, run
+from doxa.interfaces.cli.running import Settings, emit, run_store
 from doxa.interfaces.git_history import commit_message, commit_render
 from doxa.memory import Memory
 from doxa.reads.folder import Folder
@@ -52,7 +52,7 @@ def render(
             if commit:
                 click.echo("committed" if committed else "nothing to commit: no change")
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @click.command()
@@ -83,4 +83,4 @@ def sync(settings: Settings, folder: Path, authority: str, retract: tuple[str, .
             for line in report.lines():
                 click.echo(line)
 
-    run(settings, action)
+    run_store(settings, action)

@@ -14,8 +14,9 @@ import click
 
 from doxa.errors import NotFound
 from doxa.evaluation import CaseResult, EvalReport, load_cases
-from doxa.interfaces.cli.running import Settings, emit, run
+from doxa.interfaces.cli.running import Settings, emit, run, run_store
 from doxa.interfaces.cli.show import show_list
+from doxa.interfaces.client import Served
 from doxa.interfaces.presentation import plain, table, when
 from doxa.memory import Memory
 from doxa.model import Alarm, Standing
@@ -93,7 +94,7 @@ def judge_eval(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> 
 
     Prints per-kind accuracy, wrong closings and the confusion matrix.
     """
-    run(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=False)))
+    run_store(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=False)))
 
 
 @judge.command("calibrate")
@@ -102,7 +103,7 @@ def judge_eval(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> 
 @click.pass_obj
 def judge_calibrate(settings: Settings, file: Path, ontologies: tuple[Path, ...]) -> None:
     """Score the judge on the owner's labelled FILE and count it towards earned closing."""
-    run(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=True)))
+    run_store(settings, lambda m: _report(settings, _scoring(m, file, ontologies, record=True)))
 
 
 def _stats_text(stats: Stats) -> str:
@@ -155,7 +156,7 @@ def _ledger_table(ledger: Sequence[Standing]) -> str:
 def stats(settings: Settings) -> None:
     """Decisions per kind of memory, needless holds, the judge's ledger and open alarms."""
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         found = memory.stats()
         if settings.json:
             emit(plain(found))

@@ -14,7 +14,7 @@ import click
 from doxa.audit.backups import accept_loss as give_up_lost
 from doxa.audit.purge import PurgeStatus
 from doxa.errors import InvalidInput, StoreError
-from doxa.interfaces.cli.running import Settings, attempt, emit, print_error, run
+from doxa.interfaces.cli.running import Settings, attempt, emit, print_error, run, run_store
 from doxa.interfaces.cli.show import facts_table, show_list, show_receipt
 from doxa.memory import Memory
 from doxa.memory.opening import restore_backup
@@ -57,7 +57,7 @@ def erase(settings: Settings, targets: tuple[str, ...], reason: str, status: boo
     if status:
         if targets:
             raise click.UsageError("--status takes no TARGET; run it on its own.")
-        run(settings, lambda m: _show_purge(settings, m.admin.purge_status()))
+        run_store(settings, lambda m: _show_purge(settings, m.admin.purge_status()))
         return
     if not targets:
         raise click.UsageError("Name at least one TARGET (a fact id or a subject IRI).")
@@ -74,7 +74,7 @@ def erase(settings: Settings, targets: tuple[str, ...], reason: str, status: boo
         if not settings.json and not memory.admin.store_purges_files:
             click.echo(REMOTE_ERASURE, err=True)
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 REMOTE_ERASURE = (
@@ -109,7 +109,7 @@ def backup(settings: Settings) -> None:
         else:
             click.echo(f"Backed up to {where}.")
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @click.command()
@@ -127,7 +127,7 @@ def backups(settings: Settings) -> None:
             for path in found:
                 click.echo(str(path))
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 def _offline(settings: Settings, action: str) -> Path:

@@ -8,7 +8,7 @@ import sys
 import click
 
 from doxa.interfaces.cli import options
-from doxa.interfaces.cli.running import Settings, emit, run
+from doxa.interfaces.cli.running import Settings, emit, run, run_store
 from doxa.interfaces.cli.show import (
     facts_table,
     held_table,
@@ -18,6 +18,7 @@ from doxa.interfaces.cli.show import (
     show_list,
     why_text,
 )
+from doxa.interfaces.client import Served
 from doxa.interfaces.presentation import sparql_json, table
 from doxa.memory import Memory
 from doxa.store.convert import ntriples
@@ -48,7 +49,7 @@ def facts(
 ) -> None:
     """List facts true at --valid-at as believed at --as-of."""
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         found = memory.facts(
             valid_at=valid_at,
             as_of=as_of,
@@ -81,7 +82,7 @@ def recall(
 ) -> None:
     """Find facts whose words match TEXT, best first."""
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         found = memory.recall(
             text,
             topic=topic,
@@ -102,7 +103,7 @@ def recall(
 def history(settings: Settings, fact: str, as_of: str | None) -> None:
     """Show a fact and the events that refined, superseded or retracted it."""
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         found = memory.history(fact, as_of=as_of)
         if settings.json:
             emit(found)
@@ -118,7 +119,7 @@ def history(settings: Settings, fact: str, as_of: str | None) -> None:
 def why(settings: Settings, fact: str) -> None:
     """Show a fact's evidence and the receipt that let it in."""
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         found = memory.why(fact)
         if settings.json:
             emit(found)
@@ -161,7 +162,7 @@ def sparql(settings: Settings, query: str) -> None:
     text = sys.stdin.read() if query == "-" else query
 
     def action(memory: Memory) -> None:
-        result = memory.sparql(text)
+        result = memory.rdf.sparql(text)
         if settings.json:
             emit(sparql_json(result))
         elif result.form == "ask":
@@ -173,7 +174,7 @@ def sparql(settings: Settings, query: str) -> None:
             rows = [["" if t is None else ntriples(t) for t in row] for row in result.rows]
             click.echo(table(list(result.variables), rows))
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @click.command()
@@ -184,7 +185,7 @@ def vocabulary(settings: Settings, search: str | None, limit: int) -> None:
     """List the scope's predicates (one or many values) and entities, most used first,
     optionally only those whose name matches SEARCH."""
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         found = memory.vocabulary(search, limit=limit)
         if settings.json:
             emit(found)

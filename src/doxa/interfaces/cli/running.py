@@ -12,13 +12,13 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TypeVar
 
 import click
 
 from doxa.clock import Clock
 from doxa.errors import DoxaError, InvalidInput, StoreLocked
-from doxa.interfaces.client import RemoteMemory
+from doxa.interfaces.client import RemoteMemory, Served
 from doxa.interfaces.discovery import Discovered, Ignored, discover, server_url
 from doxa.interfaces.failures import EXIT_OK, EXIT_REJECTED, exit_code
 from doxa.interfaces.location import is_url, open_memory
@@ -86,7 +86,12 @@ def emit(value: object) -> None:
 
 
 def _within(
-    settings: Settings, action: Callable[[Memory], None], creates: bool, local: bool
+    settings: Settings,
+    action: Callable[[Memory], None],
+    served: Callable[[RemoteMemory], None] | None,
+    creates: bool,
+    *,
+    local: bool,
 ) -> None:
     # The memory lives only in this frame, so nothing keeps the store open once the
     # command is over (an open store keeps its directory locked).
@@ -96,7 +101,7 @@ def _within(
                 f"This command serves the store itself and cannot go through the server at "
                 f"{settings.server}; leave out --server (and unset $DOXA_SERVER)."
             )
-        _through(_explicit(settings), action, creates)
+        _through(_explicit(settings), served, creates)
         return
     try:
         memory = open_memory(
@@ -118,9 +123,9 @@ def _within(
                 memory.require_scope()  # a typo is refused, never a fresh empty memory
             action(memory)
             if creates:
-                memory.create_scope()  # after the action: a failed import creates no scope
+                memory.admin.create_scope()  # after the action: a failed import creates no scope
         return
-    _through(remote, action, creates)
+    _through(remote, served, creates)
 
 
 def _explicit(settings: Settings) -> RemoteMemory:
@@ -168,37 +173,57 @@ def _forget_stale(settings: Settings) -> None:
         click.echo(f"note: removed {found.path}: {found.reason}", err=True)
 
 
-def _through(remote: RemoteMemory, action: Callable[[Memory], None], creates: bool) -> None:
-    """Run ``action`` on the server's REST API, as if it were the memory."""
+def _through(
+    remote: RemoteMemory, action: Callable[[RemoteMemory], None] | None, creates: bool
+) -> None:
+    """Run ``action`` on the server's REST API, as if it were the memory; a command that
+    needs the store itself (``action`` None) is refused by name."""
     with remote:
         if creates:
             raise InvalidInput(
                 f"This command creates or fills a scope, which the doxa server at {remote.url} "
                 "does not do over REST; stop the server and run it on the store."
             )
-        # the client has Memory's methods for every command that can go through a server,
-        # and refuses the rest by name (RemoteMemory.__getattr__)
-        action(cast(Memory, remote))
+        if action is None:
+            raise InvalidInput(
+                f"This command cannot go through the doxa server at {remote.url} (the REST API "
+                "has no route for it); stop the server (Ctrl-C where `doxa serve` runs) and run "
+                "the command again on the store, or use the REST API (see /docs)."
+            )
+        action(remote)
 
 
-def run(
+def run(settings: Settings, action: Callable[[Served], None], *, creates: bool = False) -> None:
+    """Open the memory, run ``action``, close; turn doxa's errors into a line and a code.
+
+    ``action`` uses only what a running server's REST API offers (:class:`Served`, which
+    mypy checks), so it runs on the store or, when a local ``doxa serve`` holds the store or
+    ``--server`` names one, through that server. ``creates``: the command creates the scope
+    (``doxa init``); every other command refuses a named scope the store does not know
+    (:class:`~doxa.UnknownScope`).
+    """
+    _guarded(settings, lambda: _within(settings, action, action, creates, local=False))
+
+
+def run_store(
     settings: Settings,
     action: Callable[[Memory], None],
     *,
     creates: bool = False,
-    local: bool = False,
+    serves: bool = False,
 ) -> None:
-    """Open the memory, run ``action``, close; turn doxa's errors into a line and a code.
+    """:func:`run` for a command that needs the store itself (an export into a file, a
+    backup, an import, rendering files …): through a server it is refused, naming the two
+    ways on. ``serves``: the command serves the store (``doxa mcp``), so ``--server`` is
+    refused and a locked store stays an error."""
+    _guarded(settings, lambda: _within(settings, action, None, creates, local=serves))
 
-    ``creates``: the command creates the scope (``doxa init``, ``doxa import``); every other
-    command refuses a named scope the store does not know (:class:`~doxa.UnknownScope`).
-    ``local``: the command needs the store itself (``doxa mcp`` serves it), never a server's
-    REST API, so ``--server`` is refused and a locked store stays an error.
-    """
+
+def _guarded(settings: Settings, work: Callable[[], None]) -> None:
     code, message, name = EXIT_OK, "", ""
     receipt: Receipt | None = None
     try:
-        _within(settings, action, creates, local)
+        work()
     except Rejected as rejected:
         code, receipt = EXIT_REJECTED, rejected.receipt
     except DoxaError as error:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import click
 
 from doxa.errors import DoxaError
-from doxa.interfaces.cli.running import Settings, run
+from doxa.interfaces.cli.running import Settings, run_store
 from doxa.interfaces.failures import EXIT_USAGE, exit_code
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def mcp(settings: Settings, path: str | None, scope_name: str | None, files: boo
         scope=scope_name or settings.scope,
         scope_named=settings.scope_named or scope_name is not None,
     )
-    run(bound, lambda memory: serve_memory(memory, files=files), local=True)
+    run_store(bound, lambda memory: serve_memory(memory, files=files), serves=True)
 
 
 class _Settings(Protocol):

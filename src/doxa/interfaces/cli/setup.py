@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from doxa.interfaces.cli.running import MEMORY, Settings, emit, run
+from doxa.interfaces.cli.running import MEMORY, Settings, emit, run, run_store
+from doxa.interfaces.client import Served
 from doxa.interfaces.location import is_url
 from doxa.memory import Memory
 from doxa.ontology.sources import source_name
@@ -24,7 +25,7 @@ def init(settings: Settings) -> None:
     where = MEMORY if settings.path is None else str(settings.path.resolve())
     where = settings.store if is_url(settings.store) else where
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         if settings.json:
             emit(
                 {
@@ -68,7 +69,7 @@ def ontology_add(settings: Settings, file: Path, rdf_format: str | None, name: s
         else:
             click.echo(f"Added {count} triple(s) from {file} to the ontology (source {source!r}).")
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @ontology.command("list")
@@ -83,7 +84,7 @@ def ontology_list(settings: Settings) -> None:
             "No ontology source was added; doxa's own ontology only.",
         )
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @ontology.command("show")
@@ -101,7 +102,7 @@ def ontology_show(settings: Settings, name: str) -> None:
             for line in lines:
                 click.echo(line)
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @ontology.command("remove")
@@ -121,7 +122,7 @@ def ontology_remove(settings: Settings, name: str) -> None:
                 "the closure was rebuilt."
             )
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @click.group()
@@ -145,7 +146,7 @@ def shapes_add(settings: Settings, file: Path, rdf_format: str | None, name: str
         else:
             click.echo(f"Added {count} triple(s) of shapes from {file} (source {source!r}).")
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @shapes.command("list")
@@ -160,7 +161,7 @@ def shapes_list(settings: Settings) -> None:
             "No shapes were added; audits apply doxa's own shapes only.",
         )
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 @shapes.command("remove")
@@ -176,7 +177,7 @@ def shapes_remove(settings: Settings, name: str) -> None:
         else:
             click.echo(f"Removed shapes source {source_name(name)!r} ({gone} triple(s)).")
 
-    run(settings, action)
+    run_store(settings, action)
 
 
 def _list_sources(settings: Settings, sources: Sequence[Any], empty: str) -> None:

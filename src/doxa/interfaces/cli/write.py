@@ -10,8 +10,8 @@ import click
 from doxa.interfaces.cli.options import Member
 from doxa.interfaces.cli.running import Rejected, Settings, attempt, run
 from doxa.interfaces.cli.show import show_written
+from doxa.interfaces.client import Served
 from doxa.interfaces.presentation import matches
-from doxa.memory import Memory
 from doxa.model import Outcome
 from doxa.writes import FIELDS, Field, Naming, remember_arguments
 from doxa.writes import field as write_field
@@ -74,7 +74,7 @@ def remember(settings: Settings, /, **given: object) -> None:
     wire = {name: value for name, value in given.items() if value is not None and value != ()}
     arguments = attempt(settings, lambda: remember_arguments(wire, OPTION_NAMES))
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         receipt = memory.remember(**arguments, strict=False)
         if receipt.outcome is Outcome.REJECTED:
             raise Rejected(receipt)

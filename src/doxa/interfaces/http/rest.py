@@ -26,7 +26,7 @@ from doxa.model import Authority, RuleMode
 from doxa.terms import as_iri
 from doxa.writes import remember_arguments
 
-__all__ = ["router"]
+__all__ = ["add_decision", "router"]
 
 router = APIRouter(route_class=StrictJSONRoute)
 
@@ -322,7 +322,7 @@ def flagged(found: Caller, as_of: str | None = None) -> list[JSON]:
     return _json(found.memory.flagged(as_of=as_of))  # type: ignore[no-any-return]
 
 
-def _decision_route(decision: Decision[Any, Any]) -> None:
+def add_decision(router: APIRouter, decision: Decision[Any, Any]) -> None:
     """``POST <decision.rest>`` for one row of the owner's decisions: the target's id in the
     path, the row's arguments as the body (required when one of them is), owner key only."""
     fields: dict[str, Any] = {}
@@ -379,4 +379,4 @@ def _decision_route(decision: Decision[Any, Any]) -> None:
 
 
 for _decision in DECISIONS:
-    _decision_route(_decision)
+    add_decision(router, _decision)

@@ -188,7 +188,7 @@ async def _answer(request: Request, found: Bound) -> Response:
     def work(stop: Callable[[], bool]) -> QueryResult:
         # parsed in a worker process: a parse past the timeout is killed with it
         checked = _with_base(request, checker.check(given, stop=stop))
-        return found.memory.sparql(
+        return found.memory.rdf.sparql(
             checked, default_graphs=default, named_graphs=named, max_rows=cap, stop=stop
         )
 
