@@ -1,7 +1,9 @@
-"""An installed (non-editable) wheel carries the ontology, shapes and queries it needs."""
+"""An installed (non-editable) wheel carries the ontology, shapes and queries it needs, and
+lists the HTTP server as the ``server`` extra."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -72,3 +74,24 @@ def test_installed_wheel_finds_its_data(wheel: Path, tmp_path: Path) -> None:
         check=True,
     )
     assert out.stdout.strip() == "admitted"
+
+
+def test_the_server_is_an_extra(wheel: Path) -> None:
+    """The wheel's metadata lists the HTTP server's packages under the ``server`` extra and the
+    test extra (scripts/check installs it), not among the core dependencies; httpx (the remote
+    store, the CLI's client of a server) stays core (control: the core list is read)."""
+    with zipfile.ZipFile(wheel) as archive:
+        [metadata] = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        text = archive.read(metadata).decode()
+    needs: dict[str | None, set[str]] = {}
+    for line in text.splitlines():
+        if line.startswith("Requires-Dist: "):
+            name = re.match(r"[A-Za-z0-9._-]+", line.removeprefix("Requires-Dist: "))
+            extra = re.search(r"""extra == ['"]([^'"]+)""", line)
+            assert name, line
+            needs.setdefault(extra and extra[1], set()).add(name[0].lower())
+    server = {"fastapi", "uvicorn", "jinja2", "swagger-ui-bundle-v2"}
+    assert needs["server"] == server
+    assert server <= needs["test"]
+    assert not server & needs[None]
+    assert {"httpx", "click", "pyoxigraph"} <= needs[None]

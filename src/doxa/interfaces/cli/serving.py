@@ -102,12 +102,18 @@ def serve(
 ) -> None:
     """Serve the store over HTTP: REST API, SPARQL endpoint, review page, MCP at /mcp (see
     docs/http.md)."""
-    import uvicorn
+    try:  # the server extra loads for this command only
+        import uvicorn
 
+        from doxa.interfaces.http.app import create_app
+        from doxa.interfaces.http.config import demo_config, load_config
+    except ImportError as error:
+        raise click.ClickException(
+            f"doxa serve needs the HTTP server's packages ({error}); install them with: "
+            "pip install 'doxa[server]'."
+        ) from None
     from doxa.audit.backups import discard_stale_copy
     from doxa.interfaces.discovery import announced
-    from doxa.interfaces.http.app import create_app
-    from doxa.interfaces.http.config import demo_config, load_config
     from doxa.judges import configured_judge
     from doxa.memory import finish_pending_restore
     from doxa.reads.embeddings import EmbedConfig, OpenAIEmbedder
