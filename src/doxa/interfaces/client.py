@@ -194,7 +194,7 @@ class RemoteMemory:
             stored = self._receipt(violation.receipt_id)
             # as the gate does: the receipt carries each failed constraint (not stored)
             return replace(stored, failures=tuple(str(f) for f in violation.failures))
-        return revive(Receipt, answer)  # type: ignore[no-any-return]
+        return revive(Receipt, answer)
 
     @cached_property
     def owner(self) -> RemoteOwner:
@@ -212,40 +212,40 @@ class RemoteMemory:
     # -- reads ----------------------------------------------------------------------------
 
     def get(self, fact: str) -> Fact:
-        return revive(Fact, self._call("GET", f"/facts/{_segment(fact)}"))  # type: ignore[no-any-return]
+        return revive(Fact, self._call("GET", f"/facts/{_segment(fact)}"))
 
     def facts(self, **given: object) -> list[Fact]:
         """``Memory.facts`` (``valid_at``, ``as_of``, ``topic``, ``subject``, ``predicate``,
         ``include_ended``, ``include_unchecked``): the same names are ``GET /facts``'s."""
-        return revive(list[Fact], self._call("GET", "/facts", params=given))  # type: ignore[no-any-return]
+        return revive(list[Fact], self._call("GET", "/facts", params=given))
 
     def recall(self, text: str, **given: object) -> list[Fact]:
         answer = self._call("GET", "/recall", params={"q": text, **given})
-        return revive(list[Fact], answer)  # type: ignore[no-any-return]
+        return revive(list[Fact], answer)
 
     def history(self, fact: str, *, as_of: str | None = None) -> History:
         answer = self._call("GET", f"/facts/{_segment(fact)}/history", params={"as_of": as_of})
-        return revive(History, answer)  # type: ignore[no-any-return]
+        return revive(History, answer)
 
     def why(self, fact: str) -> Why:
-        return revive(Why, self._call("GET", f"/facts/{_segment(fact)}/why"))  # type: ignore[no-any-return]
+        return revive(Why, self._call("GET", f"/facts/{_segment(fact)}/why"))
 
     def held(self) -> list[HeldWrite]:
-        return revive(list[HeldWrite], self._call("GET", "/held"))  # type: ignore[no-any-return]
+        return revive(list[HeldWrite], self._call("GET", "/held"))
 
     def flagged(self, *, as_of: str | None = None) -> list[Fact]:
         answer = self._call("GET", "/flagged", params={"as_of": as_of})
-        return revive(list[Fact], answer)  # type: ignore[no-any-return]
+        return revive(list[Fact], answer)
 
     def receipts(self) -> list[Receipt]:
-        return revive(list[Receipt], self._call("GET", "/receipts"))  # type: ignore[no-any-return]
+        return revive(list[Receipt], self._call("GET", "/receipts"))
 
     def stats(self) -> Stats:
-        return revive(Stats, self._call("GET", "/stats"))  # type: ignore[no-any-return]
+        return revive(Stats, self._call("GET", "/stats"))
 
     def vocabulary(self, search: str | None = None, *, limit: int = 50) -> Vocabulary:
         answer = self._call("GET", "/vocabulary", params={"search": search, "limit": limit})
-        return revive(Vocabulary, answer)  # type: ignore[no-any-return]
+        return revive(Vocabulary, answer)
 
     def verify(self) -> int:
         """``GET /verify``: the receipts verified; the scope the key reaches is then known."""
@@ -313,14 +313,14 @@ class RemoteOwner:
     rejudge = sent(REJUDGE)
 
     def quarantined(self) -> list[Fact]:
-        return revive(list[Fact], self._client._call("GET", "/quarantine"))  # type: ignore[no-any-return]
+        return revive(list[Fact], self._client._call("GET", "/quarantine"))
 
     def ledger(self) -> list[Standing]:
-        return revive(list[Standing], self._client._call("GET", "/ledger"))  # type: ignore[no-any-return]
+        return revive(list[Standing], self._client._call("GET", "/ledger"))
 
     def alarms(self, *, include_cleared: bool = False) -> list[Alarm]:
         answer = self._client._call("GET", "/alarms", params={"include_cleared": include_cleared})
-        return revive(list[Alarm], answer)  # type: ignore[no-any-return]
+        return revive(list[Alarm], answer)
 
 
 def _segment(name: str) -> str:

@@ -38,14 +38,15 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def revive(kind: Any, value: Any) -> Any:
+def revive(kind: type[T], value: Any) -> T:
     """``value`` (JSON as ``plain`` wrote it) as an instance of the type ``kind``.
 
     Raises :class:`~doxa.InvalidInput` when the JSON does not fit the type: a server of
     another version, say, answering with a shape this client does not know.
     """
     try:
-        return _revive(kind, value)
+        revived: T = _revive(kind, value)
+        return revived
     except (TypeError, ValueError, KeyError) as error:
         if isinstance(error, InvalidInput):
             raise

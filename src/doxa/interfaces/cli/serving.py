@@ -112,13 +112,11 @@ def serve(
             f"doxa serve needs the HTTP server's packages ({error}); install them with: "
             "pip install 'doxa[server]'."
         ) from None
-    from doxa.audit.backups import discard_stale_copy
     from doxa.interfaces.discovery import announced
     from doxa.judges import configured_judge
-    from doxa.memory import finish_pending_restore
+    from doxa.memory import open_location
     from doxa.reads.embeddings import EmbedConfig, OpenAIEmbedder
-    from doxa.store import open_store
-    from doxa.store.location import MEMORY, is_server_url
+    from doxa.store.location import MEMORY, is_server_url, parse_location
 
     where = path if path is not None else settings.store
     if settings.server is not None:
@@ -141,11 +139,8 @@ def serve(
         embedding = EmbedConfig.from_env()  # recall by meaning when DOXA_EMBED_* is set
         embedder = None if embedding is None else OpenAIEmbedder(embedding)
         # a directory, :memory: or a SPARQL 1.1 server, as for every doxa command
-        if directory is not None:
-            finish_pending_restore(directory)  # a restore a kill cut off, as every command does
-        store = open_store(where, update_url=settings.update_url)
-        if directory is not None:
-            discard_stale_copy(directory)
+        # opened as every entry point opens a store: a restore a kill cut off is finished
+        store = open_location(parse_location(where, update_url=settings.update_url))
         mounts = mcp_mounts()
         app = create_app(
             store, config, judge=judge, owns_store=True, embedder=embedder, mounts=mounts

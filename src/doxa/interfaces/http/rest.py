@@ -53,7 +53,22 @@ else:
 
 
 def _json(value: object) -> Any:
+    """``value`` as the JSON the routes answer (``plain``'s form, shared with the CLI)."""
     return plain(value)
+
+
+def _one(value: object) -> JSON:
+    """One result object as a JSON object."""
+    found = plain(value)
+    assert isinstance(found, dict)
+    return found
+
+
+def _many(value: object) -> list[JSON]:
+    """A list of results as a JSON array."""
+    found = plain(value)
+    assert isinstance(found, list)
+    return found
 
 
 @router.post("/remember", tags=["writes"])
@@ -121,7 +136,7 @@ def _check_caller(
 def preview(body: RememberBody, found: Caller) -> JSON:
     """What the judge would say about a write (its verdict), without writing anything; the
     same owner-only rules as ``/remember`` apply (403)."""
-    return _json(found.memory.preview(**_fields(body, found)))  # type: ignore[no-any-return]
+    return _one(found.memory.preview(**_fields(body, found)))
 
 
 @router.get("/facts", tags=["reads"])
@@ -137,7 +152,7 @@ def facts(
 ) -> list[JSON]:
     """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now);
     ``include_unchecked`` adds writes waiting for the judge, last and flagged."""
-    return _json(  # type: ignore[no-any-return]
+    return _many(
         found.memory.facts(
             valid_at=valid_at,
             as_of=as_of,
@@ -162,7 +177,7 @@ def recall(
     limit: int = 10,
 ) -> list[JSON]:
     """Facts whose words match ``q``, best first, each with a score."""
-    return _json(  # type: ignore[no-any-return]
+    return _many(
         found.memory.recall(
             q,
             valid_at=valid_at,
@@ -178,31 +193,31 @@ def recall(
 @router.get("/facts/{fact}", tags=["reads"])
 def get(fact: str, found: Caller) -> JSON:
     """One fact by id, with its status now."""
-    return _json(found.memory.get(fact))  # type: ignore[no-any-return]
+    return _one(found.memory.get(fact))
 
 
 @router.get("/facts/{fact}/history", tags=["reads"])
 def history(fact: str, found: Caller, as_of: str | None = None) -> JSON:
     """The fact and every event that refined, corroborated, superseded or retracted it."""
-    return _json(found.memory.history(fact, as_of=as_of))  # type: ignore[no-any-return]
+    return _one(found.memory.history(fact, as_of=as_of))
 
 
 @router.get("/facts/{fact}/why", tags=["reads"])
 def why(fact: str, found: Caller) -> JSON:
     """The fact's evidence, sources and the receipt that admitted it."""
-    return _json(found.memory.why(fact))  # type: ignore[no-any-return]
+    return _one(found.memory.why(fact))
 
 
 @router.get("/held", tags=["reads"])
 def held(found: Caller) -> list[JSON]:
     """Writes waiting for the owner (or for the judge), oldest first."""
-    return _json(found.memory.held())  # type: ignore[no-any-return]
+    return _many(found.memory.held())
 
 
 @router.get("/receipts", tags=["reads"])
 def receipts(found: Caller) -> list[JSON]:
     """Every receipt of the scope, in chain order."""
-    return _json(found.memory.receipts())  # type: ignore[no-any-return]
+    return _many(found.memory.receipts())
 
 
 @router.get("/verify", tags=["reads"])
@@ -224,32 +239,32 @@ def kind(kind: str, found: Caller) -> JSON:
 @router.get("/ledger", tags=["reads"])
 def ledger(found: Caller) -> list[JSON]:
     """The judge's record with the owner per kind of memory (``Memory.ledger``)."""
-    return _json(found.memory.owner.ledger())  # type: ignore[no-any-return]
+    return _many(found.memory.owner.ledger())
 
 
 @router.get("/stats", tags=["reads"])
 def stats(found: Caller) -> JSON:
     """Decisions per kind, the judge's ledger and the open alarms (``Memory.stats``)."""
-    return _json(found.memory.stats())  # type: ignore[no-any-return]
+    return _one(found.memory.stats())
 
 
 @router.get("/vocabulary", tags=["reads"])
 def vocabulary(found: Caller, search: str | None = None, limit: int = 50) -> JSON:
     """The scope's predicates and entities, most used first (``Memory.vocabulary``)."""
-    return _json(found.memory.vocabulary(search, limit=limit))  # type: ignore[no-any-return]
+    return _one(found.memory.vocabulary(search, limit=limit))
 
 
 @router.get("/alarms", tags=["reads"])
 def alarms(found: Caller, include_cleared: bool = False) -> list[JSON]:
     """Alarms raised in the scope, oldest first; open ones only unless asked."""
-    return _json(found.memory.owner.alarms(include_cleared=include_cleared))  # type: ignore[no-any-return]
+    return _many(found.memory.owner.alarms(include_cleared=include_cleared))
 
 
 @router.get("/quarantine", tags=["owner"])
 def quarantine(found: Owner) -> list[JSON]:
     """Writes judged outside text acting as an instruction (owner key only: no ordinary
     reader sees them)."""
-    return _json(found.memory.owner.quarantined())  # type: ignore[no-any-return]
+    return _many(found.memory.owner.quarantined())
 
 
 @router.get("/purge", tags=["owner"])
@@ -319,7 +334,7 @@ def audit(found: Owner, infer: bool = False, format: str = "json") -> Any:
 @router.get("/flagged", tags=["reads"])
 def flagged(found: Caller, as_of: str | None = None) -> list[JSON]:
     """Live facts whose basis ended, most recently flagged first (``Memory.flagged``)."""
-    return _json(found.memory.flagged(as_of=as_of))  # type: ignore[no-any-return]
+    return _many(found.memory.flagged(as_of=as_of))
 
 
 def add_decision(router: APIRouter, decision: Decision[Any, Any]) -> None:
