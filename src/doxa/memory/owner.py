@@ -17,10 +17,7 @@ from rdflib import Literal, URIRef
 
 from doxa.audit.purge import purge_later
 from doxa.audit.validation import clear_inferred
-from doxa.errors import (
-    InvalidInput,
-    NotFound,
-)
+from doxa.errors import InvalidInput, NotFound
 from doxa.gate.erasure import salt, subject_hash
 from doxa.memory.arguments import (
     ID,
@@ -89,7 +86,12 @@ class Owner:
     def approve(
         self, item: str | HeldWrite, *, as_relation: str | Relation | None = None
     ) -> Receipt:
-        """Apply a held write's outcome (the owner's decision); leaves a receipt."""
+        """Apply a held write's outcome (the owner's decision); leaves a receipt. A write held
+        with "replace or add?" is answered with ``as_relation``: ``replaces`` (one value at a
+        time: the old value ends), ``new`` (a second value: both stay) or ``was_wrong`` (the
+        property never changes: the old value was wrong); the answer is kept for the
+        predicate or sentence pattern and decides every write waiting on the same question.
+        Without it the judge's relation applies."""
         relation = Relation.parse(as_relation) if as_relation is not None else None
         receipt = self.gate.approve(held_id_of(item), as_relation=relation)
         self.gate.embed_admitted(self._memory.embedder, [receipt])

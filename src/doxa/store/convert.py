@@ -17,6 +17,7 @@ __all__ = [
     "from_ox",
     "language_problem",
     "ntriples",
+    "rdf_format",
     "read_quads",
     "stored_literal",
     "to_ox",
@@ -278,3 +279,27 @@ def stored_literal(value: str, datatype: str) -> Literal:
     (term,) = canonical([Literal(value, datatype=URIRef(datatype))])
     assert isinstance(term, Literal)
     return term
+
+
+_RDF_FORMATS = {
+    "turtle": ox.RdfFormat.TURTLE,
+    "ttl": ox.RdfFormat.TURTLE,
+    "ntriples": ox.RdfFormat.N_TRIPLES,
+    "nt": ox.RdfFormat.N_TRIPLES,
+    "nquads": ox.RdfFormat.N_QUADS,
+    "nq": ox.RdfFormat.N_QUADS,
+    "trig": ox.RdfFormat.TRIG,
+    "rdfxml": ox.RdfFormat.RDF_XML,
+    "xml": ox.RdfFormat.RDF_XML,
+    "rdf": ox.RdfFormat.RDF_XML,
+    "owl": ox.RdfFormat.RDF_XML,
+}
+
+
+def rdf_format(name: str) -> ox.RdfFormat:
+    """Look up an RDF format by a short name or file extension."""
+    try:
+        return _RDF_FORMATS[name.lower().lstrip(".")]
+    except KeyError:
+        known = ", ".join(sorted(_RDF_FORMATS))
+        raise InvalidInput(f"{name!r} is not a known RDF format; use one of: {known}.") from None

@@ -44,7 +44,7 @@ from doxa.store.capabilities import (
     Purgeable,
     SoleWriter,
 )
-from doxa.store.convert import from_ox, to_ox, to_ox_graph
+from doxa.store.convert import from_ox, rdf_format, to_ox, to_ox_graph
 from doxa.store.flusher import Flusher
 from doxa.store.journal import Journal
 
@@ -56,29 +56,6 @@ if TYPE_CHECKING:
 __all__ = ["DiskStore", "EmbeddedStore", "JournaledStore"]
 
 T = TypeVar("T")
-
-_FORMATS = {
-    "turtle": ox.RdfFormat.TURTLE,
-    "ttl": ox.RdfFormat.TURTLE,
-    "ntriples": ox.RdfFormat.N_TRIPLES,
-    "nt": ox.RdfFormat.N_TRIPLES,
-    "nquads": ox.RdfFormat.N_QUADS,
-    "nq": ox.RdfFormat.N_QUADS,
-    "trig": ox.RdfFormat.TRIG,
-    "rdfxml": ox.RdfFormat.RDF_XML,
-    "xml": ox.RdfFormat.RDF_XML,
-    "rdf": ox.RdfFormat.RDF_XML,
-    "owl": ox.RdfFormat.RDF_XML,
-}
-
-
-def rdf_format(name: str) -> ox.RdfFormat:
-    """Look up an RDF format by a short name or file extension."""
-    try:
-        return _FORMATS[name.lower().lstrip(".")]
-    except KeyError:
-        known = ", ".join(sorted(_FORMATS))
-        raise InvalidInput(f"{name!r} is not a known RDF format; use one of: {known}.") from None
 
 
 class _Generation:
@@ -129,9 +106,11 @@ class EmbeddedStore(SoleWriter, Cloneable, PlainValues, Compactable):
                 self._live: _Generation | None = _Generation(ox.Store(), None)
             else:
                 self._directory_lock = generations.DirectoryLock(self._root)
-                _finish_compaction(self._root)  # only under the lock: see generations.tidy
+                generations.finish_compaction(
+                    self._root
+                )  # only under the lock: see generations.tidy
                 if journal:
-                    _refuse_orphan_journal(self._root)
+                    generations.refuse_orphan_journal(self._root)
                 self._root.mkdir(parents=True, exist_ok=True)
                 generations.tidy(self._root)
                 where = generations.database(self._root)
@@ -711,41 +690,6 @@ def _take(
             return taken, True
         taken.append(item)
     return taken, False
-
-
-def _sibling(path: Path, what: str) -> Path:
-    return path.with_name(f"{path.name}.{what}")
-
-
-def _refuse_orphan_journal(path: Path) -> None:
-    """Refuse a journal of decisions beside a directory that holds no store: the store it
-    belonged to was removed (``rm -rf``) or replaced, which is no crash, and opening would
-    start an empty store that the journal calls damaged. Called only under the store's lock,
-    before the directory is created."""
-    journal = path.with_name(f"{path.name}.journal")
-    try:
-        holds = journal.stat().st_size > 0
-    except FileNotFoundError:
-        return
-    if holds and not generations.is_store(path):
-        raise StoreError(
-            f"{journal} holds the decisions of a store that is no longer at {path} (the "
-            "directory was removed or replaced); move that journal (and any "
-            f"{path.name}.purge beside it) away or delete it to start a new store there, or "
-            "put the removed store back (`doxa restore BACKUP` restores one from a backup)."
-        )
-
-
-def _finish_compaction(path: Path) -> None:
-    """Finish a compaction of doxa 0.1's layout (the store renamed aside, a sibling copy
-    renamed in) that a crash interrupted; called only under the store's lock."""
-    old, building = _sibling(path, "old"), _sibling(path, "compacting")
-    if not path.exists() and old.exists() and building.exists():
-        building.rename(path)  # the copy was complete: it is renamed only after its flush
-    if path.exists() and old.exists():
-        shutil.rmtree(old)
-    if path.exists() and building.exists():
-        shutil.rmtree(building)  # a copy that never got swapped in
 
 
 def _clean(error: BaseException) -> str:

@@ -26,8 +26,10 @@ __all__ = [
     "POINTER",
     "DirectoryLock",
     "database",
+    "finish_compaction",
     "is_store",
     "next_generation",
+    "refuse_orphan_journal",
     "remove_database",
     "switch",
     "tidy",
@@ -150,3 +152,38 @@ def _sync_directory(directory: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def _sibling(path: Path, what: str) -> Path:
+    return path.with_name(f"{path.name}.{what}")
+
+
+def refuse_orphan_journal(path: Path) -> None:
+    """Refuse a journal of decisions beside a directory that holds no store: the store it
+    belonged to was removed (``rm -rf``) or replaced, which is no crash, and opening would
+    start an empty store that the journal calls damaged. Called only under the store's lock,
+    before the directory is created."""
+    journal = path.with_name(f"{path.name}.journal")
+    try:
+        holds = journal.stat().st_size > 0
+    except FileNotFoundError:
+        return
+    if holds and not is_store(path):
+        raise StoreError(
+            f"{journal} holds the decisions of a store that is no longer at {path} (the "
+            "directory was removed or replaced); move that journal (and any "
+            f"{path.name}.purge beside it) away or delete it to start a new store there, or "
+            "put the removed store back (`doxa restore BACKUP` restores one from a backup)."
+        )
+
+
+def finish_compaction(path: Path) -> None:
+    """Finish a compaction of doxa 0.1's layout (the store renamed aside, a sibling copy
+    renamed in) that a crash interrupted; called only under the store's lock."""
+    old, building = _sibling(path, "old"), _sibling(path, "compacting")
+    if not path.exists() and old.exists() and building.exists():
+        building.rename(path)  # the copy was complete: it is renamed only after its flush
+    if path.exists() and old.exists():
+        shutil.rmtree(old)
+    if path.exists() and building.exists():
+        shutil.rmtree(building)  # a copy that never got swapped in
