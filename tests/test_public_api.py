@@ -25,6 +25,7 @@ EXPECTED = [
     "Fact",
     "FactStatus",
     "FixedClock",
+    "Forbidden",
     "HeldWrite",
     "History",
     "HistoryEvent",

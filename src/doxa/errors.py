@@ -9,6 +9,7 @@ callers that only know Python's exceptions still catch it::
     ├── InvalidInput (ValueError)        a value that cannot be written or read as given
     │   ├── ShapeViolation               the write broke one or more SHACL constraints
     │   ├── ErasedContent                the content was erased and may not come back
+    │   ├── Forbidden                    only the owner may: an agent's owner words (403)
     │   └── ScopeViolation               a query tried to leave its scope
     │       └── ReadOnly                 a write through a read-only view (Memory.dataset)
     ├── StoreError (OSError)             the store cannot be opened, read or written
@@ -33,6 +34,7 @@ __all__ = [
     "DoxaError",
     "EmbeddingUnavailable",
     "ErasedContent",
+    "Forbidden",
     "InvalidInput",
     "JudgeUnavailable",
     "Listing",
@@ -147,6 +149,15 @@ class ShapeViolation(InvalidInput):
 
 class ErasedContent(InvalidInput):
     """The same content was erased before; erasure is final."""
+
+
+class Forbidden(InvalidInput):
+    """Only the owner may do this, and the caller is an agent: a write with authority
+    ``owner``, a standing rule or the owner's standpoint (refused by the one parse of a
+    write, :func:`doxa.writes.remember_arguments`), or an owner's verb over an agent's key.
+
+    Nothing was written. The message says what the agent may send instead; HTTP answers 403.
+    """
 
 
 class ScopeViolation(InvalidInput):

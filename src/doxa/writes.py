@@ -13,11 +13,22 @@ an IRI, anything else a string) or ``literal`` with an optional ``datatype`` or 
 ``Memory.remember`` through the one literal reader, :func:`doxa.terms.literal`.
 
 >>> args = remember_arguments({"text": "Bob was born in 1971", "topic": "bio",
-...                            "literal": "1971", "datatype": "xsd:gYear"})
+...                            "literal": "1971", "datatype": "xsd:gYear"}, role=Role.OWNER)
 >>> args["object"].datatype
 rdflib.term.URIRef('http://www.w3.org/2001/XMLSchema#gYear')
 >>> args["authority"]
 <Authority.AGENT: 'agent'>
+
+The same parse holds the one permission rule of a write: an agent may not write as the owner.
+Every interface says who its caller is (:class:`Role`); for an agent, a write with authority
+``owner``, a standing rule (``rule``) or the owner's standpoint is refused with
+:class:`~doxa.Forbidden`, comparing the parsed values, never spellings:
+
+>>> remember_arguments({"text": "No calls on Sunday", "topic": "calls", "authority": "owner"},
+...                    role=Role.AGENT, scope=Scope.named("alice"))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+doxa.errors.Forbidden: Only the owner may write with authority 'owner'; an agent writes as ...
 """
 
 from __future__ import annotations
@@ -27,9 +38,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from doxa.errors import InvalidInput
+from doxa.errors import Forbidden, InvalidInput
 from doxa.model import Authority, Correction, RuleMode, Support
-from doxa.terms import MAX_LANGUAGE, literal
+from doxa.scope import Scope
+from doxa.terms import MAX_LANGUAGE, as_iri, literal
 from doxa.text import normal_iri
 
 __all__ = [
@@ -42,10 +54,20 @@ __all__ = [
     "REQUIRED",
     "Field",
     "Naming",
+    "Role",
     "Wire",
     "field",
     "remember_arguments",
 ]
+
+
+class Role(enum.Enum):
+    """Who sends a write, as the interface that received it knows: the owner (the owner's
+    own process: the Python API, the CLI, a bulk import; over HTTP, the scope's owner key)
+    or an agent (an agent key, the MCP tools). Only the owner may write as the owner."""
+
+    OWNER = "owner"
+    AGENT = "agent"
 
 
 class Wire(enum.Enum):
@@ -58,6 +80,8 @@ class Wire(enum.Enum):
     INSTANT = "instant"  #: an ISO 8601 date or date-time string
     NUMBER = "number"  #: a number, or its decimal text
     CHOICE = "choice"  #: exactly one of a closed list's values
+    FLAG = "flag"  #: true or false (a read's switch: :mod:`doxa.reads.parameters`)
+    COUNT = "count"  #: a whole number (a read's limit)
 
     @property
     def many(self) -> bool:
@@ -361,15 +385,32 @@ class _Keys(Naming):
         return repr(field)
 
 
-def remember_arguments(given: Mapping[str, object], naming: Naming | None = None) -> dict[str, Any]:
+def remember_arguments(
+    given: Mapping[str, object],
+    naming: Naming | None = None,
+    *,
+    role: Role,
+    scope: Scope | None = None,
+) -> dict[str, Any]:
     """The keyword arguments of ``Memory.remember`` (``text`` among them) for a write's
-    wire values; fields left out take their defaults.
+    wire values, sent by a caller in ``role``; fields left out take their defaults.
 
-    The closed lists are parsed here, by the one parse each has, so a caller's permission
-    check compares members, never spellings; ``object``, ``literal``, ``datatype`` and
-    ``language`` become one ``object``. Raises :class:`~doxa.InvalidInput` naming the fields
-    as ``naming`` spells them (JSON keys by default); the other values are read by the gate.
+    The closed lists are parsed here, by the one parse each has; ``object``, ``literal``,
+    ``datatype`` and ``language`` become one ``object``. Raises :class:`~doxa.InvalidInput`
+    naming the fields as ``naming`` spells them (JSON keys by default); the other values are
+    read by the gate.
+
+    Then the one permission rule of a write, on the parsed members (``"OWNER"`` was refused
+    by the parse, never admitted as the owner): an agent (:attr:`Role.AGENT`) may not write
+    with authority ``owner``, a standing rule (``rule``) or in the owner's standpoint of
+    ``scope`` (in any spelling, :meth:`doxa.scope.Scope.is_owners_standpoint`); each raises
+    :class:`~doxa.Forbidden`. An agent's write needs its ``scope``; a ``role`` that is not a
+    :class:`Role` is a :class:`TypeError`, never read as either.
     """
+    if not isinstance(role, Role):
+        raise TypeError(f"role must be a doxa.writes.Role, not {role!r}")
+    if role is Role.AGENT and not isinstance(scope, Scope):
+        raise TypeError("an agent's write is read against its scope: pass scope=memory.scope")
     names = naming if naming is not None else _Keys()
     unknown = sorted(set(given) - JSON_KEYS)
     if unknown:
@@ -387,7 +428,30 @@ def remember_arguments(given: Mapping[str, object], naming: Naming | None = None
         out[item.name] = value
     out["object"] = _object(given, names)
     refuse_respelt_standpoint(out["standpoint"], names.name("standpoint"))
+    if role is Role.AGENT:
+        assert scope is not None
+        _refuse_owners_words(out, scope, names)
     return out
+
+
+def _refuse_owners_words(arguments: Mapping[str, Any], scope: Scope, names: Naming) -> None:
+    """Refuse what only the owner may write, deciding on parsed values (the one rule)."""
+    if arguments["authority"] is Authority.OWNER:
+        raise Forbidden(
+            "Only the owner may write with authority 'owner'; an agent writes as 'agent', "
+            "'tool' or 'external'."
+        )
+    if arguments["rule"] is not None:
+        raise Forbidden(
+            f"Only the owner may write a standing rule; leave out {names.name('rule')}, "
+            "or ask the owner."
+        )
+    standpoint = arguments["standpoint"]
+    if standpoint is not None and scope.is_owners_standpoint(as_iri(standpoint, "standpoint")):
+        raise Forbidden(
+            f"Only the owner may write in the owner's standpoint; leave out "
+            f"{names.name('standpoint')} (an agent's write holds in the agent's own standpoint)."
+        )
 
 
 def refuse_respelt_standpoint(standpoint: object, shown: str = "standpoint") -> None:

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from rdflib import Literal, URIRef
 
-from doxa.errors import DoxaError, InvalidInput, StoreError
+from doxa.errors import DoxaError, Forbidden, InvalidInput, StoreError
 from doxa.interfaces.client import RemoteMemory
 from doxa.interfaces.failures import FAILURES, Failure, error_from, exit_code
 from doxa.interfaces.presentation import plain
@@ -90,10 +90,15 @@ def test_every_row_reads_back_to_its_exit_code(row: Failure) -> None:
 
 
 def test_http_refusals_are_invalid_input() -> None:
-    """401/403/413 and a body that does not fit are usage errors (exit 2); a 5xx without a
-    doxa type is the status's row; a type outside doxa's errors never picks a class."""
-    for name, status in (("Unauthorized", 401), ("Forbidden", 403), ("InvalidRequest", 422)):
+    """401/403/413 and a body that does not fit are usage errors (exit 2): 403 ``Forbidden``
+    is doxa's own :class:`~doxa.Forbidden` (an invalid input); a 5xx without a doxa type is
+    the status's row; a type outside doxa's errors never picks a class."""
+    for name, status in (("Unauthorized", 401), ("InvalidRequest", 422)):
         assert type(error_from(name, "m", status)) is InvalidInput
+    forbidden = error_from("Forbidden", "m", 403)
+    assert type(forbidden) is Forbidden
+    assert isinstance(forbidden, InvalidInput)
+    assert exit_code(forbidden) == 2
     assert type(error_from("QueryTimeout", "m", 503)) is StoreError
     assert type(error_from("InternalError", "m", 500)) is DoxaError
     assert type(error_from("SystemExit", "m", 400)) is InvalidInput

@@ -350,18 +350,24 @@ def test_the_owners_standpoint_is_recognised_in_every_spelling(iri: str, owners:
     assert Scope.named("alice").is_owners_standpoint(iri) is owners
 
 
-def test_a_respelt_doxa_standpoint_is_refused_and_others_are_kept() -> None:
+@pytest.mark.parametrize("role", ["owner", "agent"])
+def test_a_respelt_doxa_standpoint_is_refused_and_others_are_kept(role: str) -> None:
     """Every interface's parse refuses a second spelling of a doxa IRI as a standpoint,
-    saying which to write; the canonical one and a standpoint outside doxa pass as sent."""
-    from doxa.writes import remember_arguments
+    saying which to write, whoever sends it; the canonical one and a standpoint outside doxa
+    pass as sent."""
+    from doxa.writes import Role, remember_arguments
 
+    caller = {"role": Role(role), "scope": Scope.named("alice")}
     with pytest.raises(InvalidInput, match="another spelling of <urn:doxa:scope:alice/"):
         remember_arguments(
-            {"text": "x", "topic": "t", "standpoint": "URN:doxa:scope:alice/standpoint/a"}
+            {"text": "x", "topic": "t", "standpoint": "URN:doxa:scope:alice/standpoint/a"},
+            **caller,
         )
     for kept in ("urn:doxa:scope:alice/standpoint/a", "HTTP://Example.org/%7Esp"):
         assert (
-            remember_arguments({"text": "x", "topic": "t", "standpoint": kept})["standpoint"]
+            remember_arguments({"text": "x", "topic": "t", "standpoint": kept}, **caller)[
+                "standpoint"
+            ]
             == kept
         )
 

@@ -317,7 +317,7 @@ def test_facts_returns_the_newest_up_to_its_limit(store: Path) -> None:
         pytest.param({"support": "STATED"}, "Input should be 'stated'", id="support-name"),
         pytest.param(
             {"standpoint": "urn:doxa:scope:alice/standpoint/owner"},
-            "An agent cannot write in the owner's standpoint; leave out 'standpoint'.",
+            "Only the owner may write in the owner's standpoint; leave out 'standpoint'",
             id="owner-standpoint",
         ),
     ],

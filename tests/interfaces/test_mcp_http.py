@@ -251,6 +251,25 @@ def test_an_agent_cannot_write_as_the_owner_over_http(server: Server) -> None:
     assert structured(ok)["outcome"] in {"admitted", "merged"}
 
 
+def test_the_owner_key_writes_as_an_agent_over_mcp(server: Server) -> None:
+    """MCP's ``remember`` is the agent's tool whoever calls it (the owner's words come through
+    the owner's interfaces): with the owner's key the owner's standpoint and authority are
+    refused there too, by the one rule (``Role.AGENT``). Control: REST with the same key
+    writes them."""
+    point = "urn:doxa:scope:alice/standpoint/owner"
+    base = {"text": "Owner-key MCP writes stay the agent's", "topic": "mcpowner"}
+    refused = call(server, OWNER, "remember", base | {"standpoint": point})
+    assert refused.is_error
+    [content] = refused.content
+    assert isinstance(content, TextContent)
+    assert "Only the owner may write in the owner's standpoint" in content.text
+    assert call(server, OWNER, "remember", base | {"authority": "owner"}).is_error
+    with server.client(OWNER) as rest:
+        written = rest.post("/remember", json=base | {"authority": "owner", "standpoint": point})
+    assert written.status_code == 200, written.text
+    assert written.json()["outcome"] == "admitted"
+
+
 # -- the key, attacked ------------------------------------------------------------------
 
 

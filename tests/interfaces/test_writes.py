@@ -24,6 +24,7 @@ from doxa.errors import (
     ChainBroken,
     DoxaError,
     ErasedContent,
+    Forbidden,
     InvalidInput,
     JudgeUnavailable,
     NotFound,
@@ -40,7 +41,15 @@ from doxa.interfaces.cli.write import OPTION_NAMES
 from doxa.interfaces.failures import FAILURES, exit_code, http_status
 from doxa.interfaces.http.rest import RememberBody
 from doxa.interfaces.mcp_server import build_server
-from doxa.writes import FIELDS, JSON_KEYS, PYTHON_FIELDS, REQUIRED, Naming, remember_arguments
+from doxa.writes import (
+    FIELDS,
+    JSON_KEYS,
+    PYTHON_FIELDS,
+    REQUIRED,
+    Naming,
+    Role,
+    remember_arguments,
+)
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "doxa"
 WIRE_NAMES = [f.name for f in FIELDS]
@@ -127,11 +136,11 @@ def test_the_mcp_tool_takes_exactly_the_agents_fields() -> None:
 def test_a_typed_literal_becomes_the_object() -> None:
     """literal + datatype (or language) become remember's one object; the extra keys go."""
     typed = remember_arguments(
-        {"text": "x", "topic": "t", "literal": "1971", "datatype": "xsd:gYear"}
+        {"text": "x", "topic": "t", "literal": "1971", "datatype": "xsd:gYear"}, role=Role.OWNER
     )
     assert typed["object"] == doxa.Literal("1971", datatype=XSD.gYear)
     tagged = remember_arguments(
-        {"text": "x", "topic": "t", "literal": "Mittwoch", "language": "de"}
+        {"text": "x", "topic": "t", "literal": "Mittwoch", "language": "de"}, role=Role.OWNER
     )
     assert tagged["object"] == doxa.Literal("Mittwoch", lang="de")
     assert set(typed) == {f.name for f in PYTHON_FIELDS}
@@ -159,8 +168,8 @@ def test_a_typed_literal_becomes_the_object() -> None:
 def test_a_bad_write_is_refused_by_the_reader(given: dict[str, Any], message: str) -> None:
     """Each is InvalidInput naming the field; the same write without the fault reads (control)."""
     with pytest.raises(InvalidInput, match=re.escape(message)):
-        remember_arguments({"text": "x", "topic": "t", **given})
-    assert remember_arguments({"text": "x", "topic": "t"})["object"] is None
+        remember_arguments({"text": "x", "topic": "t", **given}, role=Role.OWNER)
+    assert remember_arguments({"text": "x", "topic": "t"}, role=Role.OWNER)["object"] is None
 
 
 def test_the_cli_names_fields_as_options() -> None:
@@ -169,8 +178,12 @@ def test_the_cli_names_fields_as_options() -> None:
     with pytest.raises(
         InvalidInput, match=re.escape("--datatype types a --literal; add --literal VALUE.")
     ):
-        remember_arguments({"text": "x", "topic": "t", "datatype": "xsd:gYear"}, OPTION_NAMES)
-    assert remember_arguments({"text": "x", "topic": "t", "literal": "1"}, OPTION_NAMES)["object"]
+        remember_arguments(
+            {"text": "x", "topic": "t", "datatype": "xsd:gYear"}, OPTION_NAMES, role=Role.OWNER
+        )
+    assert remember_arguments(
+        {"text": "x", "topic": "t", "literal": "1"}, OPTION_NAMES, role=Role.OWNER
+    )["object"]
 
 
 def test_every_json_key_is_a_field() -> None:
@@ -186,6 +199,7 @@ def test_every_json_key_is_a_field() -> None:
     [
         (ShapeViolation(()), 1, 422),
         (ScopeViolation("x"), 2, 403),
+        (Forbidden("x"), 2, 403),
         (ErasedContent("x"), 2, 400),
         (InvalidInput("x"), 2, 400),
         (NotFound("x"), 3, 404),

@@ -9,6 +9,8 @@ one is an instance of decides.
 (3, 404)
 >>> exit_code(ChainBroken("altered")), http_status(ChainBroken("altered"))
 (5, 409)
+>>> exit_code(Forbidden("only the owner")), http_status(Forbidden("only the owner"))
+(2, 403)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from doxa.errors import (
     ChainBroken,
     DoxaError,
     EmbeddingUnavailable,
+    Forbidden,
     InvalidInput,
     JudgeUnavailable,
     Listing,
@@ -69,6 +72,7 @@ class Failure:
 FAILURES: tuple[Failure, ...] = (
     Failure(ShapeViolation, EXIT_REJECTED, 422, "the write was rejected by the shapes"),
     Failure(ScopeViolation, EXIT_USAGE, 403, "a query tried to leave its scope"),
+    Failure(Forbidden, EXIT_USAGE, 403, "an agent asked for what only the owner may"),
     Failure(InvalidInput, EXIT_USAGE, 400, "a value doxa cannot take"),
     Failure(NotFound, EXIT_NOT_FOUND, 404, "an id or a file that does not exist"),
     Failure(ChainBroken, EXIT_CHAIN, 409, "the receipt hash chain does not verify"),
@@ -99,12 +103,15 @@ def error_from(type_name: str, message: str, status: int) -> DoxaError:
     command that went through a server ends with the exit code it would have had on the store.
 
     The answer's ``type`` names doxa's error when it is one (``NotFound``, ``StoreLocked``);
-    the HTTP layer's own refusals (a missing key, not the owner, a body that does not fit)
-    are invalid input; any other status is the first row that answers with it.
+    the HTTP layer's own refusals (a missing key, a body that does not fit) are invalid
+    input, and its ``Forbidden`` (not the owner) is :class:`~doxa.Forbidden`; any other
+    status is the first row that answers with it.
 
     >>> exit_code(error_from("NotFound", "There is no fact 'x'.", 404))
     3
     >>> type(error_from("Forbidden", "Only the owner may do this.", 403)).__name__
+    'Forbidden'
+    >>> type(error_from("Unauthorized", "Send a key.", 401)).__name__
     'InvalidInput'
     """
     import doxa.errors as errors

@@ -46,13 +46,14 @@ from doxa.errors import DoxaError, InvalidInput
 from doxa.interfaces.failures import message_for
 from doxa.interfaces.memory_tool import MAX_CHANGES, MemoryToolHandler
 from doxa.interfaces.presentation import matches, plain, quotation
+from doxa.interfaces.read_schema import read_signature
 from doxa.interfaces.write_schema import json_fields
 from doxa.memory import Memory
 from doxa.memory.decisions import DECISIONS, Decision, Returns
-from doxa.model import Authority, Fact, History, Receipt, Why
-from doxa.terms import as_iri
+from doxa.model import Fact, History, Receipt, Why
+from doxa.reads.parameters import FACTS, RECALL, Read, newest
 from doxa.wire import parse_json
-from doxa.writes import remember_arguments
+from doxa.writes import Role, remember_arguments
 
 __all__ = [
     "AGENT_TOOLS",
@@ -350,10 +351,6 @@ def why_out(why: Why) -> WhyOut:
 T = TypeVar("T")
 
 
-#: the most facts one ``facts`` call returns
-FACTS_LIMIT = 1000
-
-
 def _guarded(call: Callable[[], T]) -> T:
     """Run one Memory call; a doxa error becomes a tool error carrying doxa's message."""
     try:
@@ -367,28 +364,27 @@ def _doc(description: str) -> Any:
     return Field(description=description)
 
 
-ValidAt = Annotated[str | None, _doc("True at this time, ISO 8601 (default now).")]
 AsOf = Annotated[str | None, _doc("As believed at this time, ISO 8601 (default now).")]
-IncludeEnded = Annotated[bool, _doc("Also superseded and retracted facts.")]
 FactId = Annotated[str, _doc("The fact id, as remember, recall or facts returned it.")]
 MemoryPath = Annotated[str, _doc("A path under /memories, e.g. /memories/meetings.md.")]
 
 
 def _agent_write(memory: Memory, given: dict[str, Any]) -> dict[str, Any]:
-    """``Memory.remember``'s arguments for an agent's call: the one read of a write's fields,
-    then a refusal of what only the owner may claim, comparing parsed values (the schema's
-    enum is a hint to the model, not the guard)."""
-    arguments = remember_arguments(given)
-    if arguments["authority"] is Authority.OWNER:
-        raise ToolError(
-            "An agent cannot write with authority 'owner'; write as 'agent', 'tool' or 'external'."
-        )
-    standpoint = arguments["standpoint"]
-    if standpoint is not None and memory.scope.is_owners_standpoint(
-        as_iri(standpoint, "standpoint")
-    ):
-        raise ToolError("An agent cannot write in the owner's standpoint; leave out 'standpoint'.")
-    return arguments
+    """``Memory.remember``'s arguments for a tool call: the one parse of a write, as an
+    agent (:func:`doxa.writes.remember_arguments`), which refuses authority ``owner``, a
+    ``rule`` and the owner's standpoint on the parsed values (the schema's enum is a hint to
+    the model, not the guard). Over HTTP the owner's key gets the same ``remember``: the
+    owner's own words come through the owner's interfaces (CLI, REST, review page)."""
+    return remember_arguments(given, role=Role.AGENT, scope=memory.scope)
+
+
+def _read_tool(server: MCPServer, read: Read, tool: Callable[..., Any], returns: type) -> None:
+    """Add the read-only tool ``tool`` serving ``read``: the SDK reads its input schema from
+    the signature, built from the reads' one definition (:mod:`doxa.reads.parameters`) with
+    the agent's defaults."""
+    signature = read_signature(read, agent=True, describe=Field, returns=returns)
+    tool.__signature__ = signature  # type: ignore[attr-defined]
+    server.tool(annotations=_READ, structured_output=True)(tool)
 
 
 def _remember_signature() -> inspect.Signature:
@@ -435,62 +431,21 @@ def build_server(
     remember.__signature__ = _remember_signature()  # type: ignore[attr-defined]
     server.tool(annotations=_WRITE, structured_output=True)(remember)
 
-    @server.tool(annotations=_READ, structured_output=True)
-    def recall(
-        text: Annotated[str, _doc("Words to look for.")],
-        topic: Annotated[str | None, _doc("Only this topic.")] = None,
-        valid_at: ValidAt = None,
-        as_of: AsOf = None,
-        include_ended: IncludeEnded = False,
-        limit: Annotated[int, _doc("At most this many (1-500).")] = 10,
-    ) -> FactList:
+    def recall(**given: Any) -> FactList:
         """Find facts whose words match ``text``, best first."""
-        found = _guarded(
-            lambda: memory.recall(
-                text,
-                topic=topic,
-                valid_at=valid_at,
-                as_of=as_of,
-                include_ended=include_ended,
-                limit=limit,
-            )
-        )
-        return FactList(facts=[fact_out(f) for f in found])
+        text = given.pop("text")
+        return FactList(facts=[fact_out(f) for f in _guarded(lambda: memory.recall(text, **given))])
 
-    @server.tool(annotations=_READ, structured_output=True)
-    def facts(
-        valid_at: ValidAt = None,
-        as_of: AsOf = None,
-        topic: Annotated[str | None, _doc("Only this topic.")] = None,
-        subject: Annotated[
-            str | None,
-            _doc("Only facts about this subject: a name (as `vocabulary` lists) or an IRI."),
-        ] = None,
-        predicate: Annotated[
-            str | None, _doc("Only facts with this predicate: a name or an IRI.")
-        ] = None,
-        include_ended: IncludeEnded = False,
-        limit: Annotated[int, _doc(f"At most this many, the newest (1-{FACTS_LIMIT}).")] = 100,
-    ) -> FactPage:
+    def facts(**given: Any) -> FactPage:
         """List facts true at ``valid_at`` as believed at ``as_of``, oldest record first."""
-        if not 1 <= limit <= FACTS_LIMIT:
-            raise ToolError(
-                f"limit {limit} is out of range; use a whole number from 1 to {FACTS_LIMIT}, "
-                "or narrow the call by topic, subject or predicate."
-            )
-        found = _guarded(
-            lambda: memory.facts(
-                valid_at=valid_at,
-                as_of=as_of,
-                topic=topic,
-                subject=subject,
-                predicate=predicate,
-                include_ended=include_ended,
-            )
-        )
+        limit = given.pop("limit")
+        found = _guarded(lambda: memory.facts(**given))
         # an agent's context is small: the newest facts, and how many were left out
-        kept = found[-limit:]
+        kept = _guarded(lambda: newest(found, limit))
         return FactPage(facts=[fact_out(f) for f in kept], more=len(found) - len(kept))
+
+    _read_tool(server, RECALL, recall, FactList)
+    _read_tool(server, FACTS, facts, FactPage)
 
     @server.tool(annotations=_READ, structured_output=True)
     def history(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from doxa.errors import InvalidInput
+from doxa.reads.parameters import Parameter, Read
+from doxa.writes import Wire
 
 __all__ = [
     "Member",
@@ -17,8 +19,11 @@ __all__ = [
     "include_ended",
     "progress",
     "rdf_format",
+    "read_options",
     "valid_at",
 ]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Member(click.Choice[str]):
@@ -58,3 +63,30 @@ export_format = click.option(
 progress = click.option(
     "--progress", is_flag=True, help="Draw a progress bar on stderr even when it is not a terminal."
 )
+
+
+def _read_option(item: Parameter) -> Callable[[F], F]:
+    """The click argument or option of one parameter of a read (its doc is the help)."""
+    if item.required:
+        return click.argument(item.name)
+    flag = "--" + item.name.replace("_", "-")
+    if item.wire is Wire.FLAG:
+        return click.option(flag, item.name, is_flag=True, help=item.doc)
+    settings: dict[str, Any] = {"help": item.doc, "metavar": item.metavar}
+    if item.wire is Wire.COUNT:
+        settings["type"] = int  # the read itself says when it is out of range
+    if item.default is not None:
+        settings.update(default=item.default, show_default=True)
+    return click.option(flag, item.name, **settings)
+
+
+def read_options(read: Read) -> Callable[[F], F]:
+    """An argument or option for every parameter of ``read``
+    (:mod:`doxa.reads.parameters`), in the definition's order."""
+
+    def decorate(command: F) -> F:
+        for item in reversed(read.parameters):
+            command = _read_option(item)(command)
+        return command
+
+    return decorate

@@ -4,6 +4,7 @@ vocabulary."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -21,77 +22,34 @@ from doxa.interfaces.cli.show import (
 from doxa.interfaces.client import Served
 from doxa.interfaces.presentation import sparql_json, table
 from doxa.memory import Memory
+from doxa.reads.parameters import FACTS, RECALL, newest
 from doxa.store.convert import ntriples
 
 __all__ = ["facts", "held", "history", "recall", "receipts", "sparql", "vocabulary", "why"]
 
 
 @click.command()
-@options.valid_at
-@options.as_of
-@click.option("--topic", help="Only this topic.")
-@click.option(
-    "--subject", metavar="NAME|IRI", help="Only facts about this subject (a name or an IRI)."
-)
-@click.option(
-    "--predicate", metavar="NAME|IRI", help="Only facts with this predicate (a name or an IRI)."
-)
-@options.include_ended
+@options.read_options(FACTS)
 @click.pass_obj
-def facts(
-    settings: Settings,
-    valid_at: str | None,
-    as_of: str | None,
-    topic: str | None,
-    subject: str | None,
-    predicate: str | None,
-    include_ended: bool,
-) -> None:
+def facts(settings: Settings, /, **given: Any) -> None:
     """List facts true at --valid-at as believed at --as-of."""
+    limit = given.pop("limit")
 
     def action(memory: Served) -> None:
-        found = memory.facts(
-            valid_at=valid_at,
-            as_of=as_of,
-            topic=topic,
-            subject=subject,
-            predicate=predicate,
-            include_ended=include_ended,
-        )
-        show_facts(settings, found)
+        show_facts(settings, newest(memory.facts(**given), limit))
 
     run(settings, action)
 
 
 @click.command()
-@click.argument("text")
-@click.option("--topic", help="Only this topic.")
-@options.valid_at
-@options.as_of
-@options.include_ended
-@click.option("--limit", type=int, default=10, show_default=True, help="At most this many.")
+@options.read_options(RECALL)
 @click.pass_obj
-def recall(
-    settings: Settings,
-    text: str,
-    topic: str | None,
-    valid_at: str | None,
-    as_of: str | None,
-    include_ended: bool,
-    limit: int,
-) -> None:
+def recall(settings: Settings, /, **given: Any) -> None:
     """Find facts whose words match TEXT, best first."""
+    text = given.pop("text")
 
     def action(memory: Served) -> None:
-        found = memory.recall(
-            text,
-            topic=topic,
-            valid_at=valid_at,
-            as_of=as_of,
-            include_ended=include_ended,
-            limit=limit,
-        )
-        show_facts(settings, found, scored=True)
+        show_facts(settings, memory.recall(text, **given), scored=True)
 
     run(settings, action)
 

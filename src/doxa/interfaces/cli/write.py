@@ -13,7 +13,7 @@ from doxa.interfaces.cli.show import show_written
 from doxa.interfaces.client import Served
 from doxa.interfaces.presentation import matches
 from doxa.model import Outcome
-from doxa.writes import FIELDS, Field, Naming, remember_arguments
+from doxa.writes import FIELDS, Field, Naming, Role, remember_arguments
 from doxa.writes import field as write_field
 
 __all__ = ["OPTION_NAMES", "flag", "remember"]
@@ -72,7 +72,8 @@ def remember(settings: Settings, /, **given: object) -> None:
     """Write one fact through the gate and print the receipt."""
     # an option left out is None (a repeatable one empty): the write's default
     wire = {name: value for name, value in given.items() if value is not None and value != ()}
-    arguments = attempt(settings, lambda: remember_arguments(wire, OPTION_NAMES))
+    # the command line is the owner's own (through a server, the server's key decides again)
+    arguments = attempt(settings, lambda: remember_arguments(wire, OPTION_NAMES, role=Role.OWNER))
 
     def action(memory: Served) -> None:
         receipt = memory.remember(**arguments, strict=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import io
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
@@ -20,11 +21,11 @@ from doxa.interfaces.http.auth import Bound, bound, owner
 from doxa.interfaces.http.bodies import StrictJSONRoute
 from doxa.interfaces.http.errors import Problem
 from doxa.interfaces.presentation import audit_json, matches, plain, written
+from doxa.interfaces.read_schema import read_signature
 from doxa.interfaces.write_schema import json_fields
 from doxa.memory.decisions import DECISIONS, Decision
-from doxa.model import Authority, RuleMode
-from doxa.terms import as_iri
-from doxa.writes import remember_arguments
+from doxa.reads.parameters import FACTS, RECALL, Read, newest
+from doxa.writes import Role, remember_arguments
 
 __all__ = ["add_decision", "router"]
 
@@ -88,48 +89,16 @@ def remember(body: RememberBody, found: Caller) -> JSON:
 def _fields(body: BaseModel, found: Bound) -> dict[str, Any]:
     """The keyword arguments of ``Memory.remember`` (and ``preview``) a body carries.
 
-    :func:`doxa.writes.remember_arguments` parses the closed lists, once, by the parse every
-    interface shares; the permission check then compares the parsed members (``"OWNER"`` is
-    refused by the parse, never admitted as the owner), and the memory receives the members.
+    :func:`doxa.writes.remember_arguments` is the one parse of a write and holds the one
+    permission rule: the owner key writes as the owner, any other key as an agent, whose
+    owner words (authority ``owner``, a ``rule``, the owner's standpoint) are
+    :class:`~doxa.Forbidden` (403), decided on the parsed values.
     """
-    arguments = remember_arguments(body.model_dump(exclude_unset=True))
-    _check_caller(
-        found,
-        authority=arguments["authority"],
-        rule=arguments["rule"],
-        standpoint=arguments["standpoint"],
+    return remember_arguments(
+        body.model_dump(exclude_unset=True),
+        role=Role.OWNER if found.caller.is_owner else Role.AGENT,
+        scope=found.memory.scope,
     )
-    return arguments
-
-
-def _check_caller(
-    found: Bound, *, authority: Authority, rule: RuleMode | None, standpoint: str | None
-) -> None:
-    """Refuse (403) what only the owner key may ask for, deciding on parsed values."""
-    if found.caller.is_owner:
-        return
-    if authority is Authority.OWNER:
-        raise Problem(
-            403,
-            "Forbidden",
-            "Only the owner key may write with authority 'owner'; an agent writes as 'agent', "
-            "'tool' or 'external'.",
-        )
-    if rule is not None:
-        raise Problem(
-            403,
-            "Forbidden",
-            "Only the owner key may write a standing rule; leave out 'rule', or ask the owner.",
-        )
-    if standpoint is not None and found.memory.scope.is_owners_standpoint(
-        as_iri(standpoint, "standpoint")
-    ):
-        raise Problem(
-            403,
-            "Forbidden",
-            "Only the owner key may write in the owner's standpoint; leave out 'standpoint' "
-            "(an agent's write holds in the agent's own standpoint).",
-        )
 
 
 @router.post("/preview", tags=["reads"])
@@ -139,55 +108,32 @@ def preview(body: RememberBody, found: Caller) -> JSON:
     return _one(found.memory.preview(**_fields(body, found)))
 
 
-@router.get("/facts", tags=["reads"])
-def facts(
-    found: Caller,
-    valid_at: str | None = None,
-    as_of: str | None = None,
-    topic: str | None = None,
-    subject: str | None = None,
-    predicate: str | None = None,
-    include_ended: bool = False,
-    include_unchecked: bool = False,
-) -> list[JSON]:
-    """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now);
-    ``include_unchecked`` adds writes waiting for the judge, last and flagged."""
-    return _many(
-        found.memory.facts(
-            valid_at=valid_at,
-            as_of=as_of,
-            topic=topic,
-            subject=subject,
-            predicate=predicate,
-            include_ended=include_ended,
-            include_unchecked=include_unchecked,
-        )
-    )
+def facts(found: Caller, **given: Any) -> list[JSON]:
+    """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now), oldest
+    record first; ``include_unchecked`` adds writes waiting for the judge, last and flagged;
+    ``limit`` keeps the newest that many."""
+    limit = given.pop("limit")
+    return _many(newest(found.memory.facts(**given), limit))
 
 
-@router.get("/recall", tags=["reads"])
-def recall(
-    found: Caller,
-    q: Annotated[str, Query(description="Words to look for.")],
-    valid_at: str | None = None,
-    as_of: str | None = None,
-    topic: str | None = None,
-    include_ended: bool = False,
-    include_unchecked: bool = False,
-    limit: int = 10,
-) -> list[JSON]:
+def recall(found: Caller, **given: Any) -> list[JSON]:
     """Facts whose words match ``q``, best first, each with a score."""
-    return _many(
-        found.memory.recall(
-            q,
-            valid_at=valid_at,
-            as_of=as_of,
-            topic=topic,
-            include_ended=include_ended,
-            include_unchecked=include_unchecked,
-            limit=limit,
-        )
+    text = given.pop("text")
+    return _many(found.memory.recall(text, **given))
+
+
+def _serve_read(read: Read, route: Callable[..., list[JSON]]) -> None:
+    """Route ``GET /<read>``: FastAPI reads its query parameters from the signature, built
+    from the reads' one definition (:mod:`doxa.reads.parameters`)."""
+    caller = inspect.Parameter("found", inspect.Parameter.KEYWORD_ONLY, annotation=Caller)
+    route.__signature__ = read_signature(  # type: ignore[attr-defined]
+        read, agent=False, describe=Query, leading=(caller,), returns=list[JSON], http=True
     )
+    router.get(f"/{read.name}", tags=["reads"])(route)
+
+
+_serve_read(FACTS, facts)
+_serve_read(RECALL, recall)
 
 
 @router.get("/facts/{fact}", tags=["reads"])
