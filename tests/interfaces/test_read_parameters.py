@@ -68,17 +68,9 @@ def test_memory_recall_takes_exactly_the_defined_parameters() -> None:
     assert python_mismatches(RECALL, inspect.signature(doxa.Memory.recall)) == []
 
 
-def test_memory_facts_takes_the_defined_parameters_but_limit() -> None:
-    """Every parameter of facts but ``limit`` is held to the definition today, so nothing
-    else drifts while ``limit`` waits (next test)."""
-    signature = inspect.signature(doxa.Memory.facts)
-    assert python_mismatches(FACTS, signature, leave_out="limit") == []
-
-
-@pytest.mark.xfail(strict=True, reason="Memory.facts gains limit in the merge")
-def test_memory_facts_takes_limit() -> None:
-    """``Memory.facts(limit=None)``: at most ``limit`` facts, the newest
-    (:func:`doxa.reads.parameters.newest`); the interfaces cut the list themselves until then."""
+def test_memory_facts_takes_the_defined_parameters() -> None:
+    """``Memory.facts`` takes every defined parameter, ``limit`` (the newest that many, by
+    :func:`doxa.reads.parameters.newest`) included."""
     assert python_mismatches(FACTS, inspect.signature(doxa.Memory.facts)) == []
 
 

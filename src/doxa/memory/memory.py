@@ -68,6 +68,7 @@ from doxa.reads.embeddings import Embedder, OpenAIEmbedder
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
+from doxa.reads.parameters import newest
 from doxa.reads.projection import (
     RETRACTION_KIND,
 )
@@ -275,13 +276,14 @@ class Memory(Opening):
         predicate: object = None,
         include_ended: bool = False,
         include_unchecked: bool = False,
+        limit: int | None = None,
     ) -> list[Fact]:
         """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now).
 
         A bare date for ``as_of`` means "by the end of that day". With ``include_ended``
         every fact recorded by ``as_of`` comes back, each with its status. With
         ``include_unchecked``, writes waiting for a judge that could not answer come last,
-        flagged with status ``unchecked``.
+        flagged with status ``unchecked``. ``limit`` keeps the newest that many (1-1000).
         """
         valid, believed = self._reads.times(valid_at, as_of)
         subject_iri = self._reads.filter_term(subject, Role.ENTITY, "subject")
@@ -299,7 +301,7 @@ class Memory(Opening):
             if include_unchecked
             else []
         )
-        return [
+        found = [
             *fact_reads.facts(
                 self.store,
                 self.scope,
@@ -313,6 +315,7 @@ class Memory(Opening):
             ),
             *waiting,
         ]
+        return newest(found, limit)
 
     def recall(
         self,
