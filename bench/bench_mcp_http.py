@@ -22,7 +22,7 @@ import doxa
 from doxa.interfaces.cli.serving import mcp_mounts
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
-from doxa.interfaces.mcp_server import build_server
+from doxa.interfaces.mcp.server import build_server
 from doxa.store import open_store
 
 KEY = "bench-agent-key-0123456789"

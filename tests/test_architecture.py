@@ -20,7 +20,9 @@ PACKAGE = ROOT / "src" / "doxa"
 
 def _contract_layers() -> list[str]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    (contract,) = [
+        c for c in config["tool"]["importlinter"]["contracts"] if c["name"] == "doxa's layers"
+    ]
     layers: list[str] = contract["layers"]
     return layers
 

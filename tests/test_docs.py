@@ -83,7 +83,7 @@ def test_every_query_file_is_used() -> None:
 
 def test_every_mcp_tool_is_documented() -> None:
     """Each tool on the agent's MCP table has a '### `NAME`' heading in docs/mcp.md."""
-    from doxa.interfaces.mcp_server import AGENT_TOOLS
+    from doxa.interfaces.mcp.server import AGENT_TOOLS
 
     text = (DOCS / "mcp.md").read_text(encoding="utf-8")
     assert len(AGENT_TOOLS) == 6

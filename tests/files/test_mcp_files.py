@@ -11,7 +11,7 @@ mcp = pytest.importorskip("mcp")
 
 from mcp import Client  # noqa: E402
 
-from doxa.interfaces.mcp_server import AGENT_TOOLS, FILE_TOOLS, build_server  # noqa: E402
+from doxa.interfaces.mcp.server import AGENT_TOOLS, FILE_TOOLS, build_server  # noqa: E402
 
 
 def test_file_tools_are_opt_in_and_reach_the_gate() -> None:

@@ -26,7 +26,7 @@ import doxa
 from doxa.interfaces.failures import http_status
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
-from doxa.interfaces.mcp_server import build_server, check_message
+from doxa.interfaces.mcp.server import build_server, check_message
 from doxa.interfaces.presentation import plain
 from doxa.store import EmbeddedStore
 from doxa.vocabulary import DOXA, XSD

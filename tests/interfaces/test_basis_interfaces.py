@@ -17,7 +17,7 @@ import doxa
 from doxa.interfaces.cli import main
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
-from doxa.interfaces.mcp_server import fact_out
+from doxa.interfaces.mcp.server import fact_out
 from doxa.store import EmbeddedStore
 
 OWNER_KEY = "basis-owner-key-0123456789"

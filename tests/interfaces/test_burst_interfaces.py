@@ -17,7 +17,7 @@ from tests.conftest import DOMAIN
 import doxa
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
-from doxa.interfaces.mcp_server import build_server
+from doxa.interfaces.mcp.server import build_server
 from doxa.store import EmbeddedStore
 
 OWNER_KEY = "burst-owner-key-0123456789"

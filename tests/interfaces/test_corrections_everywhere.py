@@ -35,7 +35,7 @@ from doxa.interfaces.cli import main
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
 from doxa.interfaces.langgraph_store import DoxaStore
-from doxa.interfaces.mcp_server import build_server
+from doxa.interfaces.mcp.server import build_server
 from doxa.interfaces.memory_tool import MemoryToolHandler
 from doxa.store import EmbeddedStore
 

@@ -24,7 +24,7 @@ from rdflib.namespace import XSD
 
 from doxa import Memory
 from doxa.interfaces.cli import main
-from doxa.interfaces.mcp_server import AGENT_TOOLS
+from doxa.interfaces.mcp.server import AGENT_TOOLS
 
 OWNER_VERBS = {"approve", "reject", "retract", "erase", "grant", "revoke", "clear_alarm"}
 

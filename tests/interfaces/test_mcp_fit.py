@@ -27,7 +27,7 @@ import doxa
 from doxa.errors import InvalidInput, NotFound
 from doxa.interfaces.cli import main
 from doxa.interfaces.http.rest import RememberBody
-from doxa.interfaces.mcp_server import INSTRUCTIONS, build_server, check_message
+from doxa.interfaces.mcp.server import INSTRUCTIONS, build_server, check_message
 from doxa.interfaces.presentation import Effect, Match, matches, written
 from doxa.scope import check_name
 from doxa.terms import language_tag

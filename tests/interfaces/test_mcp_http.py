@@ -30,7 +30,7 @@ from tests.interfaces.conftest import (
 
 from doxa.interfaces.answers import ANSWER_VALUES
 from doxa.interfaces.cli.serving import MCP_PATH, mcp_mounts
-from doxa.interfaces.mcp_server import AGENT_TOOLS, OWNER_TOOLS
+from doxa.interfaces.mcp.server import AGENT_TOOLS, OWNER_TOOLS
 
 EX = "http://example.org/"
 #: a JSON-RPC request the endpoint accepts without a session (stateless)
@@ -443,7 +443,7 @@ def test_serve_runs_without_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the MCP SDK, ``doxa serve`` mounts nothing (REST still runs); with it, the
     tools are at /mcp (control)."""
     assert set(mcp_mounts()) == {MCP_PATH} == {"/mcp"}
-    monkeypatch.setitem(sys.modules, "doxa.interfaces.mcp_server", None)
+    monkeypatch.setitem(sys.modules, "doxa.interfaces.mcp.server", None)
     assert mcp_mounts() == {}
 
 
@@ -461,7 +461,7 @@ def test_serves_banner_names_mcp_only_where_it_is_served(
     served: list[object] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **_: served.append(app))
     if not sdk:
-        monkeypatch.setitem(sys.modules, "doxa.interfaces.mcp_server", None)
+        monkeypatch.setitem(sys.modules, "doxa.interfaces.mcp.server", None)
     result = CliRunner().invoke(main, ["--store", ":memory:", "--scope", "s", "serve"])
     assert result.exit_code == 0, result.output
     assert served  # the server would have run

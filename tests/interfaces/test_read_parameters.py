@@ -30,7 +30,7 @@ import doxa
 from doxa.interfaces.cli import main
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
-from doxa.interfaces.mcp_server import build_server
+from doxa.interfaces.mcp.server import build_server
 from doxa.reads.parameters import FACTS, READS, RECALL, Parameter, Read, newest
 from doxa.store import EmbeddedStore
 from doxa.writes import REQUIRED, Wire

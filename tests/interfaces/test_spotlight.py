@@ -4,7 +4,7 @@ the owner's and the agent's own words do not."""
 from __future__ import annotations
 
 import doxa
-from doxa.interfaces.mcp_server import fact_out
+from doxa.interfaces.mcp.server import fact_out
 from doxa.interfaces.presentation import plain, quotation
 
 

@@ -40,7 +40,7 @@ from doxa.interfaces.cli import main
 from doxa.interfaces.cli.write import OPTION_NAMES
 from doxa.interfaces.failures import FAILURES, exit_code, http_status
 from doxa.interfaces.http.rest import RememberBody
-from doxa.interfaces.mcp_server import build_server
+from doxa.interfaces.mcp.server import build_server
 from doxa.writes import (
     FIELDS,
     JSON_KEYS,

@@ -28,7 +28,7 @@ from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
 from doxa.interfaces.http.rest import add_decision
 from doxa.interfaces.http.rest import router as rest_router
-from doxa.interfaces.mcp_server import OWNER_TOOLS, add_decision_tool, build_server
+from doxa.interfaces.mcp.server import OWNER_TOOLS, add_decision_tool, build_server
 from doxa.memory import Owner
 from doxa.memory.decisions import DECISIONS, Argument, Decision, Returns, Target
 from doxa.store import EmbeddedStore

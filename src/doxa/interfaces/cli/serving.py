@@ -42,7 +42,7 @@ _log = logging.getLogger("doxa.server")
 def mcp(settings: Settings, path: str | None, scope_name: str | None, files: bool) -> None:
     """Serve the agent's tools over MCP (stdio), bound to one scope."""
     try:
-        from doxa.interfaces.mcp_server import serve_memory  # the SDK loads for this command only
+        from doxa.interfaces.mcp.server import serve_memory  # the SDK loads for this command only
     except ImportError as error:
         raise click.ClickException(
             f"doxa mcp needs the MCP SDK ({error}); install it with: pip install 'doxa[mcp]'."
@@ -68,7 +68,7 @@ def mcp_mounts() -> Mapping[str, MountFactory]:
     """The MCP tools at :data:`MCP_PATH`, or nothing where the MCP SDK is not installed
     (the rest of the server runs without it; the log says how to add it)."""
     try:
-        from doxa.interfaces.mcp_server import HttpTools
+        from doxa.interfaces.mcp.server import HttpTools
     except ImportError as error:
         _log.warning("no MCP at %s (%s); pip install 'doxa[mcp]' to add it", MCP_PATH, error)
         return {}
