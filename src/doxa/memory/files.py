@@ -83,9 +83,10 @@ class Files:
         (``include_ended``) are struck through with their status. Retraction requests are
         not shown (``held`` lists them).
 
+        >>> from doxa import Memory
         >>> mem = Memory.open(None, scope="alice")
         >>> r = mem.remember("Alice prefers tea", topic="drinks", authority="owner")
-        >>> line = mem.render().files["drinks.md"].splitlines()[2]
+        >>> line = mem.files.render().files["drinks.md"].splitlines()[2]
         >>> line == f"- Alice prefers tea <!-- doxa:{r.fact} -->"
         True
         """
