@@ -1,14 +1,14 @@
 """Whole-scope audits and the rdflib view, measured side by side in one run.
 
-For each size N (facts written through the gate with ``Memory.import_claims``):
+For each size N (facts written through the gate with ``memory.admin.import_claims``):
 
-1. ``Memory.audit()``: pySHACL over the scope's view with doxa's shapes and a domain shape
+1. ``memory.admin.audit()``: pySHACL over the scope's view with doxa's shapes and a domain shape
    (a ``sh:maxCount`` that a few subjects break): wall time and peak Python memory
    (``tracemalloc``), and how many violations it found;
    beside the same pySHACL validation over an in-memory rdflib copy of the view (copy
    included), the ratio view/copy;
-2. the same query read two ways: ``Memory.dataset().query(q)`` (rdflib over the live store)
-   against ``Memory.sparql(q)``, and a ``triples()`` loop over the view against the same
+2. the same query read two ways: ``memory.rdf.dataset().query(q)`` (rdflib over the live store)
+   against ``memory.rdf.sparql(q)``, and a ``triples()`` loop over the view against the same
    pattern as a SPARQL SELECT; each timed over ``--repeats`` runs, with the ratio.
 
     python bench/bench_audit.py                      # 1k, 10k (a few minutes)
@@ -171,7 +171,7 @@ def plot(results: list[dict[str, Any]], target: Path) -> None:
 @click.option("--repeats", default=5, show_default=True, help="Timed runs of each read.")
 @click.option("--out", default="bench/results", show_default=True, type=click.Path(path_type=Path))
 def main(sizes: str, repeats: int, out: Path) -> None:
-    """Audit time and memory, and reads through the rdflib view against Memory.sparql."""
+    """Audit time and memory, and reads through the rdflib view against memory.rdf.sparql."""
     header = (
         f"{'facts':>8} {'triples':>8} {'audit s':>8} {'copy s':>7} {'ratio':>6} {'peak MB':>8} "
         f"{'copy MB':>8} "

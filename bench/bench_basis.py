@@ -19,7 +19,7 @@ Per store size, in one process and side by side:
   walk at commit: the gate as before), on the same store, interleaved one of each in turn so
   drift hits all three alike: what the feature costs a write.
 
-The filler is text facts written through the gated bulk import (``Memory.import_claims``).
+The filler is text facts written through the gated bulk import (``memory.admin.import_claims``).
 With ``--plot`` (and matplotlib installed) the cost per ending is drawn against the number
 of dependents, one line per size, into ``bench/basis.png``.
 """

@@ -19,7 +19,7 @@ side by side in one process:
 - ``writes`` / ``failed`` / ``p99``: gated writes made as fast as one thread can while the
   purge runs, how many failed, and their p99 against the p99 of idle writes made before.
 
-Filling: each size is written through the gated bulk import (``Memory.import_claims``, the
+Filling: each size is written through the gated bulk import (``memory.admin.import_claims``, the
 same decisions as ``remember`` one by one, published in batches) from the seeded
 ``workload.Stream``, in chunks of 5,000 whose outcomes the stream observes. The 1M store of
 ``--large`` is the 100k store plus nine copies of it under other scope names (every IRI of

@@ -1,8 +1,8 @@
 """Benchmark exports and imports: doxa's canonical export, verify and import beside raw pyoxigraph.
 
 Run ``python bench/bench_exports.py --facts 5000``. One run fills an in-memory memory through
-``Memory.remember``, then times, in the same process: ``Memory.export`` (N-Quads, TriG),
-``verify_export`` on the file, ``Memory.load_export`` into a fresh store, and pyoxigraph's own
+``Memory.remember``, then times, in the same process: ``memory.admin.export`` (N-Quads, TriG),
+``verify_export`` on the file, ``memory.admin.load_export`` into a fresh store, and pyoxigraph's own
 N-Quads dump and load of the same quads (no canonicalisation, no chain check), and prints each
 doxa step as a ratio to the raw step it is closest to.
 """

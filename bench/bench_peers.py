@@ -2,7 +2,7 @@
 
 Systems, each on disk, each fed the same seeded write stream (bench/workload.py):
 
-- ``doxa``: filled through the gated bulk import (``Memory.import_claims``), then single
+- ``doxa``: filled through the gated bulk import (``memory.admin.import_claims``), then single
   gated writes (``remember``) and ``recall`` timed at each size;
 - ``raw``: plain pyoxigraph, each write the claim's quads in one ``Store.extend``
   transaction (no gate); recall is a SPARQL ``CONTAINS`` scan over the texts. Also the raw

@@ -26,7 +26,7 @@ know the synonyms, not what a given real model scores.
 ways of matching and for hybrid (the query's vector computed before the clock starts: the
 embedding call is not the store's part), plus the word index's build time and memory per
 fact (tracemalloc) and the vector index's (its matrix, 64 float32 per fact here). The
-1k store is written through the gate (``Memory.import_claims``); the larger ones are that
+1k store is written through the gate (``memory.admin.import_claims``); the larger ones are that
 store bulk-loaded again 10 and 100 times with every person renamed per copy (a digit
 suffix, which no stemmer touches) and every id moved, so a name stays as selective as in a
 real memory while the shared words ("lives", "works") grow with the store (the vectors are

@@ -308,9 +308,21 @@ def _classes_in(hint: object) -> Iterator[type]:
         yield from _classes_in(arg)
 
 
-def _doxa_classes() -> dict[str, type]:
-    """Every class defined in a loaded doxa module whose name no other such class has: the
-    names an annotation imported only under ``TYPE_CHECKING`` can still be found by."""
+def _shared_prefix(one: str, other: str) -> int:
+    """How many leading characters two module names have in common."""
+    count = 0
+    for a, b in zip(one, other, strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def _doxa_classes(near: str = "") -> dict[str, type]:
+    """Every class defined in a loaded doxa module, by name: the names an annotation imported
+    only under ``TYPE_CHECKING`` can still be found by. A name two modules define goes to the
+    class whose module's name shares the longest prefix with ``near`` (the annotating
+    module's), and to none when that is still a tie."""
     seen: dict[str, set[type]] = {}
     for name, module in sorted(sys.modules.items()):
         if module is None or not (name == "doxa" or name.startswith("doxa.")):
@@ -318,7 +330,16 @@ def _doxa_classes() -> dict[str, type]:
         for value in list(vars(module).values()):
             if _is_doxa(value) and value.__module__ == name:
                 seen.setdefault(value.__name__, set()).add(value)
-    return {name: next(iter(found)) for name, found in seen.items() if len(found) == 1}
+    found: dict[str, type] = {}
+    for name, classes in seen.items():
+        ranked = sorted(
+            ((_shared_prefix(near, c.__module__), c) for c in classes),
+            key=lambda pair: pair[0],
+            reverse=True,
+        )
+        if len(ranked) == 1 or ranked[0][0] > ranked[1][0]:
+            found[name] = ranked[0][1]
+    return found
 
 
 def _load_package_of(cls: type) -> None:
@@ -342,7 +363,8 @@ def returned_classes(getter: Callable[..., object]) -> list[type]:
         written = getattr(getter, "__annotations__", {}).get("return")
         if not isinstance(written, str):
             return []
-        namespace = {**_doxa_classes(), **_namespace(getter)}
+        near = getattr(getter, "__module__", None) or ""
+        namespace = {**_doxa_classes(near), **_namespace(getter)}
         try:
             hint = eval(written, dict(namespace))  # the module's own annotation text
         except Exception:

@@ -11,7 +11,7 @@ callers that only know Python's exceptions still catch it::
     │   ├── ErasedContent                the content was erased and may not come back
     │   ├── Forbidden                    only the owner may: an agent's owner words (403)
     │   └── ScopeViolation               a query tried to leave its scope
-    │       └── ReadOnly                 a write through a read-only view (Memory.dataset)
+    │       └── ReadOnly                 a write through a read-only view (memory.rdf.dataset)
     ├── StoreError (OSError)             the store cannot be opened, read or written
     │   ├── StoreLocked                  another process holds the store directory
     │   ├── StoreBehindJournal           the store lost decisions its journal acknowledged
@@ -165,7 +165,7 @@ class ScopeViolation(InvalidInput):
 
 
 class ReadOnly(ScopeViolation):
-    """A write was asked of a read-only view (:meth:`doxa.Memory.dataset`): doxa is written
+    """A write was asked of a read-only view (``memory.rdf.dataset``): doxa is written
     through the gate only, so a write gets its verdict and receipt."""
 
 

@@ -249,7 +249,7 @@ def run_cases(
     """Run every case in the scratch memory ``open_case`` gives it, and compare the judge's
     relation with the label.
 
-    The caller decides what a scratch memory is (:meth:`doxa.Memory.evaluate` clones one
+    The caller decides what a scratch memory is (``memory.admin.evaluate`` clones one
     prepared store per case, so the ontology is closed once, not once per case); this module
     only stores the case's ``given`` writes, asks about its ``write`` and scores the answer.
     """

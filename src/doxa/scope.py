@@ -202,7 +202,7 @@ class Scope:
 # -- which scopes a store knows ----------------------------------------------------------
 
 #: The store-level graph naming the scopes created on purpose (``doxa init``,
-#: :meth:`doxa.Memory.create_scope`): ``<urn:doxa:scope:NAME> a doxa:Scope``.
+#: ``memory.admin.create_scope``): ``<urn:doxa:scope:NAME> a doxa:Scope``.
 SCOPES_GRAPH = URIRef("urn:doxa:scopes")
 
 _SCOPE_PREFIX = "urn:doxa:scope:"

@@ -4,7 +4,7 @@ The gate checks each write's own graph, which by design cannot see constraints t
 into stored data (an ``sh:class`` on a node described elsewhere, a count across writes). An
 audit validates the scope as a whole: doxa's own shapes and the owner's domain shapes
 (:mod:`doxa.audit.shape_sources`) over the union of the scope's ordinary graphs, read in place
-through :meth:`doxa.Memory.dataset` (nothing copied). Each result names the facts involved:
+through ``memory.rdf.dataset`` (nothing copied). Each result names the facts involved:
 the fact itself when the focus node is a claim, else the facts stated about the focus node.
 
 With ``infer``, owlrl (OWL 2 RL) runs over a copy of the view and the ontology, and the

@@ -7,7 +7,7 @@ kept: those that judge one value node by itself (``sh:datatype``, ``sh:nodeKind`
 ``sh:pattern``, ``sh:in``, lengths, ranges, ``sh:languageIn``). A write that breaks one of
 them breaks the whole scope too, so the gate may reject it without reading the store. The
 rest (``sh:class``, counts, ``sh:hasValue``, closed shapes, targets by class) need the stored
-data: a whole-scope audit (``Memory.audit``) checks them. The per-write cost is one small
+data: a whole-scope audit (``memory.admin.audit``) checks them. The per-write cost is one small
 pySHACL run, and none at all while the owner added no shapes.
 """
 

@@ -2,7 +2,7 @@
 
 :func:`plan` compares the files with the manifest of the render they came from and says,
 line by line, what each change is; :func:`apply` sends each one through the callbacks
-``Memory.sync`` gives it (``remember`` for writes, ``hold`` for what the owner decides):
+``memory.files.sync`` gives it (``remember`` for writes, ``hold`` for what the owner decides):
 
 - a line whose text changed (its id kept) is a write that ``revises`` its fact: the judge
   decides replaces / was_wrong / adds_detail / same, and every closing rule still applies;

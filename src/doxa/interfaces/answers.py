@@ -1,10 +1,10 @@
 """The owner's answer to a held write (``as_relation``), and the "replace or add?" question.
 
-One set of answers and one parse for every surface: the Python API (``Memory.approve``), the
+One set of answers and one parse for every surface: the Python API (``memory.owner.approve``), the
 CLI (``doxa approve --as``), REST (``POST /held/{id}/approve``) and the remote client, the
 owner's MCP ``approve`` tool and the review page. The set is the judge's closed list,
 :class:`~doxa.model.Relation`, read by its one parse (``Relation.parse``, which
-``Memory.approve`` applies too), so no surface accepts a spelling another refuses and every
+``memory.owner.approve`` applies too), so no surface accepts a spelling another refuses and every
 guard compares members, never strings.
 
 A held write asks "replace or add?" when the judge met a second value of a property nobody
@@ -37,7 +37,7 @@ def parse_answer(value: object) -> Relation | None:
     """The owner's answer as a member (``None``: none given, the judge's relation applies).
 
     Raises :class:`~doxa.InvalidInput` naming the allowed values for anything else, exactly
-    as ``Memory.approve`` would."""
+    as ``memory.owner.approve`` would."""
     return None if value is None else Relation.parse(value)
 
 

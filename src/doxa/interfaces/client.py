@@ -2,15 +2,19 @@
 
 ``doxa --server URL …`` (and a command that finds its store held by a local server,
 :mod:`doxa.interfaces.discovery`) runs the same commands through this class: each method the
-CLI calls has ``Memory``'s name and arguments, sends one request, and turns the JSON answer
-back into the same result objects (:func:`~doxa.interfaces.revive.revive`), so the CLI's
-printing code, text and ``--json``, is one code for both. An error answer comes back as the
-doxa error it stands for (:func:`~doxa.interfaces.failures.error_from`, the one table read
-backwards), so the exit codes are those of the embedded store.
+CLI calls has the name and arguments of ``Memory``'s (on :attr:`RemoteMemory.owner`, of
+``memory.owner``'s: every decision of :data:`~doxa.memory.decisions.DECISIONS`), sends one
+request, and turns the JSON answer back into the same result objects
+(:func:`~doxa.interfaces.revive.revive`), so the CLI's printing code, text and ``--json``, is
+one code for both. An error answer comes back as the doxa error it stands for
+(:func:`~doxa.interfaces.failures.error_from`, the one table read backwards), so the exit
+codes are those of the embedded store.
 
 What the REST API does not offer (a backup, an export into a file, an import, creating a
-scope, erasure's wait for the purge …) is not attempted: any other ``Memory`` method raises
-:class:`~doxa.InvalidInput` naming the two ways on (stop the server, or use the REST API).
+scope …) is not attempted: those commands need the store itself
+(:func:`~doxa.interfaces.cli.running.run_store`), which refuses a server with
+:class:`~doxa.InvalidInput` naming the two ways on (stop the server, or use the REST API);
+erasure's ``wait`` for the purge, the Python API's only, raises it here.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """A backend for Claude's memory tool (``memory_20250818``) over a doxa scope.
 
-The model sees ``/memories`` as the Markdown projection (:meth:`doxa.Memory.render`): one
+The model sees ``/memories`` as the Markdown projection (``memory.files.render``): one
 file per topic, one fact per line (no heading, so line 1 is the first fact, as the model
 wrote it). Each command reads the store once (one render: the text it edits and the base it
 is compared with come from the same snapshot, so a fact another writer adds meanwhile is
 never taken for a deleted line), applies the command to that text and sends it through
-:meth:`doxa.Memory.apply_texts`, so every edit meets the gate: ``str_replace`` of a line
+``memory.files.apply_texts``, so every edit meets the gate: ``str_replace`` of a line
 revises its fact, ``insert`` and ``create`` add facts, ``create`` over an existing file
 follows the whole-file rule, ``delete`` asks the owner to retract each fact, ``rename``
 changes a topic. No directory is written.

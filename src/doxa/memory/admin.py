@@ -206,8 +206,8 @@ class Admin:
 
     def audit(self, *, infer: bool = False) -> AuditReport:
         """Validate the whole scope with pySHACL: doxa's own shapes and the owner's domain
-        shapes (:meth:`add_shapes`) over the scope's rdflib view (:meth:`dataset`), read in
-        place. Every result names the facts involved.
+        shapes (``memory.schema.add_shapes``) over the scope's rdflib view
+        (``memory.rdf.dataset``), read in place. Every result names the facts involved.
 
         ``infer`` first runs owlrl (OWL 2 RL) over a copy of the view and the ontology and
         keeps the triples it adds in a derived graph (``urn:doxa:inferred:SCOPE``, rebuilt by

@@ -4,9 +4,11 @@ It binds a store, a scope, a judge and a clock; every write goes through its gat
 read stays inside its scope. The agent's verbs (remember, recall, facts, history …) are its
 methods; each other audience has its own object beside them, as a sqlite-utils database
 hands out tables: ``memory.owner`` (the owner's decisions, :mod:`doxa.memory.owner`),
-``memory.admin`` (backups, restores, purge, exports, imports, audits,
-:mod:`doxa.memory.admin`), ``memory.schema`` (ontologies and shapes,
-:mod:`doxa.memory.schema`) and ``memory.files`` (render and sync, :mod:`doxa.memory.files`).
+``memory.admin`` (backups, purge, exports, imports, audits, :mod:`doxa.memory.admin`),
+``memory.schema`` (ontologies and shapes, :mod:`doxa.memory.schema`), ``memory.files``
+(render and sync, :mod:`doxa.memory.files`) and ``memory.rdf`` (SPARQL and an rdflib
+``Dataset``, :mod:`doxa.memory.rdf`). Restoring a backup needs the store closed, so it is a
+function, :func:`doxa.restore_backup`.
 """
 
 from __future__ import annotations
@@ -428,8 +430,8 @@ class Memory(Opening):
         """Live facts with a basis-ended flag as believed at ``as_of`` (default now), most
         recently flagged first: something they rest on was superseded, retracted or erased,
         or (an empty search result) a later write answered it. Each fact's
-        ``basis_ended`` says what ended; :meth:`confirm`, a revising :meth:`remember` or
-        :meth:`retract` answers the flag, each with a receipt.
+        ``basis_ended`` says what ended; ``memory.owner.confirm``, a revising
+        :meth:`remember` or ``memory.owner.retract`` answers the flag, each with a receipt.
         """
         _, believed = self._reads.times(None, as_of)
         return fact_reads.flagged(
@@ -475,8 +477,9 @@ class Memory(Opening):
         self, fact: str | Fact, *, reason: str, authority: object = "agent"
     ) -> Receipt | None:
         """Ask the owner to retract a live fact: a ``was_wrong`` request held for the owner,
-        exactly what :meth:`sync` holds for a deleted line; nothing ends until the owner
-        approves it (:meth:`approve` retracts the fact, :meth:`reject` keeps it).
+        exactly what ``memory.files.sync`` holds for a deleted line; nothing ends until the
+        owner approves it (``memory.owner.approve`` retracts the fact, ``memory.owner.reject``
+        keeps it).
 
         Returns the ``held`` receipt, or None when a request for this fact already waits
         (nothing new is held: asking twice is asking once). Raises :class:`~doxa.NotFound`

@@ -124,9 +124,9 @@ class Owner:
         keeps the id, time, who, why and a salted hash (so the same content written again
         raises :class:`~doxa.ErasedContent`), and the erasure is journaled. Its bytes leave
         the store's files and backups in the background, while reads and writes go on
-        (:meth:`purge` waits for that; :meth:`close` does too). With ``wait``, this call
-        waits for it. Erasing a target again finishes an interrupted purge and returns the
-        first erasure's receipt. Erasure is final.
+        (``memory.admin.purge`` waits for that; ``memory.close`` does too). With ``wait``,
+        this call waits for it. Erasing a target again finishes an interrupted purge and
+        returns the first erasure's receipt. Erasure is final.
         """
         return self.erase_many([target], reason=reason, wait=wait)[0]
 

@@ -104,7 +104,8 @@ class Schema:
     def add_shapes(
         self, source: str | Path | bytes, *, format: str | None = None, name: str | None = None
     ) -> int:
-        """Keep a SHACL shapes file (the owner's domain shapes) that :meth:`audit` applies.
+        """Keep a SHACL shapes file (the owner's domain shapes) that ``memory.admin.audit``
+        applies.
 
         Returns the number of triples it holds. It is kept as a source named ``name``
         (default: the file's name; bytes need a name or get one from their digest) in its own
@@ -113,7 +114,8 @@ class Schema:
         :class:`~doxa.InvalidInput` and leaves the store as it was. From the next write on,
         the gate also applies the constraints one write decides (``sh:datatype``,
         ``sh:pattern``, ``sh:in`` …) to the triple it states (:mod:`doxa.gate.domain_shapes`);
-        the rest wait for :meth:`audit`. A memory opened later on the store reads them too.
+        the rest wait for ``memory.admin.audit``. A memory opened later on the store reads them
+        too.
         """
         if isinstance(source, bytes):
             data, fmt = source, format or "turtle"

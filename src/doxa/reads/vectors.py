@@ -2,7 +2,7 @@
 
 A vector is one literal on the claim in ``<scope>/meaning`` (``doxa:embedding``: little-endian
 float32, base64) beside the model that made it; a claim whose vector could not be had carries
-``doxa:embeddingMissing`` with the reason instead, until :meth:`doxa.Memory.reindex` fills it.
+``doxa:embeddingMissing`` with the reason instead, until ``memory.admin.reindex`` fills it.
 The meaning graph is derived, like the search graph: an erasure deletes it with the claim, and
 it is never evidence of anything.
 

@@ -1,6 +1,6 @@
-"""One scope as an rdflib ``Dataset``, read-only: what :meth:`doxa.Memory.dataset` returns.
+"""One scope as an rdflib ``Dataset``, read-only: what ``memory.rdf.dataset`` returns.
 
-The scope rules are :meth:`doxa.Memory.sparql`'s: the ordinary graphs (topics, rules, log,
+The scope rules are ``memory.rdf.sparql``'s: the ordinary graphs (topics, rules, log,
 current, search, vocabulary), never pending, quarantine or another scope; queries pass the
 same read-only check (:func:`doxa.reads.sparql.check_query`). The rdflib store behind it is
 the backend's own view (:mod:`doxa.store.view`), which refuses every write.
@@ -24,7 +24,7 @@ __all__ = ["ScopeDataset", "scope_graphs", "scope_view"]
 
 class ScopeDataset(RdflibDataset):
     """rdflib's ``Dataset`` over a scope view, its default graph the union of the scope's
-    graphs (``default_union``), as the default graph of :meth:`doxa.Memory.sparql` is.
+    graphs (``default_union``), as the default graph of ``memory.rdf.sparql`` is.
 
     rdflib's own ``triples``, ``add`` and ``parse`` still read ``default_context``, which rdflib
     7.2+ deprecates with a warning on each call; here that name is the same graph as
@@ -56,7 +56,7 @@ def scope_graphs(scope: Scope, topic_graphs: Callable[[], list[URIRef]]) -> Scop
 def scope_view(store: Store, graphs: ScopeGraphs) -> ScopeDataset:
     """A read-only rdflib ``Dataset`` over ``graphs`` of the live ``store`` (no copy).
 
-    Its default graph is the union of the scope's graphs, as in :meth:`doxa.Memory.sparql`.
+    Its default graph is the union of the scope's graphs, as in ``memory.rdf.sparql``.
     """
     view: RdflibStore = (
         store.rdflib_view(graphs) if isinstance(store, EmbeddedStore) else StoreView(store, graphs)

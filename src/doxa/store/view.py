@@ -1,4 +1,4 @@
-"""A read-only rdflib store over one scope's graphs: what :meth:`doxa.Memory.dataset` hands out.
+"""A read-only rdflib store over one scope's graphs: what ``memory.rdf.dataset`` hands out.
 
 rdflib, pySHACL, owlrl and the other rdflib-based tools read through an rdflib ``Store``. The
 views here are such stores, over the live doxa store (nothing is copied), and they hold two
@@ -9,7 +9,7 @@ guards that decide on what is asked, never on the text of a request:
   :class:`~doxa.ReadOnly`, whatever the update says or how it is spelled, so a write can only
   go through the gate (``Memory.remember``) and get its verdict and receipt;
 - **one scope**: a read sees only the scope's ordinary graphs (``ScopeGraphs``), the same
-  dataset :meth:`doxa.Memory.sparql` queries: never another scope, pending or quarantine. A
+  dataset ``memory.rdf.sparql`` queries: never another scope, pending or quarantine. A
   graph outside it reads as empty, and naming one as a query's graph is a
   :class:`~doxa.ScopeViolation`.
 
@@ -39,7 +39,7 @@ from doxa.store.convert import ntriples
 __all__ = ["READ_ONLY", "ScopeGraphs", "StoreView", "as_result"]
 
 READ_ONLY = (
-    "Memory.dataset() is a read-only view of the scope: {what} would change it outside the "
+    "memory.rdf.dataset() is a read-only view of the scope: {what} would change it outside the "
     "gate; write through Memory.remember (or `doxa remember`) so the write is judged and "
     "receipted."
 )
@@ -52,7 +52,7 @@ Pattern = tuple[Node | None, Node | None, Node | None]
 class ScopeGraphs:
     """The graphs a view may read, asked afresh on every read so new topics appear.
 
-    ``dataset()`` is the scope's ordinary dataset (as :meth:`doxa.Memory.sparql` sees it);
+    ``dataset()`` is the scope's ordinary dataset (as ``memory.rdf.sparql`` sees it);
     ``visible(iri)`` says whether a graph belongs to it (a topic graph written later too);
     ``check(text)`` is the read-only query check (``doxa.reads.sparql.check_query``), which
     returns the text the store may run.
@@ -162,7 +162,7 @@ class StoreView(ReadOnlyStore):
 
     Triple patterns and queries go to the store's own SPARQL (``select``/``run``) over the
     scope's dataset, so a remote server answers them with the same dialect and dataset rules
-    as :meth:`doxa.Memory.sparql`.
+    as ``memory.rdf.sparql``.
     """
 
     context_aware = True

@@ -184,7 +184,7 @@ def kind(kind: str, found: Caller) -> JSON:
 
 @router.get("/ledger", tags=["reads"])
 def ledger(found: Caller) -> list[JSON]:
-    """The judge's record with the owner per kind of memory (``Memory.ledger``)."""
+    """The judge's record with the owner per kind of memory (``memory.owner.ledger``)."""
     return _many(found.memory.owner.ledger())
 
 
@@ -228,7 +228,7 @@ def render(
     as_of: str | None = None,
     include_ended: bool = False,
 ) -> JSON:
-    """The scope as Markdown files (``Memory.render``, owner key only; read only): file name
+    """The scope as Markdown files (``memory.files.render``, owner key only; read only): file name
     → text, and the manifest a sync compares with."""
     rendered = found.memory.files.render(
         valid_at=valid_at, as_of=as_of, include_ended=include_ended
@@ -243,7 +243,7 @@ def render(
     responses={200: {"content": {NQUADS: {}}}},
 )
 def export(found: Caller, audit: bool = False) -> PlainTextResponse:
-    """The scope as sorted N-Quads (``Memory.export``); ``audit=true`` (owner key only) also
+    """The scope as sorted N-Quads (``memory.admin.export``); ``audit=true`` (owner key only) also
     includes the quarantine."""
     if audit and not found.caller.is_owner:
         raise Problem(403, "Forbidden", "Only the owner key may take an audit export.")
@@ -264,7 +264,7 @@ _REPORT_TYPES = {"turtle": "text/turtle", "json-ld": "application/ld+json"}
     },
 )
 def audit(found: Owner, infer: bool = False, format: str = "json") -> Any:
-    """Validate the whole scope against doxa's shapes and the owner's (``Memory.audit``;
+    """Validate the whole scope against doxa's shapes and the owner's (``memory.admin.audit``;
     owner key only): JSON by default, or the SHACL report as ``turtle`` or ``json-ld``."""
     chosen = format.strip().casefold()
     if chosen != "json" and chosen not in _REPORT_TYPES:

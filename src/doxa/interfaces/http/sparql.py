@@ -2,7 +2,7 @@
 
 Queries come by GET (``?query=``), by POST of a form (``application/x-www-form-urlencoded``)
 or by POST of the query itself (``application/sparql-query``, UTF-8). The dataset is always
-the scope's ordinary graphs (:meth:`doxa.Memory.sparql`); ``default-graph-uri`` and
+the scope's ordinary graphs (``memory.rdf.sparql``); ``default-graph-uri`` and
 ``named-graph-uri`` may only narrow it. Updates, by ``update=`` or
 ``application/sparql-update``, get 403: every write goes through the gate (``POST /remember``).
 Each response says the row cap in ``Doxa-Row-Cap`` and whether it cut the result in

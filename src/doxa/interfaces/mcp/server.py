@@ -1,15 +1,19 @@
 """``doxa mcp``: the agent's memory over the Model Context Protocol (stdio, one scope).
 
-The only module that imports the ``mcp`` SDK (2.x renamed ``FastMCP`` to ``MCPServer``; keeping
+With :mod:`~doxa.interfaces.mcp.outputs` and :mod:`~doxa.interfaces.mcp.transport`, the
+only package that imports the ``mcp`` SDK (2.x renamed ``FastMCP`` to ``MCPServer``; keeping
 every import here makes the next rename a one-file change). The server is a thin skin over one
 :class:`~doxa.Memory` bound to one scope for the whole session: it holds no state of its own.
 
-The agent's table has five tools: ``remember`` (the gated write) and four reads marked
-read-only (``recall``, ``facts``, ``history``, ``why``). Every tool has an input and an output
-schema. Owner verbs (approve, reject, retract, erase, grant, revoke, clearing an alarm) are not
-on the table, and an agent cannot write as the owner or write a standing rule: those belong to
-the owner's interfaces (CLI, review page). A doxa error comes back as a tool error
-(``isError``) carrying doxa's message, so the model can read it and correct its call.
+The agent's table has six tools: ``remember`` (the gated write) and five reads marked
+read-only (``recall``, ``facts``, ``history``, ``why``, ``vocabulary``). Every tool has an
+input and an output schema. Owner verbs (``memory.owner``'s: approve, reject, retract, erase,
+grant, revoke, clearing an alarm …) are not on the table, and an agent cannot write as the
+owner or write a standing rule: those belong to the owner's interfaces (CLI, review page, and
+over HTTP the owner key's table: ``held`` and one tool per row of
+:data:`doxa.memory.decisions.DECISIONS`, :func:`add_owner_tools`). A doxa error comes back as
+a tool error (``isError``) carrying doxa's message, so the model can read it and correct its
+call.
 """
 
 from __future__ import annotations
@@ -279,7 +283,8 @@ def build_server(
 
 
 def add_owner_tools(server: MCPServer, memory: Memory) -> None:
-    """The owner's decisions on held writes, for a client holding the scope's owner key
+    """``held`` and every owner decision (one tool per row of
+    :data:`~doxa.memory.decisions.DECISIONS`), for a client holding the scope's owner key
     (only ever added by :class:`HttpTools` for that key; stdio ``doxa mcp`` is the agent's)."""
 
     @server.tool(annotations=_READ, structured_output=True)
