@@ -155,7 +155,7 @@ def test_a_grant_or_revoke_reason_that_is_not_text_is_refused(
     """The review's: ``POST /kinds/K/grant`` with a lone surrogate as the reason was a 500
     (the receipt's literal could not be written); every other verb's reason was checked.
     Now it is InvalidInput and nothing is written; the same call with a plain reason works."""
-    act = getattr(memory, verb)
+    act = getattr(memory.owner, verb)
     with pytest.raises(doxa.InvalidInput, match="not valid Unicode text"):
         act("general", reason=SURROGATE)
     with pytest.raises(doxa.InvalidInput, match="reason"):

@@ -137,7 +137,7 @@ def test_turtle_projection_for_protege(alice: doxa.Memory, tmp_path: Path) -> No
     with pytest.raises(
         doxa.InvalidInput, match="A turtle file keeps no graph names, so it cannot be imported"
     ):
-        new_memory(alice.clock).load_export(tmp_path / "x.ttl")  # type: ignore[arg-type]
+        new_memory(alice.clock).admin.load_export(tmp_path / "x.ttl")  # type: ignore[arg-type]
 
 
 def test_blank_nodes_are_relabelled_canonically(clock: doxa.FixedClock, tmp_path: Path) -> None:
@@ -324,7 +324,7 @@ def test_import_refuses_a_triple_outside_a_named_graph(
     path = tmp_path / "x.trig"
     path.write_text("<urn:x:s> <urn:x:p> <urn:x:o> .\n", encoding="utf-8")
     with pytest.raises(doxa.InvalidInput, match="has a triple outside any named graph"):
-        new_memory(clock).load_export(path)
+        new_memory(clock).admin.load_export(path)
 
 
 # -- generated memories --------------------------------------------------------------------

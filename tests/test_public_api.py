@@ -6,6 +6,7 @@ import doxa
 
 EXPECTED = [
     "IRI",
+    "Admin",
     "Alarm",
     "Authority",
     "BasisEnd",
@@ -24,6 +25,7 @@ EXPECTED = [
     "Evidence",
     "Fact",
     "FactStatus",
+    "Files",
     "FixedClock",
     "Forbidden",
     "HeldWrite",
@@ -42,6 +44,7 @@ EXPECTED = [
     "NotFound",
     "OpenAIEmbedder",
     "Outcome",
+    "Owner",
     "Proposal",
     "ReadOnly",
     "Receipt",
@@ -49,6 +52,7 @@ EXPECTED = [
     "Relation",
     "RuleJudge",
     "RuleMode",
+    "Schema",
     "ScopeViolation",
     "ShapeCheckFailed",
     "ShapeViolation",
@@ -64,6 +68,7 @@ EXPECTED = [
     "Verdict",
     "Why",
     "WriteConflict",
+    "restore_backup",
 ]
 
 

@@ -14,6 +14,7 @@ from rdflib.namespace import RDF, SH
 from tests.conftest import DOMAIN
 
 import doxa
+from doxa.audit.exports import scope_quads
 from doxa.audit.validation import inferred_graph
 from doxa.store import EmbeddedStore
 
@@ -155,7 +156,7 @@ def test_infer_materialises_a_derived_graph_never_claims(memory: doxa.Memory) ->
         memory.rdf.sparql("SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }").rows == claims_before
     )
     assert str(inferred_graph(memory.scope)) not in "".join(
-        str(q[3]) for q in memory._export_quads(audit=True)
+        str(q[3]) for q in scope_quads(memory.store, memory.scope, audit=True)
     )
     assert memory.admin.audit(infer=True).inferred == report.inferred  # rebuilt, not piled up
     memory.owner.erase(fact, reason="the owner asked")

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from doxa.memory import Files
 from doxa import Memory
 from doxa.interfaces.memory_tool import (
     MAX_CHANGES,
@@ -173,16 +174,16 @@ def test_one_read_per_command_a_concurrent_fact_is_no_deletion(
     the edit is compared with, so it is never taken for a deleted line (no retraction
     request); the control: a line the model really deletes is one."""
     memory = tool.memory
-    render = Memory.render
+    render = Files.render
 
-    def render_then_write(self: Memory, *args: object, **kwargs: object) -> object:
+    def render_then_write(self: Files, *args: object, **kwargs: object) -> object:
         found = render(self, *args, **kwargs)  # type: ignore[arg-type]
         render_calls.append(1)
         memory.remember(f"Alice owns bike {len(render_calls)}", topic="drinks", authority="owner")
         return found
 
     render_calls: list[int] = []
-    monkeypatch.setattr(Memory, "render", render_then_write)
+    monkeypatch.setattr(Files, "render", render_then_write)
     said = tool.execute(
         {"command": "insert", "path": DRINKS, "insert_line": 2, "insert_text": "- Alice likes jam"}
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from tests.files.test_render_sync import edit, ids
 
+from doxa.memory import Files
 from doxa import InvalidInput, Memory, UnsafeFile
 from doxa.gate.sync import Change
 from doxa.reads.folder import MAX_FILE_BYTES, Folder
@@ -213,16 +214,16 @@ def test_an_edit_made_while_sync_runs_is_left_alone(
     The control: with no concurrent edit, nothing is left alone."""
     folder = rendered(mem, tmp_path)
     edit(folder / "drinks.md", "Alice prefers tea", "Alice prefers green tea")
-    applied = Memory.render
+    applied = Files.render
 
-    def render_then_edit(self: Memory, *args: object, **kwargs: object) -> object:
+    def render_then_edit(self: Files, *args: object, **kwargs: object) -> object:
         found = applied(self, *args, **kwargs)  # type: ignore[arg-type]
         if not args and not kwargs:  # the sync's own render: the agent appends meanwhile
             with (folder / "drinks.md").open("a") as out:
                 out.write("- Alice likes mint tea\n")
         return found
 
-    monkeypatch.setattr(Memory, "render", render_then_edit)
+    monkeypatch.setattr(Files, "render", render_then_edit)
     report = mem.files.sync(folder, authority="owner")
     monkeypatch.undo()
     assert report.left_alone == ("drinks.md",)

@@ -93,7 +93,7 @@ def test_both_orders_give_the_in_order_timeline(
     """Rome then Paris, or (control) Paris then Rome, as judged or as ``replaces``: Lyon
     March-May, Paris May-July, Rome from July, and one value believed at each time."""
     for city in order:
-        assert slot.owner.approve(city, as_relation).outcome is doxa.Outcome.APPROVED
+        assert slot.approve(city, as_relation).outcome is doxa.Outcome.APPROVED
 
     assert slot.timeline() == IN_ORDER
     for day, city in (("2026-04-15", "Lyon"), ("2026-06-15", "Paris"), ("2026-08-15", "Rome")):
@@ -105,10 +105,10 @@ def test_approving_the_earlier_value_leaves_the_later_one_and_says_so(slot: Slot
     """Rome approved first: Paris ends nothing but Lyon, holds until Rome starts, and the
     receipt names Lyon's corrected end and the value Paris yields to; Rome stays
     retractable (it is live, not retracted)."""
-    rome = slot.owner.approve("Rome")
+    rome = slot.approve("Rome")
     assert rome.targets == (slot.ids["Lyon"],)
 
-    paris = slot.owner.approve("Paris")
+    paris = slot.approve("Paris")
 
     lyon_id, rome_id = slot.ids["Lyon"], slot.ids["Rome"]
     assert (paris.relation, paris.targets) == (doxa.Relation.REPLACES, (lyon_id,))
@@ -123,8 +123,8 @@ def test_approving_the_earlier_value_leaves_the_later_one_and_says_so(slot: Slot
 
 def test_control_approved_in_order_the_receipts_have_nothing_to_add(slot: Slot) -> None:
     """Control: Paris then Rome; each approval ends the one value before it, plainly."""
-    paris = slot.owner.approve("Paris")
-    rome = slot.owner.approve("Rome")
+    paris = slot.approve("Paris")
+    rome = slot.approve("Rome")
 
     assert (paris.targets, paris.reason) == ((slot.ids["Lyon"],), "approved by the owner")
     assert rome.targets == (slot.ids["Paris"],)
@@ -135,9 +135,9 @@ def test_control_approved_in_order_the_receipts_have_nothing_to_add(slot: Slot) 
 def test_lyons_end_is_corrected_never_overwritten(slot: Slot) -> None:
     """Between the two approvals Lyon was believed to end in July; after, in May. Both
     supersessions stay in its history, each at its own belief time."""
-    slot.owner.approve("Rome")
+    slot.approve("Rome")
     between = slot.clock.now()
-    slot.owner.approve("Paris")
+    slot.approve("Paris")
     lyon = slot.ids["Lyon"]
 
     then = slot.mem.history(lyon, as_of=between).fact
@@ -155,8 +155,8 @@ def test_lyons_end_is_corrected_never_overwritten(slot: Slot) -> None:
 
 def test_control_in_order_lyon_is_ended_once(slot: Slot) -> None:
     """Control: approved in order, Lyon has the one supersession, in May."""
-    slot.owner.approve("Paris")
-    slot.owner.approve("Rome")
+    slot.approve("Paris")
+    slot.approve("Rome")
 
     lyon = slot.ids["Lyon"]
     ends = [e for e in slot.mem.history(lyon).events if e.kind == "superseded" and e.fact == lyon]
@@ -168,9 +168,9 @@ def test_control_in_order_lyon_is_ended_once(slot: Slot) -> None:
 def test_the_owners_was_wrong_still_retracts_a_later_value(slot: Slot) -> None:
     """The owner saying ``was_wrong`` of every other value is their word on each, the later
     Rome too: it is retracted, and Paris is the one value from May."""
-    slot.owner.approve("Rome")
+    slot.approve("Rome")
 
-    paris = slot.owner.approve("Paris", doxa.Relation.WAS_WRONG)
+    paris = slot.approve("Paris", doxa.Relation.WAS_WRONG)
 
     assert set(paris.targets) == {slot.ids["Lyon"], slot.ids["Rome"]}
     assert slot.mem.get(slot.ids["Rome"]).status is doxa.FactStatus.RETRACTED
@@ -181,9 +181,9 @@ def test_the_owners_was_wrong_still_retracts_a_later_value(slot: Slot) -> None:
 def test_control_the_owners_replaces_leaves_the_later_value(slot: Slot) -> None:
     """Control: the owner's ``replaces`` says the world changed, which a later value is not
     ended by: Rome stays live, Paris holds until July."""
-    slot.owner.approve("Rome")
+    slot.approve("Rome")
 
-    paris = slot.owner.approve("Paris", doxa.Relation.REPLACES)
+    paris = slot.approve("Paris", doxa.Relation.REPLACES)
 
     assert paris.targets == (slot.ids["Lyon"],)
     assert slot.timeline() == IN_ORDER
@@ -215,8 +215,8 @@ def test_a_later_value_entering_the_slot_meets_the_yielded_value_in_its_time(slo
     """After Rome then Paris, Paris is history May-July: a new value from June meets it
     there (the gate's own rule for a backdated write: held ``unclear``), and one from
     September (control) simply replaces Rome."""
-    slot.owner.approve("Rome")
-    slot.owner.approve("Paris")
+    slot.approve("Rome")
+    slot.approve("Paris")
 
     june = slot.lives("Oslo", 6)
     september = slot.lives("Bern", 9)
@@ -235,11 +235,11 @@ def test_the_approved_value_yields_to_the_earliest_later_value(slot: Slot) -> No
     the one Paris would skip."""
     oslo = slot.lives("Oslo", 9)
     assert oslo.outcome is doxa.Outcome.HELD
-    slot.owner.approve("Rome")
-    slot.owner.approve("Oslo")
+    slot.approve("Rome")
+    slot.approve("Oslo")
     assert slot.mem.get(slot.ids["Rome"]).status is doxa.FactStatus.SUPERSEDED
 
-    paris = slot.owner.approve("Paris")
+    paris = slot.approve("Paris")
 
     assert f"holds until {slot.ids['Rome']} starts (2026-07-01)" in paris.reason
     assert slot.timeline() == [
@@ -271,7 +271,7 @@ def test_an_approved_value_with_its_own_end(slot: Slot, until: str, ends: str) -
     )
     assert bounded.outcome is doxa.Outcome.HELD
     assert bounded.fact is not None
-    slot.owner.approve("Rome")
+    slot.approve("Rome")
 
     approved = slot.mem.owner.approve(bounded.fact)
 

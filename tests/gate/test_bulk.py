@@ -111,7 +111,7 @@ def _compare(stream: list[dict[str, Any]], grant: bool, batch_size: int) -> None
     for row in stream:
         sequential.append(one_by_one.remember(**row))
     bulk = _memory(None, grant)
-    report = bulk.import_claims([dict(row) for row in stream], batch_size=batch_size)
+    report = bulk.admin.import_claims([dict(row) for row in stream], batch_size=batch_size)
     assert _shape(list(report.receipts)) == _shape(sequential)
     assert _live(bulk) == _live(one_by_one)
     assert len(bulk.held()) == len(one_by_one.held())

@@ -271,7 +271,7 @@ def test_no_byte_of_an_erased_person_stays_in_the_files(
         backup = mem.admin.backup()
         mem.owner.erase(EX + "zebulon-quaxford", reason="right to be forgotten")
         assert mem.verify() == len(mem.receipts())
-    backups = tmp_path / "memory.admin.backups"
+    backups = tmp_path / "memory.backups"
     assert backups.is_dir()
     for needle in ERASED:
         assert hits(path, needle) == [], needle

@@ -109,7 +109,7 @@ def test_missing_or_broken_files(tmp_path: Path) -> None:
 def test_demo_config_makes_fresh_keys() -> None:
     """Without a file the server makes one owner and one agent key, different each time."""
     first, second = demo_config("demo"), demo_config("demo")
-    keys = first.admin.scopes[0]
+    keys = first.scopes[0]
     assert keys.scope == "demo"
     assert keys.owner_key != second.scopes[0].owner_key
     caller = first.caller(keys.agent_keys[0])

@@ -86,7 +86,7 @@ def view(request: pytest.FixtureRequest) -> Callable[[doxa.Memory], RdflibDatase
 
 def test_the_embedded_view_is_oxrdflibs_store(scopes: tuple[doxa.Memory, doxa.Memory]) -> None:
     """The embedded store's view is oxrdflib's store, read in place."""
-    assert isinstance(scopes[0].dataset().store, OxigraphView)
+    assert isinstance(scopes[0].rdf.dataset().store, OxigraphView)
 
 
 def _hits(result: Result, mark: str) -> bool:
@@ -252,7 +252,7 @@ def test_every_write_through_the_view_is_refused(
 def test_oxrdflibs_raw_store_is_not_handed_out(scopes: tuple[doxa.Memory, doxa.Memory]) -> None:
     """oxrdflib's methods reach the whole database through ``_inner``: the view refuses it
     (every method it would serve is the view's own), and the view still reads."""
-    ds = scopes[0].dataset()
+    ds = scopes[0].rdf.dataset()
     with pytest.raises(doxa.ReadOnly, match="the raw Oxigraph store"):
         ds.store._inner  # type: ignore[attr-defined]  # noqa: B018
     assert len(ds) > 0

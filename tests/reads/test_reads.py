@@ -124,9 +124,9 @@ def test_sparql_sees_only_its_scope(clock: doxa.FixedClock) -> None:
         "SELECT ?t WHERE { GRAPH <urn:doxa:scope:b/topic/t> { ?c ?p ?t } }",
     ]
     for sparql in queries:
-        values = {str(v) for row in a.sparql(sparql).rows for v in row}
+        values = {str(v) for row in a.rdf.sparql(sparql).rows for v in row}
         assert "marker-bravo" not in values, sparql
-    found = {str(v) for row in a.sparql(queries[0]).rows for v in row}
+    found = {str(v) for row in a.rdf.sparql(queries[0]).rows for v in row}
     assert "marker-alpha" in found
 
 

@@ -103,10 +103,10 @@ def test_service_is_refused_however_spelled(
     """Every spelling of SERVICE is refused and no connection is made; a plain query runs."""
     before = listener.connections
     with pytest.raises((doxa.ScopeViolation, doxa.InvalidInput)):
-        seeded.sparql(BYPASSES[shape].format(u=listener.url))
+        seeded.rdf.sparql(BYPASSES[shape].format(u=listener.url))
     time.sleep(0.05)  # a connection attempt would have reached the listener by now
     assert listener.connections == before
-    assert seeded.sparql("SELECT * WHERE { ?r ?p ?o }").rows
+    assert seeded.rdf.sparql("SELECT * WHERE { ?r ?p ?o }").rows
 
 
 @pytest.mark.parametrize(
@@ -139,7 +139,7 @@ def test_a_parsed_service_says_so(memory: doxa.Memory, sparql: str) -> None:
 )
 def test_service_as_a_word_is_allowed(seeded: doxa.Memory, sparql: str) -> None:
     """A variable, IRI, string, prefixed name or comment that says "service" is no SERVICE."""
-    assert seeded.sparql(sparql).form == "select"
+    assert seeded.rdf.sparql(sparql).form == "select"
 
 
 #: characters that end a line somewhere (Python's str.splitlines, Unicode) but end a SPARQL
@@ -164,11 +164,11 @@ def test_other_line_ends_keep_the_comment_going(
     char = NOT_LINE_ENDS[name]
     before = listener.connections
     hidden = f"SELECT * WHERE {{ ?r ?p ?o # {char} SERVICE <{listener.url}> {{ ?a ?b ?c }} \n }}"
-    assert seeded.sparql(hidden).rows
+    assert seeded.rdf.sparql(hidden).rows
     time.sleep(0.05)
     assert listener.connections == before
     with pytest.raises(doxa.ScopeViolation):
-        seeded.sparql(hidden.replace(char, "\n"))
+        seeded.rdf.sparql(hidden.replace(char, "\n"))
 
 
 @pytest.mark.parametrize("end", ["\r\n", "\\u000D\\u000A"], ids=["typed", "escaped"])
@@ -176,10 +176,10 @@ def test_windows_line_ends_are_read_alike(seeded: doxa.Memory, end: str) -> None
     """A CR before a LF ends a comment for both parsers: a query with Windows line ends runs,
     and a SERVICE on the line after such a comment is refused as SERVICE."""
     lines = ["SELECT * WHERE {", "  # the facts", "  ?r ?p ?o", "}"]
-    assert seeded.sparql(end.join(lines)).rows
+    assert seeded.rdf.sparql(end.join(lines)).rows
     lines.insert(2, "  SERVICE <http://127.0.0.1:9/x> { ?a ?b ?c }")
     with pytest.raises(doxa.ScopeViolation) as refused:
-        seeded.sparql(end.join(lines))
+        seeded.rdf.sparql(end.join(lines))
     assert str(refused.value) == SERVICE_REFUSED
 
 
@@ -188,8 +188,8 @@ def test_a_lone_carriage_return_is_refused_with_the_reason(seeded: doxa.Memory) 
     instead; the escape ``\\r`` in a string is the character CR and runs (control)."""
     for text in ["SELECT * WHERE {\r?r ?p ?o }", 'SELECT * WHERE { BIND("""a\rb""" AS ?x) }']:
         with pytest.raises(doxa.InvalidInput, match="carriage return"):
-            seeded.sparql(text)
-    result = seeded.sparql('SELECT ?x WHERE { BIND("a\\rb" AS ?x) }')
+            seeded.rdf.sparql(text)
+    result = seeded.rdf.sparql('SELECT ?x WHERE { BIND("a\\rb" AS ?x) }')
     assert [str(v) for v in result.rows[0]] == ["a\rb"]
 
 

@@ -48,8 +48,8 @@ def test_an_export_restores_with_the_same_answers(
     count = memory.admin.export(first)
     assert verify_export(first) == {str(memory.scope.log): len(memory.receipts())}
     copy = doxa.Memory(EmbeddedStore(), scope="alice", clock=clock)
-    assert copy.load_export(first) == count
-    assert copy.export(second) == count
+    assert copy.admin.load_export(first) == count
+    assert copy.admin.export(second) == count
     assert second.read_bytes() == first.read_bytes()
     answers = _answers(copy)
     assert answers == _answers(memory)

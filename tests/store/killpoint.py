@@ -19,7 +19,7 @@ from typing import Any
 import doxa
 import doxa.memory.opening
 from doxa.audit import exports
-from doxa.gate.gate import Gate
+from doxa.gate.erasing import Erasing
 from doxa.store import EmbeddedStore
 from doxa.store.journal import Journal
 
@@ -71,7 +71,7 @@ _OWNERS: dict[str, tuple[Any, str]] = {
     "rename": (Path, "rename"),
     "rewrite": (Journal, "rewrite"),
     "journal": (Journal, "append_all"),
-    "reapply": (Gate, "reapply_erasure"),
+    "reapply": (Erasing, "reapply_erasure"),
     "compact": (EmbeddedStore, "compact"),
     "apply": (EmbeddedStore, "apply"),
 }

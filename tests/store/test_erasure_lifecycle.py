@@ -383,7 +383,7 @@ def test_an_erasure_whose_journal_line_a_crash_cut_is_still_purged(
         assert mem.verify() == len(mem.receipts())
     for needle in (SECRET, "Brindlewick Road 3"):
         assert hits(path, needle) == [], needle
-        assert hits(tmp_path / "memory.admin.backups", needle) == [], needle
+        assert hits(tmp_path / "memory.backups", needle) == [], needle
     assert hits(path, "Quillfeather Lane 7")  # control: the kept fact is still in the files
 
 

@@ -41,14 +41,16 @@ class _Parsed(click.Choice[str]):
 
 
 def _option(argument: Argument) -> click.Option:
-    required = argument.required
-    default = None if required else argument.default
+    kind: _Parsed | type[str] = _Parsed(argument) if argument.choices else str
+    if argument.required:  # no default at all: click then says the option is missing
+        return click.Option(
+            [argument.flag, argument.name], required=True, type=kind, help=argument.doc
+        )
     return click.Option(
         [argument.flag, argument.name],
-        required=required,
-        default=default,
-        show_default=bool(default),
-        type=_Parsed(argument) if argument.choices else str,
+        default=argument.default,
+        show_default=bool(argument.default),
+        type=kind,
         help=argument.doc,
     )
 
