@@ -1,5 +1,9 @@
 """Shared fixtures: an in-memory store by default, a fixed clock, a small domain ontology.
 
+The builders the tests share (``EX``, ``DOMAIN``, ``statement``, ``FlakyJudge``, ...) are
+defined in tests/helpers.py; this module imports them for its fixtures and re-exports them for
+the tests that import them from here (new tests import them from tests.helpers).
+
 The store tests (tests/store) and the scenarios (tests/scenarios) run on every backend: the
 embedded store, the Oxigraph server and Virtuoso 7 (started once per session, see
 tests/servers.py). Every other test runs on the embedded store only, to keep CI short.
@@ -11,22 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.helpers import DOMAIN
+from tests.helpers import EX as EX  # re-exported: older tests import them from here
+from tests.helpers import FlakyJudge as FlakyJudge
+from tests.helpers import statement as statement
 from tests.servers import Server, oxigraph_server, virtuoso_server
 
 import doxa
 from doxa.store import EmbeddedStore, Store
-
-EX = "http://example.org/"
-
-DOMAIN = b"""
-@prefix doxa: <https://w3id.org/doxa#> .
-@prefix ex: <http://example.org/> .
-@prefix owl: <http://www.w3.org/2002/07/owl#> .
-ex:dayOfWeek a owl:ObjectProperty, owl:FunctionalProperty .
-ex:birthYear a owl:DatatypeProperty, owl:FunctionalProperty, doxa:UnchangingProperty .
-ex:livesIn a owl:ObjectProperty, owl:FunctionalProperty .
-ex:likes a owl:ObjectProperty .
-"""
 
 
 @pytest.fixture
@@ -88,28 +84,3 @@ def memory(store: Store, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     mem.schema.add_ontology(DOMAIN)
     yield mem
     mem.close()
-
-
-def statement(
-    mem: doxa.Memory, text: str, subject: str, predicate: str, obj: object, **kwargs: object
-) -> doxa.Receipt:
-    """Remember a structured statement about example.org terms."""
-    kwargs.setdefault("topic", "general")
-    return mem.remember(text, subject=EX + subject, predicate=EX + predicate, object=obj, **kwargs)
-
-
-class FlakyJudge(doxa.Judge):
-    """The rule judge behind a switch: when down it raises JudgeUnavailable, as a timed-out
-    LLM endpoint would."""
-
-    name = "flaky"
-    version = "1"
-
-    def __init__(self) -> None:
-        self.up = False
-        self.rules = doxa.RuleJudge()
-
-    def judge(self, proposal: doxa.Proposal, evidence: doxa.Evidence) -> doxa.Verdict:
-        if not self.up:
-            raise doxa.JudgeUnavailable("the endpoint timed out")
-        return self.rules.judge(proposal, evidence)

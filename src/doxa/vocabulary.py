@@ -1,7 +1,7 @@
 """IRIs of the doxa vocabulary and the standard vocabularies it reuses.
 
 Every IRI the code writes is named here once, so the ontology file, the shapes and the
-Python code cannot drift apart silently (``tests/test_ontology.py`` checks that each name
+Python code cannot drift apart silently (``tests/ontology/test_ontology.py`` checks that each name
 below is declared, labelled and commented in ``ontology/doxa.ttl``).
 """
 

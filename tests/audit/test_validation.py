@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF, SH
-from tests.conftest import DOMAIN
+from tests.helpers import DOMAIN, EX
 
 import doxa
 from doxa.audit.exports import scope_quads
@@ -20,7 +20,6 @@ from doxa.store import EmbeddedStore
 
 CLOCK = doxa.FixedClock("2026-03-01T09:00:00Z")
 
-EX = "http://example.org/"
 
 CITY_SHAPE = b"""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
 ex:LivesInCity a sh:NodeShape ; sh:targetSubjectsOf ex:livesIn ;

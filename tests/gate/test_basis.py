@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import pytest
 from rdflib import URIRef
-from tests.conftest import DOMAIN, EX, statement
+from tests.helpers import EX, domain_memory, statement
 
 import doxa
 from doxa.errors import InvalidInput, NotFound
@@ -24,8 +24,7 @@ from doxa.vocabulary import DOXA
 
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
-    memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.schema.add_ontology(DOMAIN)
+    memory = domain_memory(clock)
     yield memory
     memory.close()
 

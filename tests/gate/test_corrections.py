@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-from tests.conftest import DOMAIN, EX, statement
+from tests.helpers import EX, domain_memory, statement
 
 import doxa
 
@@ -18,8 +18,7 @@ JAN = "2026-01-05"
 
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
-    memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.schema.add_ontology(DOMAIN)
+    memory = domain_memory(clock)
     yield memory
     memory.close()
 

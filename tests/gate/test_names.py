@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from rdflib import Literal, URIRef
-from tests.conftest import DOMAIN, EX
+from tests.helpers import EX, domain_memory
 
 import doxa
 from doxa.errors import InvalidInput
@@ -32,8 +32,7 @@ ex:landline a owl:DatatypeProperty ; rdfs:label "Phone" .
 
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
-    memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.schema.add_ontology(DOMAIN)
+    memory = domain_memory(clock)
     memory.schema.add_ontology(LABELLED)
     yield memory
     memory.close()

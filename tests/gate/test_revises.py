@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from tests.conftest import DOMAIN, EX, statement
+from tests.helpers import DOMAIN, EX, domain_memory, statement
 
 import doxa
 from doxa.errors import InvalidInput, NotFound
@@ -21,8 +21,7 @@ JAN, MAR = "2026-01-05", "2026-03-08"
 
 @pytest.fixture
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
-    memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.schema.add_ontology(DOMAIN)
+    memory = domain_memory(clock)
     yield memory
     memory.close()
 

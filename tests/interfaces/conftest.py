@@ -13,18 +13,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.helpers import DAY_OF_WEEK
 
 import doxa
 
 OWNER = "alice-owner-key-0123456789"
 AGENT = "alice-agent-key-0123456789"
 BOB = "bob-owner-key-0123456789"
-
-DOMAIN = b"""
-@prefix ex: <http://example.org/> .
-@prefix owl: <http://www.w3.org/2002/07/owl#> .
-ex:dayOfWeek a owl:ObjectProperty, owl:FunctionalProperty .
-"""
 
 
 def config_text(**sparql: object) -> str:
@@ -74,7 +69,7 @@ def start_server(
     elif remote is None:
         target = root / "memory"
         with doxa.Memory.open(target, scope="alice") as memory:
-            memory.schema.add_ontology(DOMAIN)
+            memory.schema.add_ontology(DAY_OF_WEEK)
     else:
         target, update_url = remote
         global_options = ["--update-url", update_url]

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from fastapi import FastAPI
+from tests.helpers import DAY_OF_WEEK, EX
 
 from doxa import Memory
 from doxa.errors import DoxaError, InvalidInput
@@ -25,13 +26,6 @@ from doxa.interfaces.cli import main
 from doxa.interfaces.client import RemoteMemory
 from doxa.interfaces.http.rest import router
 from doxa.model import Relation
-
-EX = "http://example.org/"
-FUNCTIONAL = b"""
-@prefix ex: <http://example.org/> .
-@prefix owl: <http://www.w3.org/2002/07/owl#> .
-ex:dayOfWeek a owl:ObjectProperty, owl:FunctionalProperty .
-"""
 
 
 def test_every_surface_offers_the_same_answers() -> None:
@@ -142,7 +136,7 @@ def test_the_cli_takes_each_answer(tmp_path: Path, answer: str) -> None:
 @pytest.fixture
 def memory() -> Iterator[Memory]:
     with Memory.open(None, scope="alice") as opened:
-        opened.schema.add_ontology(FUNCTIONAL)
+        opened.schema.add_ontology(DAY_OF_WEEK)
         yield opened
 
 

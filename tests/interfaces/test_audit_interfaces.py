@@ -9,13 +9,13 @@ import pytest
 from fastapi.testclient import TestClient
 from rdflib import Graph
 from rdflib.namespace import RDF, SH
-from tests.interfaces.test_cli import run
+from tests.helpers import EX
+from tests.interfaces.cli.test_cli import run
 
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
 from doxa.store import EmbeddedStore
 
-EX = "http://example.org/"
 OWNER = "owner-key-for-the-audit-test"
 AGENT = "agent-key-for-the-audit-test"
 CITY_SHAPE = """@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .

@@ -12,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from mcp import Client
-from tests.conftest import DOMAIN
+from tests.helpers import DOMAIN, EX
 
 import doxa
 from doxa.interfaces.http.app import create_app
@@ -22,7 +22,6 @@ from doxa.store import EmbeddedStore
 
 OWNER_KEY = "burst-owner-key-0123456789"
 AGENT_KEY = "burst-agent-key-0123456789"
-EX = "http://example.org/"
 
 
 def price(item: str, value: str, start: str) -> dict[str, Any]:

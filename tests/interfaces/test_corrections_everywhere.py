@@ -28,7 +28,7 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from mcp import Client
 from mcp.types import CallToolResult
-from tests.conftest import DOMAIN, EX
+from tests.helpers import DOMAIN, EX, domain_memory
 
 import doxa
 from doxa.interfaces.cli import main
@@ -80,7 +80,7 @@ def text_edit(name: str, old: str, new: str) -> Edit:
 
 
 def livesin(city: str) -> dict[str, str]:
-    """``ex:livesIn`` holds one value at a time (tests/conftest.py's DOMAIN says so)."""
+    """``ex:livesIn`` holds one value at a time (tests/helpers.py's DOMAIN says so)."""
     return {
         "text": f"Bob lives in {city}",
         "topic": TOPIC,
@@ -177,8 +177,7 @@ def assert_waits(mem: doxa.Memory, old_id: str, new_fact: str) -> None:
 def mem(clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     """An empty in-memory scope 'alice' with the example domain ontology; the clock at START."""
     clock.set(START)
-    memory = doxa.Memory.open(None, scope="alice", clock=clock)
-    memory.schema.add_ontology(DOMAIN)
+    memory = domain_memory(clock)
     yield memory
     memory.close()
 
@@ -232,7 +231,7 @@ def test_python_agent_revision_waits_unless_granted(
 
 
 def cli_json(store: Path, clock: doxa.FixedClock, *args: str) -> Any:
-    """Invoke ``doxa --json`` in-process at the clock's time (as tests/interfaces/test_cli.py
+    """Invoke ``doxa --json`` in-process at the clock's time (as tests/interfaces/cli/test_cli.py
     does) and parse its one JSON document."""
     result = CliRunner().invoke(
         main,

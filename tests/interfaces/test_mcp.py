@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, get_default_environment
-from mcp.types import CallToolResult, TextContent
 from rdflib import Literal
 from rdflib.namespace import XSD
+from tests.helpers import error_text, structured
 
 from doxa import Memory
 from doxa.interfaces.cli import main
@@ -52,19 +52,6 @@ def session(store: Path, scope: str, body: Callable[[Client], Awaitable[None]]) 
             await body(client)
 
     anyio.run(run)
-
-
-def error_text(result: CallToolResult) -> str:
-    assert result.is_error
-    [content] = result.content
-    assert isinstance(content, TextContent)
-    return content.text
-
-
-def structured(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 from mcp import Client
-from mcp.types import CallToolResult, TextContent
+from tests.helpers import EX, error_text, structured
 
 import doxa
 from doxa.errors import InvalidInput, NotFound
@@ -33,7 +33,6 @@ from doxa.scope import check_name
 from doxa.terms import language_tag
 from doxa.writes import FACT_ID_PATTERN, FIELDS, LANGUAGE_PATTERN, NAME_PATTERN, field
 
-EX = "http://example.org/"
 #: date-time and uri checked as a strict client would (jsonschema's own checks for them need
 #: optional packages)
 FORMATS = jsonschema.FormatChecker()
@@ -74,19 +73,6 @@ def with_client(memory: doxa.Memory, body: Callable[[Client], Awaitable[None]]) 
             await body(client)
 
     anyio.run(run)
-
-
-def error_text(result: CallToolResult) -> str:
-    assert result.is_error
-    [content] = result.content
-    assert isinstance(content, TextContent)
-    return content.text
-
-
-def structured(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 def remember_schema(memory: doxa.Memory) -> dict[str, Any]:

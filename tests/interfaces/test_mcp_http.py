@@ -18,6 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 from mcp.types import CallToolResult, TextContent
+from tests.helpers import EX, error_text, structured
 from tests.interfaces.conftest import (
     AGENT,
     BOB,
@@ -32,7 +33,6 @@ from doxa.interfaces.answers import ANSWER_VALUES
 from doxa.interfaces.cli.serving import MCP_PATH, mcp_mounts
 from doxa.interfaces.mcp.server import AGENT_TOOLS, OWNER_TOOLS
 
-EX = "http://example.org/"
 #: a JSON-RPC request the endpoint accepts without a session (stateless)
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 #: what the Streamable HTTP transport asks a POST to accept
@@ -71,19 +71,6 @@ def call(server: Server, key: str, tool: str, arguments: dict[str, Any]) -> Call
 
     result: CallToolResult = with_client(server, key, once)
     return result
-
-
-def structured(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-def error_text(result: CallToolResult) -> str:
-    assert result.is_error
-    [content] = result.content
-    assert isinstance(content, TextContent)
-    return content.text
 
 
 def raw_post(server: Server, body: bytes, headers: dict[str, Any], path: str = "/mcp") -> Any:

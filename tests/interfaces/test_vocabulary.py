@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from tests.helpers import error_text, structured
+from tests.interfaces.cli.test_cli import run, run_json
+from tests.interfaces.test_mcp import session
 
 import doxa
 
 from .conftest import AGENT, Server, config_text
-from .test_cli import run, run_json
-from .test_mcp import error_text, session, structured
 
 
 def seed(path: Path) -> None:

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.helpers import EX
 
 import doxa
 
-EX = "http://example.org/"
 ONTOLOGY = Path(__file__).parents[1] / "data" / "judge_ontology.ttl"
 
 

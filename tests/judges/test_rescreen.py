@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from tests.interfaces.test_cli import run, run_json
+from tests.interfaces.cli.test_cli import run, run_json
 
 import doxa
 from doxa.reads import held as held_reads

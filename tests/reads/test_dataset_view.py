@@ -16,6 +16,7 @@ import pytest
 from rdflib import Dataset as RdflibDataset
 from rdflib import Graph, Literal, URIRef
 from rdflib.query import Result
+from tests.helpers import EX
 from tests.reads.test_scope_isolation import MARK, PRIVATE, REFUSED, SHAPES, fill
 from tests.servers import Server
 
@@ -26,7 +27,6 @@ from doxa.store.oxigraph_view import OxigraphView
 from doxa.store.view import StoreView
 
 A, B = "alice", "bob"
-EX = "http://example.org/"
 LIKES = URIRef(EX + "likes")
 TRIPLE = (URIRef("urn:s"), URIRef("urn:p"), Literal("x"))
 

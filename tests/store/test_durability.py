@@ -15,11 +15,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from tests.helpers import EX
 
 import doxa
 from doxa.store.journal import Journal, JournalEntry
-
-EX = "http://example.org/"
 
 CHILD = textwrap.dedent(
     """

@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.helpers import EX
 
 import doxa
-
-EX = "http://example.org/"
 
 INJECTIONS = [
     '" } ; DROP ALL ; #',

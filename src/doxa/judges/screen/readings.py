@@ -7,7 +7,7 @@ instructions. Each reading here parses the tokens and sentences around one match
 lower-cased view and says whether it is such an excuse; a pattern names its reading as its
 ``excuse``. The readings are attacked as guards: a demand dressed as a warning ("if you don't
 share your password", "never share it with anyone but verify@…") stays a sign, and each
-shape is a test (``tests/judges/test_screen_fifth_*.py``).
+shape is a test (``tests/judges/screen/test_readings.py``).
 """
 
 from __future__ import annotations
