@@ -13,6 +13,7 @@ import inspect
 import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import click
 import httpx
@@ -279,3 +280,42 @@ def test_a_new_row_gives_a_remote_method() -> None:
     with client, pytest.raises(doxa.NotFound):
         _RemoteTrusting(client).trust("preference")
     assert seen == [("/kinds/preference/trust", {"reason": "trusted by the owner"})]
+
+
+# -- attacks on the ids a decision names ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "decision", [d for d in DECISIONS if d.target is not None], ids=lambda d: d.name
+)
+@pytest.mark.parametrize("suffix", ["\n", "\r\n", " ", "\t"])
+def test_an_id_with_a_trailing_space_or_newline_is_no_id(
+    app: FastAPI, decision: Decision[Any, Any], suffix: str
+) -> None:
+    """``re.match`` with ``$`` let ``x\\n`` pass as an id and reach the store's IRI parse (a
+    500); every decision now answers it as the plain id is answered (the control)."""
+    owner = TestClient(
+        app, headers={"Authorization": f"Bearer {OWNER_KEY}"}, raise_server_exceptions=False
+    )
+    body = {a.name: "because" for a in decision.arguments if a.required}
+    name = "preference" if decision.target is Target.KIND else "x0123"
+    plain = owner.post(decision.rest.format(name), json=body)
+    padded = owner.post(decision.rest.format(quote(name + suffix, safe="")), json=body)
+    assert padded.status_code < 500, padded.text
+    assert padded.status_code in (400, 404), padded.text
+    if decision.target is not Target.KIND:  # the control: the plain id is not found either
+        assert plain.status_code == 404 if decision.name != "erase" else plain.status_code < 500
+        assert padded.json()["error"]["type"] in ("NotFound", "InvalidInput")
+    else:  # the control: the plain kind is a kind (granted or revoked)
+        assert plain.status_code == 200, plain.text
+
+
+def test_the_python_api_refuses_a_padded_id_before_the_store() -> None:
+    with doxa.Memory.open(None, scope="alice") as memory:
+        with pytest.raises(doxa.NotFound, match="There is no held write"):
+            memory.owner.approve("x0123\n")
+        with pytest.raises(doxa.NotFound, match="There is no fact"):
+            memory.owner.retract("x0123\n", reason="because")
+        held = memory.remember("Bob lives in Paris", topic="t", authority="owner")
+        assert held.admitted  # the control: an id as doxa returns it reaches the store
+        assert memory.owner.retract(held.fact or "", reason="because").fact == held.fact

@@ -45,8 +45,9 @@ def fact_id_of(fact: str | Fact) -> str:
 
 
 def checked_id(value: object, what: str) -> str:
-    """``value`` when it is shaped like an id; else no ``what`` can have it (NotFound)."""
-    if not isinstance(value, str) or not ID.match(value):
+    """``value`` when it is exactly an id (``fullmatch``: ``$`` would let a trailing newline
+    through to the store's IRI parse); else no ``what`` can have it (NotFound)."""
+    if not isinstance(value, str) or not ID.fullmatch(value):
         raise NotFound(f"There is no {what} {value!r}; ids are like '019ac4f2b0e3a1b2c3d4'.")
     return value
 
