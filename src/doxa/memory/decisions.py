@@ -99,11 +99,6 @@ class Returns(enum.Enum):
     RECEIPTS = "receipts"  #: a list of receipts (possibly empty)
 
 
-def _answer(value: object) -> Relation | None:
-    """The owner's answer as a member (None: the judge's relation applies)."""
-    return None if value is None else Relation.parse(value)
-
-
 @dataclass(frozen=True)
 class Argument:
     """One keyword argument of a decision besides its target."""
@@ -112,16 +107,22 @@ class Argument:
     doc: str
     #: the value when the caller gives none; :data:`~doxa.writes.REQUIRED` when it must
     default: object = REQUIRED
-    #: a closed list's values as the wire spells them (empty: free text)
-    choices: tuple[str, ...] = ()
-    #: the one strict parse of a closed list (every interface applies it before calling)
-    parse: Callable[[object], object] | None = None
+    #: a closed list (its members' values are what the wire spells; None: free text), and
+    #: its one strict parse, which every interface applies before calling (as a write's
+    #: :class:`~doxa.writes.Field` has them)
+    choices: type[enum.Enum] | None = None
+    parse: Callable[[object], enum.Enum] | None = None
     #: the CLI option when it is not ``--<name>`` (``--as`` for ``as_relation``)
     option: str | None = None
 
     @property
     def required(self) -> bool:
         return self.default is REQUIRED
+
+    @property
+    def values(self) -> list[str]:
+        """The closed list's values as the wire spells them (empty for free text)."""
+        return [] if self.choices is None else [str(m.value) for m in self.choices]
 
     @property
     def flag(self) -> str:
@@ -197,8 +198,8 @@ APPROVE = Decision(
             "answered with replaces (one value at a time), new (a second value) or was_wrong "
             "(the property never changes).",
             default=None,
-            choices=tuple(m.value for m in Relation),
-            parse=_answer,
+            choices=Relation,
+            parse=Relation.parse,
             option="--as",
         ),
     ),

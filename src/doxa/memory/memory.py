@@ -138,7 +138,7 @@ class Memory(Opening):
             lock=store.lock,
             policy=policy,
         )
-        self._reads = Reads(self.gate, self.clock, embedder)
+        self._reads = Reads(self.gate, self.clock)
         ensure_ontology(store)
         check_journal(store, self.scope, self.gate)
         purge = purge_of(store, self.clock)  # None unless the store is Purgeable
@@ -350,7 +350,7 @@ class Memory(Opening):
             )
         as_text(text, "query text")
         valid, believed = self._reads.times(valid_at, as_of)
-        meaning = self._reads.query_meaning(text)
+        meaning = self._reads.query_meaning(text, self.embedder)
         found = fact_reads.recall(
             self.store,
             self.scope,

@@ -14,7 +14,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import httpx
 
@@ -63,20 +63,23 @@ class Opening:
     ``None`` (``open``), any store location (``open_at``), a SPARQL server (``connect``).
     :class:`~doxa.Memory` inherits them; its constructor takes the store they open."""
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        scope: str,
-        judge: Judge | None = None,
-        clock: Clock | None = None,
-        shapes: ShapeCheck | None = None,
-        policy: ClosingPolicy | None = None,
-        owns_store: bool = False,
-        language: str = DEFAULT_LANGUAGE,
-        embedder: Embedder | None = None,
-    ) -> None:
-        raise NotImplementedError  # pragma: no cover - Memory's constructor is the one
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            store: Store,
+            *,
+            scope: str,
+            judge: Judge | None = None,
+            clock: Clock | None = None,
+            shapes: ShapeCheck | None = None,
+            policy: ClosingPolicy | None = None,
+            owns_store: bool = False,
+            language: str = DEFAULT_LANGUAGE,
+            embedder: Embedder | None = None,
+        ) -> None:
+            """Memory's constructor, as the classmethods call it (declared for the type
+            checker only: ``Memory.__init__`` is the one that runs)."""
 
     @classmethod
     def open(

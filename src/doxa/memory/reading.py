@@ -42,14 +42,13 @@ def recall_mode(store: Store, embedder: Embedder | None) -> Literal["words", "hy
 
 
 class Reads:
-    """The read steps of one memory's scope (its gate, clock and embedder)."""
+    """The read steps of one memory's scope (its gate and clock)."""
 
-    def __init__(self, gate: Gate, clock: Clock, embedder: Embedder | None) -> None:
+    def __init__(self, gate: Gate, clock: Clock) -> None:
         self.gate = gate
         self.store = gate.store
         self.scope = gate.scope
         self.clock = clock
-        self.embedder = embedder
 
     def topic_graphs(self, topic: str | None = None) -> list[URIRef]:
         """The topic graphs a read looks in: one topic's, or every topic's that holds claims."""
@@ -92,16 +91,16 @@ class Reads:
         graphs = (*self.topic_graphs(), self.scope.rules, self.scope.log)
         return Dataset(default=graphs)
 
-    def query_meaning(self, text: str) -> Meaning | None:
+    def query_meaning(self, text: str, embedder: Embedder | None) -> Meaning | None:
         """The query's vector for hybrid recall; None for recall by words (no embedder, or
         the endpoint failed: logged, never an error)."""
-        if self.embedder is None or recall_mode(self.store, self.embedder) == "words":
+        if embedder is None or recall_mode(self.store, embedder) == "words":
             return None
         try:
-            vector = embed_checked(self.embedder, [text])[0]
+            vector = embed_checked(embedder, [text])[0]
         except EmbeddingUnavailable as error:
             _log.warning("recall by words only: %s", error)
             return None
-        return Meaning(vector, self.embedder.model)
+        return Meaning(vector, embedder.model)
 
     # -- the other audiences ------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from doxa.errors import InvalidInput
+from doxa.interfaces.cli import options
 from doxa.interfaces.cli.running import Settings, run
 from doxa.interfaces.cli.show import receipt_text, show_list, show_receipt
 from doxa.interfaces.client import Served
@@ -24,24 +24,10 @@ from doxa.model import Receipt
 __all__ = ["command", "commands"]
 
 
-class _Parsed(click.Choice[str]):
-    """A closed list's option: ``--help`` lists the values, the row's parse reads them."""
-
-    def __init__(self, argument: Argument) -> None:
-        super().__init__(list(argument.choices))
-        self._argument = argument
-
-    def convert(
-        self, value: object, param: click.Parameter | None, ctx: click.Context | None
-    ) -> Any:
-        try:
-            return self._argument.read(value)
-        except InvalidInput as error:
-            self.fail(str(error), param, ctx)
-
-
 def _option(argument: Argument) -> click.Option:
-    kind: _Parsed | type[str] = _Parsed(argument) if argument.choices else str
+    kind: options.Member | type[str] = str
+    if argument.choices is not None and argument.parse is not None:
+        kind = options.Member(argument.choices, argument.parse)
     if argument.required:  # no default at all: click then says the option is missing
         return click.Option(
             [argument.flag, argument.name], required=True, type=kind, help=argument.doc

@@ -22,7 +22,7 @@ from doxa.interfaces.cli.show import (
 from doxa.interfaces.client import Served
 from doxa.interfaces.presentation import sparql_json, table
 from doxa.memory import Memory
-from doxa.reads.parameters import FACTS, RECALL, newest
+from doxa.reads.parameters import FACTS, RECALL
 from doxa.store.convert import ntriples
 
 __all__ = ["facts", "held", "history", "recall", "receipts", "sparql", "vocabulary", "why"]
@@ -33,10 +33,9 @@ __all__ = ["facts", "held", "history", "recall", "receipts", "sparql", "vocabula
 @click.pass_obj
 def facts(settings: Settings, /, **given: Any) -> None:
     """List facts true at --valid-at as believed at --as-of."""
-    limit = given.pop("limit")
 
     def action(memory: Served) -> None:
-        show_facts(settings, newest(memory.facts(**given), limit))
+        show_facts(settings, memory.facts(**given))
 
     run(settings, action)
 

@@ -24,7 +24,7 @@ from doxa.interfaces.presentation import audit_json, matches, plain, written
 from doxa.interfaces.read_schema import read_signature
 from doxa.interfaces.write_schema import json_fields
 from doxa.memory.decisions import DECISIONS, Decision
-from doxa.reads.parameters import FACTS, RECALL, Read, newest
+from doxa.reads.parameters import FACTS, RECALL, Read
 from doxa.writes import Role, remember_arguments
 
 __all__ = ["add_decision", "router"]
@@ -112,8 +112,7 @@ def facts(found: Caller, **given: Any) -> list[JSON]:
     """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now), oldest
     record first; ``include_unchecked`` adds writes waiting for the judge, last and flagged;
     ``limit`` keeps the newest that many."""
-    limit = given.pop("limit")
-    return _many(newest(found.memory.facts(**given), limit))
+    return _many(found.memory.facts(**given))
 
 
 def recall(found: Caller, **given: Any) -> list[JSON]:
@@ -289,7 +288,7 @@ def add_decision(router: APIRouter, decision: Decision[Any, Any]) -> None:
     fields: dict[str, Any] = {}
     for argument in decision.arguments:
         extra: dict[str, Any] | None = (
-            {"enum": [*argument.choices, None]} if argument.choices else None
+            {"enum": [*argument.values, None]} if argument.values else None
         )
         if argument.required:
             fields[argument.name] = (str, Field(description=argument.doc))

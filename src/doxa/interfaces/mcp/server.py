@@ -327,7 +327,7 @@ def add_decision_tool(server: MCPServer, memory: Memory, decision: Decision[Any,
         )
     for argument in decision.arguments:
         extra: dict[str, Any] | None = (
-            {"enum": [*argument.choices, None]} if argument.choices else None
+            {"enum": [*argument.values, None]} if argument.values else None
         )
         if argument.required:
             annotation: Any = Annotated[str, _doc(argument.doc)]
