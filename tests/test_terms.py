@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import owlrl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 from tests.conftest import EX
@@ -246,6 +249,76 @@ def test_a_lexical_form_outside_its_datatype_is_refused(datatype: str, bad: str,
     with pytest.raises(doxa.InvalidInput, match=f"is not a valid {XSD}{datatype}"):
         literal(bad, datatype=f"xsd:{datatype}")
     assert str(literal(good, datatype=f"xsd:{datatype}")) == good
+
+
+# (datatype, a form rdflib reads and repairs, so the repaired form passed every check, and a
+# valid control): found by the integrity review ("1e5"^^xsd:decimal was stored as 100000)
+REPAIRED_PAIRS = [
+    ("decimal", "1e5", "100000"),
+    ("decimal", " 5", "5"),
+    ("decimal", "1,5", "1.5"),
+    ("integer", "1.0", "1"),
+    ("integer", "1e2", "+100"),
+    ("boolean", "TRUE", "true"),
+    ("boolean", "yes", "1"),
+    ("double", "1,5", "1.5E-3"),
+    ("dateTime", "2026-01-01", "2026-01-01T00:00:00Z"),
+    ("date", "2026-02-30", "2026-02-28"),
+    ("time", "25:00:00", "12:00:00"),
+    # Oxigraph's duration parser takes a "T" with nothing after it; XSD's pattern does not
+    ("duration", "P1Y2MT", "P1Y2M"),
+    ("duration", "PT", "PT5S"),
+    ("dayTimeDuration", "P1DT", "P1DT2H"),
+    ("duration", "P", "-P1D"),
+]
+
+
+@pytest.mark.parametrize(("datatype", "bad", "good"), REPAIRED_PAIRS)
+def test_a_lexical_form_is_checked_as_given_not_as_rdflib_repaired_it(
+    datatype: str, bad: str, good: str
+) -> None:
+    """The form the writer gave is checked against its datatype's lexical space before rdflib
+    normalises it; the control beside each refusal is a valid form of the same datatype."""
+    with pytest.raises(doxa.InvalidInput, match=f"{bad!r} is not a valid {XSD}{datatype}"):
+        literal(bad, datatype=f"xsd:{datatype}")
+    assert literal(good, datatype=f"xsd:{datatype}").datatype == XSD[datatype]
+
+
+RDF_JSON = "http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON"
+
+
+@pytest.mark.parametrize("bad", ["{bad", "", "[1,", "{'a': 1}", "NaN-ish"])
+def test_rdf_json_must_be_one_json_text(bad: str) -> None:
+    """rdf:JSON's lexical space is JSON text (RDF 1.2); the controls are JSON texts."""
+    with pytest.raises(doxa.InvalidInput, match="is not a valid"):
+        literal(bad, datatype=RDF_JSON)
+    for good in ('{"a": [1, 2]}', "3", '"x"', "null"):
+        assert str(literal(good, datatype=RDF_JSON)) == good
+
+
+@given(value=st.decimals(allow_nan=False, allow_infinity=False, places=3))
+def test_decimal_forms_are_read_and_exponent_forms_refused(value: Decimal) -> None:
+    """Any decimal written out plainly is read; the same value with an exponent is not a
+    decimal's lexical form (it is a double's)."""
+    plain = format(value, "f")
+    assert literal(plain, datatype="xsd:decimal").datatype == XSD.decimal
+    with pytest.raises(doxa.InvalidInput, match="is not a valid"):
+        literal(format(value, "e"), datatype="xsd:decimal")
+    assert literal(format(value, "e"), datatype="xsd:double").datatype == XSD.double
+
+
+def test_a_repaired_form_is_refused_through_the_write_arguments() -> None:
+    """Every interface reads a write's literal through remember_arguments: "1e5" as a
+    decimal is refused there, and the plain "100000" beside it is read."""
+    from doxa.scope import Scope
+    from doxa.writes import Role, remember_arguments
+
+    base = {"text": "The budget is 100000", "topic": "money", "subject": EX + "budget"}
+    base |= {"predicate": EX + "amount", "datatype": "xsd:decimal"}
+    with pytest.raises(doxa.InvalidInput, match="'1e5' is not a valid"):
+        remember_arguments({**base, "literal": "1e5"}, role=Role.AGENT, scope=Scope("alice"))
+    args = remember_arguments({**base, "literal": "100000"}, role=Role.AGENT, scope=Scope("alice"))
+    assert str(args["object"]) == "100000"
 
 
 def test_a_refused_lexical_form_stores_nothing(memory: doxa.Memory) -> None:

@@ -19,6 +19,7 @@ Language tags are kept in lower case, as the store keeps them.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 from datetime import date, datetime
@@ -57,8 +58,12 @@ MAX_LANGUAGE = 64
 _RDF_DIR_LANG_STRING = URIRef(str(RDF) + "dirLangString")
 
 IRI = URIRef
-# lexical forms rdflib does not check (it reports them as not ill-typed)
+# lexical forms rdflib does not check (it reports them as not ill-typed, or repairs them)
 _TZ = r"(Z|[+-]\d{2}:\d{2})?"
+_DATE_PART = r"\d+Y(\d+M)?(\d+D)?|\d+M(\d+D)?|\d+D"
+_TIME_PART = r"(\d+H(\d+M)?(\d+(\.\d+)?S)?|\d+M(\d+(\.\d+)?S)?|\d+(\.\d+)?S)"
+_FLOAT = r"[+-]?(\d+(\.\d*)?|\.\d+)([Ee][+-]?\d+)?|[+-]?INF|NaN"
+_RDF_JSON = URIRef(str(RDF) + "JSON")
 _LEXICAL = {
     XSD.gYear: re.compile(rf"^-?\d{{4,}}{_TZ}$"),
     XSD.gYearMonth: re.compile(rf"^-?\d{{4,}}-(0[1-9]|1[0-2]){_TZ}$"),
@@ -69,6 +74,18 @@ _LEXICAL = {
     XSD.Name: re.compile(r"^[^\s\d.\-][^\s]*$"),
     XSD.NCName: re.compile(r"^[^\s\d.\-:][^\s:]*$"),
     XSD.NMTOKEN: re.compile(r"^[^\s]+$"),
+    # XSD 1.1's own lexical spaces for numbers and booleans (Part 2, 3.3.2-3.3.5, 3.4.13):
+    # rdflib reads "1e5" as a decimal and "TRUE" as a boolean, then writes its repair
+    XSD.decimal: re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)"),
+    XSD.integer: re.compile(r"[+-]?\d+"),
+    XSD.double: re.compile(_FLOAT),
+    XSD.float: re.compile(_FLOAT),
+    XSD.boolean: re.compile(r"true|false|1|0"),
+    # XSD 1.1's own patterns for the durations (Part 2, 3.3.6, 3.4.26, 3.4.27): a "T" must
+    # be followed by hours, minutes or seconds, which Oxigraph's parser does not insist on
+    XSD.duration: re.compile(rf"-?P(({_DATE_PART})(T{_TIME_PART})?|T{_TIME_PART})"),
+    XSD.yearMonthDuration: re.compile(r"-?P(\d+Y(\d+M)?|\d+M)"),
+    XSD.dayTimeDuration: re.compile(rf"-?P(\d+D(T{_TIME_PART})?|T{_TIME_PART})"),
 }
 #: the XSD datatypes RDF 1.1 uses (https://www.w3.org/TR/rdf11-concepts/#xsd-datatypes); the
 #: rest of the XSD namespace names facets and helpers (xsd:pattern, xsd:length), not datatypes
@@ -144,9 +161,15 @@ def as_object(value: object) -> URIRef | Literal:
     )
 
 
-def _checked_literal(value: Literal) -> Literal:
-    """A literal every export format carries, its language tag in lower case."""
+def _checked_literal(value: Literal, lexical: str | None = None) -> Literal:
+    """A literal every export format carries, its language tag in lower case.
+
+    ``lexical`` is the form the writer gave, when rdflib normalised it on the way in
+    (``Literal("1e5", datatype=XSD.decimal)`` reads as ``"100000"``): a form outside its
+    datatype's lexical space is refused as given, not after rdflib repaired it.
+    """
     as_text(str(value), "object")
+    given = str(value) if lexical is None else lexical
     if value.language is not None:
         value = Literal(str(value), lang=language_tag(value.language))
     elif value.datatype in (RDF.langString, _RDF_DIR_LANG_STRING):
@@ -168,13 +191,13 @@ def _checked_literal(value: Literal) -> Literal:
         # restores gMonth, gDay or gMonthDay), so the datatypes doxa reads itself ignore it
         if (
             (pattern is None and not by_oxigraph and value.ill_typed)
-            or (pattern is not None and not pattern.match(str(value)))
-            or (by_oxigraph and not oxigraph_parses(str(value), str(value.datatype)))
-            or (value.datatype == XSD.gMonthDay and not _day_in_month(str(value)))
+            or (pattern is not None and not pattern.fullmatch(given))
+            or (by_oxigraph and not oxigraph_parses(given, str(value.datatype)))
+            or (value.datatype == XSD.gMonthDay and not _day_in_month(given))
+            or (value.datatype == _RDF_JSON and not _json_text(given))
         ):
             raise InvalidInput(
-                f"object {str(value)!r} is not a valid {value.datatype}; fix the value or the "
-                "datatype."
+                f"object {given!r} is not a valid {value.datatype}; fix the value or the datatype."
             )
     failing = unserialisable(value)
     if failing is not None:
@@ -186,6 +209,15 @@ def _checked_literal(value: Literal) -> Literal:
 
 
 _DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # a gMonthDay has no year
+
+
+def _json_text(lexical: str) -> bool:
+    """Whether ``lexical`` is in rdf:JSON's lexical space: one JSON text (RDF 1.2)."""
+    try:
+        json.loads(lexical)
+    except ValueError:
+        return False
+    return True
 
 
 def _day_in_month(lexical: str) -> bool:
@@ -297,7 +329,7 @@ def literal(lexical: str, *, datatype: str | None = None, language: str | None =
         made = Literal(lexical, datatype=iri)
     finally:
         logger.setLevel(level)
-    return _checked_literal(made)
+    return _checked_literal(made, lexical)
 
 
 def as_text(value: object, what: str) -> str:

@@ -227,12 +227,24 @@ def canonical(terms: list[Node]) -> list[Node]:
     ]
 
 
-#: the XSD datatypes whose lexical form rdflib does not check and Oxigraph's cast parses
-#: exactly (its gYear, gYearMonth and gMonthDay casts are stricter than XSD: it refuses
-#: "--02-29", so those keep doxa's own patterns in doxa.terms)
+#: the XSD datatypes whose lexical form Oxigraph's cast parses as XSD defines it: the ones
+#: rdflib does not check, and the dates and times rdflib reads leniently before normalising.
+#: Its gYear, gYearMonth and gMonthDay casts are stricter than XSD (it refuses "--02-29"),
+#: and its numbers are bounded (an xsd:integer is 64 bits there), so those keep XSD's
+#: patterns in doxa.terms; its duration parser takes "P1Y2MT", so durations get XSD's
+#: pattern as well.
 OXIGRAPH_PARSED = frozenset(
     f"http://www.w3.org/2001/XMLSchema#{name}"
-    for name in ("gMonth", "gDay", "duration", "yearMonthDuration", "dayTimeDuration")
+    for name in (
+        "gMonth",
+        "gDay",
+        "duration",
+        "yearMonthDuration",
+        "dayTimeDuration",
+        "dateTime",
+        "date",
+        "time",
+    )
 )
 
 
