@@ -377,3 +377,70 @@ def test_a_read_filter_never_resolves_another_scopes_name(
         assert len(alice.facts(subject="Supplier call")) == 1
     with doxa.Memory.open(path, scope="bob", clock=clock) as bob:
         assert bob.facts(subject="Supplier call") == []
+
+
+# found by the integrity review: name keys dropped symbols, so these met one entity
+SYMBOLIC_NAMES = [
+    ("C++", "C#", "C"),
+    ("-5", "5", "+5"),
+    ("$5", "€5", "5"),
+    ("50%", "50", "50‰"),
+    ("m²", "m2", "m₂"),
+    ("30°", "30", "30 degrees"),
+]
+
+
+@pytest.mark.parametrize("names", SYMBOLIC_NAMES, ids=lambda n: "/".join(n))
+def test_names_that_differ_by_a_symbol_sign_or_superscript_stay_apart(
+    mem: doxa.Memory, names: tuple[str, ...]
+) -> None:
+    """Each name mints its own entity; the control beside them is the first name spelt in
+    another case and spacing, which meets its entity."""
+    subjects = [
+        fact_of(mem, call(mem, name, "Monday", predicate="meeting day")).subject
+        for name in names
+    ]
+    assert len(set(subjects)) == len(names), subjects
+    again = call(mem, f" {names[0].lower()} ", "Monday", predicate="meeting day")
+    assert again.outcome is doxa.Outcome.MERGED
+    assert mem.get(again.targets[0]).subject == subjects[0]
+
+
+def test_c_sharp_never_meets_c_plus_plus_in_one_slot(mem: doxa.Memory) -> None:
+    """The review's attack: "C#'s latest standard is v2" was C++'s slot (one subject), so a
+    one-valued predicate would close C++'s standard. Now both stay live on two subjects;
+    the control is C++ spelt in lower case, which meets C++'s own fact."""
+    said = {"topic": "languages", "predicate": "latest standard"}
+    cpp = mem.remember("C++'s latest standard is C++23", subject="C++", object="C++23", **said)
+    csharp = mem.remember("C#'s latest standard is v2", subject="C#", object="v2", **said)
+    assert (cpp.outcome, csharp.outcome) == (doxa.Outcome.ADMITTED, doxa.Outcome.ADMITTED)
+    live = mem.facts(topic="languages")
+    assert len(live) == 2 and len({f.subject for f in live}) == 2
+    same = mem.remember("C++'s latest standard is C++23", subject="c++", object="C++23", **said)
+    assert same.outcome is doxa.Outcome.MERGED and same.targets == (cpp.fact,)
+
+
+def test_a_name_minted_under_the_old_loose_key_keeps_its_own_spelling(mem: doxa.Memory) -> None:
+    """A store written before keys kept symbols holds "C++" under the key "c" at
+    ``…/entity/c``: "C++" still meets it, and "C" mints an entity of its own (not that IRI)."""
+    from doxa.store import Change
+    from doxa.vocabulary import DOXA, RDFS
+
+    legacy = URIRef(f"{mem.scope.iri}/entity/c")
+    graph = mem.scope.vocabulary
+    mem.store.apply(
+        Change(
+            insert=[
+                (legacy, RDFS.label, Literal("C++"), graph),
+                (legacy, DOXA.nameKey, Literal("c"), graph),
+            ]
+        )
+    )
+    cpp = fact_of(mem, call(mem, "C++", "Monday", predicate="meeting day"))
+    assert cpp.subject == legacy
+    plain = fact_of(mem, call(mem, "C", "Tuesday", predicate="meeting day"))
+    assert plain.subject not in (legacy, cpp.subject)
+    assert str(plain.subject).startswith(f"{mem.scope.iri}/entity/c--")
+    again = call(mem, "c", "Tuesday", predicate="meeting day")
+    assert again.outcome is doxa.Outcome.MERGED
+    assert mem.get(again.targets[0]).subject == plain.subject

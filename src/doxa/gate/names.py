@@ -2,8 +2,9 @@
 
 A subject or predicate given as a plain string that is not an absolute IRI is a *name*
 ("supplier call", "day of week"). It resolves, by its key (:func:`doxa.text.name_key`: case,
-spacing, punctuation, accents, NFKC forms and look-alike letters folded; never the raw
-spelling), against two places only:
+spacing, punctuation, accents, NFKC forms and look-alike letters folded, while symbols, signs
+and superscripts are kept, so "C++", "C#" and "C" stay three names; never the raw spelling),
+against two places only:
 
 - the scope's vocabulary graph ``<scope>/vocabulary``: names minted earlier in this scope,
   each with its ``rdfs:label`` and ``doxa:nameKey`` (one indexed lookup; another scope's
@@ -39,6 +40,7 @@ a time: ``owl:FunctionalProperty``; several: ``doxa:ManyValuedProperty``): see
 from __future__ import annotations
 
 import enum
+import hashlib
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -52,8 +54,9 @@ from doxa.scope import Scope
 from doxa.store import Change, Dataset, Quad, Store
 from doxa.store.cache import CacheKey, Derived
 from doxa.store.capabilities import cache_of
+from doxa.store.convert import ntriples
 from doxa.terms import as_text, iri_shaped
-from doxa.text import name_key
+from doxa.text import loose_name_key, name_key
 from doxa.vocabulary import DOXA, OWL, RDF, RDFS
 
 __all__ = ["Cardinality", "Minted", "Names", "Resolved", "Role", "is_name"]
@@ -150,6 +153,16 @@ def _label_and_key(name: str, what: str) -> tuple[str, str]:
     return label, key
 
 
+def _slug(key: str) -> str:
+    """The IRI path segment a key mints: its words joined by hyphens, symbols escaped."""
+    return quote(key.replace(" ", "-"), safe="-")
+
+
+def _digest(key: str) -> str:
+    """A short, stable suffix telling a minted IRI from an older one its slug met."""
+    return hashlib.sha256(key.encode()).hexdigest()[:10]
+
+
 def _states_identity(predicate: object) -> bool:
     """Whether a write's predicate is ``owl:sameAs``: two names the writer says are one
     entity. The write is then a fact between two entities, kept like any other; the names
@@ -200,40 +213,77 @@ class Names:
         ontology: OntologyTerms,
     ) -> URIRef:
         label, key = _label_and_key(name, what)
-        found = self._match(key, role, what, label, ontology)
+        found, others = self._candidates(key, role, what, label, ontology)
         if found is not None:
             return found
-        iri = self.scope.minted(role.value, quote(key.replace(" ", "-"), safe="-"))
+        iri = self.scope.minted(role.value, _slug(key))
+        if iri in others:
+            # a store written before keys kept symbols minted "C++" at .../c: "C" is another
+            # name, so it gets an IRI of its own rather than that one
+            iri = self.scope.minted(role.value, f"{_slug(key)}--{_digest(key)}")
         minted.append(Minted(iri, label, key, role))
         return iri
 
     def _match(
         self, key: str, role: Role, what: str, label: str, ontology: OntologyTerms
     ) -> URIRef | None:
-        found = set(ontology.find(key, prop=role is Role.PROPERTY)) | self._vocabulary(key, role)
+        return self._candidates(key, role, what, label, ontology)[0]
+
+    def _candidates(
+        self,
+        key: str,
+        role: Role,
+        what: str,
+        label: str,
+        ontology: OntologyTerms,
+    ) -> tuple[URIRef | None, frozenset[URIRef]]:
+        """The one IRI the name stands for (or None), and the vocabulary IRIs the lookup met
+        that are other names (stored under the old, looser key)."""
+        mine, others = self._vocabulary(key, role, label)
+        found = set(ontology.find(key, prop=role is Role.PROPERTY)) | mine
         if len(found) > 1:
             listed = ", ".join(f"<{c}>" for c in sorted(found))
             raise InvalidInput(
-                f"{what} name {label!r} matches {len(found)} {role.value} IRIs: {listed}; pass "
-                "the IRI you mean instead of the name."
+                f"{what} name {label!r} matches {len(found)} {role.value} IRIs: "
+                f"{listed}; pass the IRI you mean instead of the name."
             )
-        return next(iter(found)) if found else None
+        return (next(iter(found)) if found else None), others
 
-    def _vocabulary(self, key: str, role: Role) -> set[URIRef]:
-        """The scope's minted (or owner-labelled) IRIs with this key and role: one seek."""
+    def _vocabulary(
+        self, key: str, role: Role, label: str
+    ) -> tuple[set[URIRef], frozenset[URIRef]]:
+        """The scope's minted (or owner-labelled) IRIs with this key and role, in one seek,
+        and those the seek met that are other names.
+
+        A store written before keys kept symbols holds looser keys (``C++`` and ``C`` both
+        under ``c``, :func:`doxa.text.loose_name_key`), so both keys are sought and an entry
+        is this name only if its label's key is this key: names never merge through an old
+        key.
+        """
+        keys = {key, loose_name_key(label)}
         rows = self.store.select(
-            "SELECT ?iri ?type WHERE { ?iri <https://w3id.org/doxa#nameKey> ?key "
+            "SELECT ?iri ?type ?label WHERE { VALUES ?key { "
+            + " ".join(ntriples(Literal(k)) for k in sorted(keys))
+            + " } ?iri <https://w3id.org/doxa#nameKey> ?key "
+            "OPTIONAL { ?iri <http://www.w3.org/2000/01/rdf-schema#label> ?label } "
             "OPTIONAL { ?iri a ?type FILTER(?type = <http://www.w3.org/1999/02/22-rdf-syntax-"
             "ns#Property>) } }",
             dataset=Dataset(default=(self.scope.vocabulary,)),
-            bindings={"key": Literal(key)},
         )
-        out = set()
+        labels: dict[URIRef, set[str]] = {}
         for row in rows:
-            is_property = row.get("type") is not None
-            if is_property == (role is Role.PROPERTY):
-                out.add(URIRef(str(row["iri"])))
-        return out
+            if (row.get("type") is not None) != (role is Role.PROPERTY):
+                continue
+            iri = URIRef(str(row["iri"]))
+            spelled = labels.setdefault(iri, set())
+            if row.get("label") is not None:
+                spelled.add(str(row["label"]))
+        mine = {
+            iri
+            for iri, spelled in labels.items()
+            if any(name_key(label) == key for label in spelled)
+        }
+        return mine, frozenset(labels) - mine
 
     # -- a statement a judge read in a text -----------------------------------------------
 
