@@ -25,7 +25,7 @@ from rdflib import RDF, URIRef
 
 from doxa.errors import InvalidInput, UnknownScope
 from doxa.store.base import Change, Dataset, Store
-from doxa.text import DEFAULT_LANGUAGE, check_language, normal_iri, normalise
+from doxa.text import DEFAULT_LANGUAGE, check_language, normal_iri, normalise, unconfused
 from doxa.vocabulary import DOXA
 
 __all__ = [
@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+# a standpoint's own name inside a scope: no dot, so no "." or ".." segment
+_STANDPOINT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
 
 def check_name(value: str, what: str) -> str:
@@ -164,6 +166,36 @@ class Scope:
 
     def standpoint(self, whose: str) -> URIRef:
         return self._graph(f"standpoint/{whose}")
+
+    def checked_standpoint(self, iri: URIRef) -> URIRef:
+        """``iri`` as a write's standpoint: any IRI of the writer's own, or one of this scope's
+        standpoints spelt exactly (``<scope>/standpoint/NAME``, NAME of letters, digits, ``-``
+        and ``_``). Raises :class:`~doxa.InvalidInput` for any other IRI in doxa's namespace,
+        or one that only looks like it once format characters and look-alike letters are
+        read (``…/owner/``, ``…/owner#x``, ``…/./owner``, a Cyrillic ``о``, a zero-width
+        space, another scope's standpoint): a reader comparing prefixes or glyphs would take
+        it for a standpoint of doxa's, the owner's among them.
+
+        >>> alice = Scope.named("alice")
+        >>> alice.checked_standpoint(URIRef("urn:doxa:scope:alice/standpoint/agent"))
+        rdflib.term.URIRef('urn:doxa:scope:alice/standpoint/agent')
+        >>> alice.checked_standpoint(URIRef("urn:doxa:scope:alice/standpoint/owner/"))
+        Traceback (most recent call last):
+        ...
+        doxa.errors.InvalidInput: standpoint 'urn:doxa:scope:alice/standpoint/owner/' is in doxa's namespace but is not one of scope 'alice''s standpoints; use urn:doxa:scope:alice/standpoint/NAME (NAME of lower-case letters, digits, - and _) or an IRI of your own.
+        """
+        text = str(iri)
+        if not unconfused(normal_iri(text)).startswith("urn:doxa:"):
+            return iri
+        prefix = f"{self.iri}/standpoint/"
+        name = text[len(prefix) :] if text.startswith(prefix) else ""
+        if not _STANDPOINT_NAME.fullmatch(name):
+            raise InvalidInput(
+                f"standpoint {text!r} is in doxa's namespace but is not one of scope "
+                f"{self.name!r}'s standpoints; use {prefix}NAME (NAME of lower-case letters, "
+                "digits, - and _) or an IRI of your own."
+            )
+        return iri
 
     def is_owners_standpoint(self, iri: object) -> bool:
         """Whether ``iri`` names the owner's standpoint in any spelling (``URN:doxa:…``,

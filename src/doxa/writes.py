@@ -447,7 +447,9 @@ def _refuse_owners_words(arguments: Mapping[str, Any], scope: Scope, names: Nami
             "or ask the owner."
         )
     standpoint = arguments["standpoint"]
-    if standpoint is not None and scope.is_owners_standpoint(as_iri(standpoint, "standpoint")):
+    if standpoint is not None and scope.is_owners_standpoint(
+        scope.checked_standpoint(as_iri(standpoint, "standpoint"))
+    ):
         raise Forbidden(
             f"Only the owner may write in the owner's standpoint; leave out "
             f"{names.name('standpoint')} (an agent's write holds in the agent's own standpoint)."

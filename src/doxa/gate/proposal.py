@@ -105,6 +105,7 @@ def build_proposal(
     if standpoint is not None:
         point = as_iri(standpoint, "standpoint")
         refuse_respelt_standpoint(point)
+        point = scope.checked_standpoint(point)
     elif who is Authority.EXTERNAL and source_iris:
         point = source_iris[0]
     else:
