@@ -234,7 +234,9 @@ _CAMEL_CASE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # a name's tokens: runs of letters, digits and symbols (currency, maths, degrees, #, %, &,
 # @, *), a sign kept where it begins a number; hyphens, dots, underscores, apostrophes and
 # other punctuation separate words ("day-of-week" is three words, "-5" one)
-_NAME_SYMBOL = r"[^\W_]|[#%&@*\u2030\u00b0^+<=>|~\u00b1\u00d7\u00f7\u2212\u00a2-\u00a5\u20a0-\u20cf$]"
+_NAME_SYMBOL = (
+    r"[^\W_]|[#%&@*\u2030\u00b0^+<=>|~\u00b1\u00d7\u00f7\u2212\u00a2-\u00a5\u20a0-\u20cf$]"
+)
 _NAME_TOKEN = re.compile(rf"(?:(?<![^\W_])[-\u2212](?=\d))?(?:{_NAME_SYMBOL})+", re.UNICODE)
 
 

@@ -397,8 +397,7 @@ def test_names_that_differ_by_a_symbol_sign_or_superscript_stay_apart(
     """Each name mints its own entity; the control beside them is the first name spelt in
     another case and spacing, which meets its entity."""
     subjects = [
-        fact_of(mem, call(mem, name, "Monday", predicate="meeting day")).subject
-        for name in names
+        fact_of(mem, call(mem, name, "Monday", predicate="meeting day")).subject for name in names
     ]
     assert len(set(subjects)) == len(names), subjects
     again = call(mem, f" {names[0].lower()} ", "Monday", predicate="meeting day")
@@ -415,9 +414,11 @@ def test_c_sharp_never_meets_c_plus_plus_in_one_slot(mem: doxa.Memory) -> None:
     csharp = mem.remember("C#'s latest standard is v2", subject="C#", object="v2", **said)
     assert (cpp.outcome, csharp.outcome) == (doxa.Outcome.ADMITTED, doxa.Outcome.ADMITTED)
     live = mem.facts(topic="languages")
-    assert len(live) == 2 and len({f.subject for f in live}) == 2
+    assert len(live) == 2
+    assert len({f.subject for f in live}) == 2
     same = mem.remember("C++'s latest standard is C++23", subject="c++", object="C++23", **said)
-    assert same.outcome is doxa.Outcome.MERGED and same.targets == (cpp.fact,)
+    assert same.outcome is doxa.Outcome.MERGED
+    assert same.targets == (cpp.fact,)
 
 
 def test_a_name_minted_under_the_old_loose_key_keeps_its_own_spelling(mem: doxa.Memory) -> None:
