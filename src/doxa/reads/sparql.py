@@ -37,6 +37,7 @@ from doxa.store import Dataset, QueryResult, Store
 from doxa.store.convert import valid_iri
 
 __all__ = [
+    "RDFLIB_DEFAULT_GRAPH",
     "SERVICE_REFUSED",
     "UPDATE_REFUSED",
     "CheckedQuery",
@@ -78,6 +79,12 @@ _FORMS = {
 }
 
 
+#: the IRI rdflib's ``Dataset(store=SPARQLStore(url))`` sends as ``default-graph-uri`` for the
+#: store's own default graph (``rdflib.graph.DATASET_DEFAULT_GRAPH_ID``): a placeholder, never
+#: a graph of the scope, so it reads as the default graph the caller would get by naming none
+RDFLIB_DEFAULT_GRAPH = URIRef("urn:x-rdflib:default")
+
+
 def narrow(
     dataset: Dataset,
     default: Sequence[str] | None,
@@ -88,9 +95,11 @@ def narrow(
     """The dataset a caller named (SPARQL Protocol ``default-graph-uri``/``named-graph-uri``).
 
     Naming either list replaces the whole dataset, as the Protocol says (an unnamed list is
-    empty); each graph must be an absolute IRI (else :class:`~doxa.InvalidInput`) that
-    ``allowed`` accepts (else :class:`~doxa.ScopeViolation`), so a caller can only narrow
-    ``dataset``. Naming neither keeps ``dataset``.
+    empty); rdflib's placeholder for the default graph (:data:`RDFLIB_DEFAULT_GRAPH`) in the
+    default list stands for ``dataset``'s default graphs; each other graph must be an
+    absolute IRI (else :class:`~doxa.InvalidInput`) that ``allowed`` accepts (else
+    :class:`~doxa.ScopeViolation`), so a caller can only narrow ``dataset``. Naming neither
+    keeps ``dataset``.
 
     >>> whole = Dataset(default=(URIRef("urn:a"), URIRef("urn:b")))
     >>> narrow(whole, ["urn:a"], None, allowed=lambda g: g in whole.default)
@@ -103,6 +112,9 @@ def narrow(
     for parameter, given in lists:
         chosen = []
         for iri in given:
+            if parameter == "default-graph-uri" and URIRef(iri) == RDFLIB_DEFAULT_GRAPH:
+                chosen.extend(dataset.default)  # rdflib's name for "the default graph"
+                continue
             if not valid_iri(iri):
                 raise InvalidInput(
                     f"The {parameter} {iri!r} is not an absolute IRI; name one of the scope's "

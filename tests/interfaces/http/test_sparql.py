@@ -13,7 +13,7 @@ from urllib.error import HTTPError
 
 import httpx
 import pytest
-from rdflib import Graph, Literal, URIRef
+from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from SPARQLWrapper import (
     CSV,
@@ -238,6 +238,47 @@ def test_rdflib_sparqlstore(server: Server, fmt: str) -> None:
         assert list(current.triples((None, URIRef(EX + "nothing"), None))) == []
     finally:
         store.close()
+
+
+# rdflib's own Dataset warns about its own deprecated attributes when a query runs
+@pytest.mark.filterwarnings("ignore:Dataset.default_context is deprecated:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore:Dataset.identifier is deprecated:DeprecationWarning")
+def test_rdflib_dataset_over_sparqlstore_reads_the_default_graph(server: Server) -> None:
+    """The idiomatic rdflib use, ``Dataset(store=SPARQLStore(url))``, sends rdflib's
+    placeholder ``default-graph-uri=urn:x-rdflib:default`` (it got 403): it now reads as the
+    scope's default graph, the same rows as naming no graph. Control: a graph outside the
+    scope named the same way is still refused."""
+    store = SPARQLStore(f"{server.url}/sparql", headers={"Authorization": f"Bearer {AGENT}"})
+    try:
+        dataset = Dataset(store=store)
+        rows = [row[0] for row in dataset.query(WEDNESDAY)]  # type: ignore[index]
+        assert rows == [URIRef(EX + "Wednesday")]
+        found = list(dataset.triples((None, URIRef(EX + "dayOfWeek"), None)))
+        assert (
+            URIRef(EX + "supplierCall"),
+            URIRef(EX + "dayOfWeek"),
+            URIRef(EX + "Wednesday"),
+        ) in found
+    finally:
+        store.close()
+    placeholder = httpx.get(
+        f"{server.url}/sparql",
+        params={"query": WEDNESDAY, "default-graph-uri": "urn:x-rdflib:default"},
+        headers={"Authorization": f"Bearer {AGENT}", "Accept": "application/sparql-results+json"},
+    )
+    plain = httpx.get(
+        f"{server.url}/sparql",
+        params={"query": WEDNESDAY},
+        headers={"Authorization": f"Bearer {AGENT}", "Accept": "application/sparql-results+json"},
+    )
+    assert placeholder.status_code == plain.status_code == 200
+    assert placeholder.json()["results"] == plain.json()["results"]
+    other = httpx.get(
+        f"{server.url}/sparql",
+        params={"query": WEDNESDAY, "default-graph-uri": "urn:x-rdflib:defaults"},
+        headers={"Authorization": f"Bearer {AGENT}"},
+    )
+    assert other.status_code == 403
 
 
 # -- content negotiation --------------------------------------------------------------
