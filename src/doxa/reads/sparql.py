@@ -110,7 +110,7 @@ def narrow(
     graphs = []
     lists = (("default-graph-uri", default or []), ("named-graph-uri", named or []))
     for parameter, given in lists:
-        chosen = []
+        chosen: list[URIRef] = []
         for iri in given:
             if parameter == "default-graph-uri" and URIRef(iri) == RDFLIB_DEFAULT_GRAPH:
                 chosen.extend(dataset.default)  # rdflib's name for "the default graph"
