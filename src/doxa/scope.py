@@ -218,17 +218,20 @@ class Scope:
     def ordinary(self, topic_graphs: list[URIRef]) -> Dataset:
         """What an ordinary reader sees: topics, rules, log, vocabulary and the derived graphs.
 
-        Never pending or quarantine, never another scope.
+        Never pending or quarantine, never another scope. The word index ``search`` is a
+        named graph only: it repeats each claim's ``doxa:topic`` and ``doxa:recordedAt`` for
+        recall, and the default graph is the union of its graphs with duplicates kept
+        (Oxigraph, like most stores), so with it there every fact counted twice in plain
+        SPARQL. Without it each statement of the default graph is there once.
         """
         graphs = (
             *topic_graphs,
             self.rules,
             self.log,
             self.current,
-            self.search,
             self.vocabulary,
         )
-        return Dataset(default=graphs, named=graphs)
+        return Dataset(default=graphs, named=(*graphs, self.search))
 
 
 # -- which scopes a store knows ----------------------------------------------------------

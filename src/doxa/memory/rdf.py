@@ -52,7 +52,7 @@ class Rdf:
             ordinary,
             default_graphs,
             named_graphs,
-            allowed=lambda g: g in ordinary.default or self.scope.topic_of(g) is not None,
+            allowed=lambda g: g in ordinary.named or self.scope.topic_of(g) is not None,
         )
         return run_sparql(self.store, query, dataset, max_rows=max_rows, stop=stop)
 

@@ -42,7 +42,7 @@ class ScopeDataset(RdflibDataset):
 
 def scope_graphs(scope: Scope, topic_graphs: Callable[[], list[URIRef]]) -> ScopeGraphs:
     """The graphs of ``scope`` an ordinary reader sees, asked afresh at each read."""
-    fixed = frozenset(scope.ordinary([]).default)
+    fixed = frozenset(scope.ordinary([]).named)
 
     def dataset() -> Dataset:
         return scope.ordinary(topic_graphs())
