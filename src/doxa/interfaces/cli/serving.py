@@ -22,6 +22,8 @@ from doxa.interfaces.cli.running import Settings, run_store
 from doxa.interfaces.failures import EXIT_USAGE, exit_code
 
 if TYPE_CHECKING:
+    from fastapi import FastAPI
+
     from doxa.interfaces.http.mounts import MountFactory
 
 __all__ = ["mcp", "mcp_mounts", "serve"]
@@ -102,8 +104,8 @@ def serve(
 ) -> None:
     """Serve the store over HTTP: REST API, SPARQL endpoint, review page, MCP at /mcp (see
     docs/http.md)."""
-    try:  # the server extra loads for this command only
-        import uvicorn
+    try:  # the server extra loads for this command only (uvicorn itself runs in _run)
+        import uvicorn  # noqa: F401
 
         from doxa.interfaces.http.app import create_app
         from doxa.interfaces.http.config import demo_config, load_config
@@ -165,7 +167,7 @@ def serve(
         scopes = ", ".join(k.scope for k in config.scopes)
         click.echo(f"  scopes {scopes} with the keys in {config_file}")
     if directory is None:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        _run(app, host, port)
         return
     # a server listening on every address is reached locally on the loopback one
     local = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
@@ -175,4 +177,16 @@ def serve(
     with announced(directory, f"http://{local}:{port}", tokens) as found:
         click.echo(f"  `doxa --store {where} …` in another terminal goes through this server")
         click.echo(f"  (found by {found}, readable by you only)")
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        _run(app, host, port)
+
+
+def _run(app: FastAPI, host: str, port: int) -> None:
+    """uvicorn with doxa's connection limits (doxa.interfaces.http.connections): a request's
+    headers within 10 s, a body never stalled 30 s, at most 1,000 connections (the longest
+    waiting one makes room), and the open-file limit raised to hold them."""
+    import uvicorn
+
+    from doxa.interfaces.http.connections import LIMITS, guarded_protocol, raise_open_file_limit
+
+    raise_open_file_limit(LIMITS.max_connections + 1024)  # the store's own files beside them
+    uvicorn.run(app, host=host, port=port, log_level="warning", http=guarded_protocol(LIMITS))
