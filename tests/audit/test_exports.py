@@ -555,3 +555,35 @@ def test_a_failed_import_leaves_no_empty_store(tmp_path: Path) -> None:
     assert cli(existing, "export", str(good)).exit_code == 0
     assert cli(folder / "restored", "import", str(good)).exit_code == 0
     assert (folder / "restored").is_dir()
+
+
+def test_a_cut_tail_fails_verify_with_the_head_the_auditor_kept(tmp_path: Path) -> None:
+    """An export whose newest receipts were cut off verifies as a shorter log (the control:
+    the chain alone cannot tell). With the head `doxa verify` printed for the store, the cut
+    export fails and the whole one passes; the live store and its export print one head."""
+    store = tmp_path / "store"
+    for drink in ("tea", "coffee"):
+        assert cli(store, "remember", f"Alice drinks {drink}", "--topic", "drinks").exit_code == 0
+    cut = tmp_path / "cut.nq"
+    assert cli(store, "export", str(cut), "--audit").exit_code == 0
+    assert cli(store, "remember", "Alice drinks juice", "--topic", "drinks").exit_code == 0
+    whole = tmp_path / "whole.nq"
+    assert cli(store, "export", str(whole), "--audit").exit_code == 0
+    live = cli(store, "--json", "verify")
+    assert live.exit_code == 0, live.output
+    head = json.loads(live.stdout)["heads"]["urn:doxa:scope:default/log"]
+    assert len(head) == 64
+    exported = json.loads(cli(store, "--json", "verify", str(whole)).stdout)
+    assert exported["heads"] == {"urn:doxa:scope:default/log": head}
+    assert exported["logs"] == {"urn:doxa:scope:default/log": 3}
+    assert cli(store, "verify", str(cut)).exit_code == 0  # the chain alone: a shorter log
+    refused = cli(store, "verify", str(cut), "--head", head)
+    assert refused.exit_code == 5, refused.output
+    assert "receipts were cut off" in refused.stderr
+    assert cli(store, "verify", str(whole), "--head", f"  {head.upper()} ").exit_code == 0
+    assert cli(store, "verify", "--head", head).exit_code == 0  # the live store, same head
+    other = cli(store, "verify", str(whole), "--head", head, "--head", "0" * 64)
+    assert other.exit_code == 5
+    assert "No log of the export ends at" in other.stderr
+    printed = cli(store, "verify", str(whole)).stdout
+    assert f"head {head}" in printed

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from rdflib import Literal, URIRef
@@ -24,7 +25,26 @@ from doxa.store.convert import ntriples, read_quads
 from doxa.text import DEFAULT_LANGUAGE, LANGUAGES, text_key, words
 from doxa.vocabulary import DOXA, RDF
 
-__all__ = ["verify_chain", "verify_export"]
+__all__ = [
+    "LogHead",
+    "check_heads",
+    "export_heads",
+    "verify_chain",
+    "verify_export",
+    "verify_heads",
+]
+
+
+@dataclass(frozen=True)
+class LogHead:
+    """Where a verified log ends: how many receipts it holds and the last one's hash.
+
+    A chain verifies from its first receipt on, so a log cut after its Nth receipt verifies
+    as a shorter log; only a head known from elsewhere (printed by ``doxa verify`` when the
+    export was made, kept by the auditor) tells the cut from the whole."""
+
+    receipts: int
+    hash: str  # the latest receipt's doxa:receiptHash; "" for an empty log
 
 
 def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, int]:
@@ -35,6 +55,11 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
     a receipt altered, missing or out of order; a claim or event altered, moved or removed
     after its receipt was written; or a claim or event that no receipt produced.
     """
+    return {log: head.receipts for log, head in verify_heads(quads).items()}
+
+
+def verify_heads(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, LogHead]:
+    """:func:`verify_chain`, returning each log's :class:`LogHead` (count and last hash)."""
     by_node: dict[tuple[Node, Node], list[Triple]] = defaultdict(list)
     content: dict[Node, list[tuple[Node, Node, Node, Node]]] = defaultdict(list)
     receipts: dict[Node, set[Node]] = defaultdict(set)
@@ -70,7 +95,7 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
         node: kept[event] for event, node in erased.items() if event in kept and event in erasures
     }
     resealed = _reseals(content, receipts, by_node)
-    verified: dict[str, int] = {}
+    verified: dict[str, LogHead] = {}
     produced_anywhere: set[Node] = set()
     digested: set[Node] = set()  # produced by a receipt whose content digest covers them
     for log, members in receipts.items():
@@ -120,7 +145,7 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
             previous_hash, previous = stated, receipt
         if heads.get(log) not in (None, previous):
             raise ChainBroken(f"The head of {log} is not its latest receipt: receipts were cut.")
-        verified[str(log)] = len(chain)
+        verified[str(log)] = LogHead(len(chain), previous_hash)
     _check_derived(derived, content)
     unaccounted = sorted(str(n) for n in accountable - produced_anywhere)
     if unaccounted:
@@ -353,6 +378,44 @@ def verify_export(path: str | Path) -> dict[str, int]:
     then as TriG. Returns the number of receipts verified per log graph; raises
     :class:`ChainBroken`.
     """
+    return {log: head.receipts for log, head in export_heads(path).items()}
+
+
+def export_heads(path: str | Path, *, expected: Iterable[str] = ()) -> dict[str, LogHead]:
+    """:func:`verify_export`, returning each log's :class:`LogHead`.
+
+    ``expected`` are heads the auditor kept (receipt hashes, as ``doxa verify`` printed
+    them): each log's head must be one of them and each of them some log's head, so a log
+    whose newest receipts were cut off fails (:class:`ChainBroken`) instead of verifying as
+    a shorter log.
+    """
+    heads = _export_heads(path)
+    check_heads(heads, expected)
+    return heads
+
+
+def check_heads(heads: dict[str, LogHead], expected: Iterable[str]) -> None:
+    """Raise :class:`ChainBroken` unless each log of ``heads`` ends at one of ``expected``
+    and each of ``expected`` ends some log (nothing to check when ``expected`` is empty)."""
+    kept = {h.strip().lower() for h in expected}
+    if kept:
+        found = {head.hash for head in heads.values()}
+        for log, head in sorted(heads.items()):
+            if head.hash not in kept:
+                raise ChainBroken(
+                    f"The log {log} ends at receipt hash {head.hash or '(none)'} after "
+                    f"{head.receipts} receipt(s), not at the head you gave: receipts were cut "
+                    "off (or added); ask for the export again, or check the head you kept."
+                )
+        unmatched = sorted(kept - found)
+        if unmatched:
+            raise ChainBroken(
+                f"No log of the export ends at {unmatched[0]}: its receipts up to that head "
+                "are missing; ask for the export again, or check the head you kept."
+            )
+
+
+def _export_heads(path: str | Path) -> dict[str, LogHead]:
     file = Path(path)
     if not file.is_file():
         raise NotFound(f"There is no export file at {file}; check the path.")
@@ -381,4 +444,4 @@ def verify_export(path: str | Path) -> dict[str, int]:
             "to verify; verify the N-Quads or TriG export instead."
         )
     # receipts live in named graphs only: a triple in the default graph belongs to no log
-    return verify_chain((s, p, o, g) for s, p, o, g in quads if g is not None)
+    return verify_heads((s, p, o, g) for s, p, o, g in quads if g is not None)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from doxa.audit.chain import verify_export
+from doxa.audit.chain import LogHead, check_heads, export_heads
 from doxa.audit.validation import REPORT_FORMATS
 from doxa.interfaces.cli import options
 from doxa.interfaces.cli.running import Settings, attempt, emit, run, run_store
@@ -24,28 +24,50 @@ __all__ = ["audit", "export", "import_", "verify"]
 
 @click.command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--head",
+    "heads",
+    multiple=True,
+    metavar="HASH",
+    help="A log head you kept (as verify printed it): fail unless each log ends there.",
+)
 @click.pass_obj
-def verify(settings: Settings, file: Path | None) -> None:
-    """Verify the receipt hash chain: of the open store, or of an export FILE (N-Quads, TriG)."""
+def verify(settings: Settings, file: Path | None, heads: tuple[str, ...]) -> None:
+    """Verify the receipt hash chain: of the open store, or of an export FILE (N-Quads, TriG).
 
-    def report(logs: dict[str, int], where: str) -> None:
-        total = sum(logs.values())
+    Prints each log's head (its receipt count and last receipt hash). Keep it: a later
+    export verified with `--head HASH` then fails if its newest receipts were cut off, which
+    a chain alone cannot tell from a shorter log."""
+
+    def report(logs: dict[str, LogHead], where: str) -> None:
+        total = sum(head.receipts for head in logs.values())
         if settings.json:
-            emit({"verified": True, "receipts": total, "logs": logs})
+            emit(
+                {
+                    "verified": True,
+                    "receipts": total,
+                    "logs": {log: head.receipts for log, head in logs.items()},
+                    "heads": {log: head.hash for log, head in logs.items()},
+                }
+            )
         else:
             click.echo(f"Verified {total} receipt(s) in {len(logs)} log(s) of {where}.")
-            for log, count in sorted(logs.items()):
-                click.echo(f"  {log}  {count}")
+            for log, head in sorted(logs.items()):
+                click.echo(f"  {log}  {head.receipts}  head {head.hash or '(none)'}")
 
     if file is None:
 
         def action(memory: Served) -> None:
             count = memory.verify()
-            report({str(memory.scope.log): count}, f"scope {memory.scope.name!r}")
+            chain = memory.receipts()
+            head = LogHead(count, chain[count - 1].receipt_hash if count else "")
+            logs = {str(memory.scope.log): head}
+            check_heads(logs, heads)
+            report(logs, f"scope {memory.scope.name!r}")
 
         run(settings, action)
         return
-    report(attempt(settings, lambda: verify_export(file)), str(file))
+    report(attempt(settings, lambda: export_heads(file, expected=heads)), str(file))
 
 
 @click.command("audit")
