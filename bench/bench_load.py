@@ -1,12 +1,18 @@
 """A bounded load test of ``doxa serve`` on loopback: N clients × M mixed requests.
 
     python bench/bench_load.py --clients 8 --requests 1000
+    python bench/bench_load.py --abuse --requests 300 --flood 4000 --exports 8
 
 Starts a real ``doxa serve`` on an on-disk store (its fsynced journal on), then every client
 (a thread with its own HTTP connection) sends a mix of gated writes (40%), recalls (30%),
 fact listings (20%) and SPARQL SELECTs (10%). Prints errors, throughput, p50/p99 per kind and
 the server's resident memory at the start, the middle and the end (flat means no leak).
 ``--check`` exits non-zero on any error: the test suite runs a short variant with it.
+
+``--abuse`` measures something else: a second scope's gated write p99 while the server is
+idle, while ``--flood`` half-sent requests are held open against it (reopened as the server
+closes them), and while ``--exports`` clients of the first scope take audit exports back to
+back; each printed as a ratio to idle (the target: within 2x).
 """
 
 from __future__ import annotations
@@ -58,6 +64,9 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+OTHER = "load-other-owner-key-0123456789"  # a second scope's owner (the abuse phases)
+
+
 def start(root: Path, clients: int) -> tuple[subprocess.Popen[bytes], str]:
     config = root / "server.toml"
     # as many SPARQL workers as clients, all for the one scope they use: past that the
@@ -65,7 +74,8 @@ def start(root: Path, clients: int) -> tuple[subprocess.Popen[bytes], str]:
     workers = max(4, clients)
     config.write_text(
         f"[sparql]\nmax_running = {workers}\nmax_running_per_scope = {workers}\n"
-        f'[scopes.load]\nowner_key = "{OWNER}"\n',
+        f'[scopes.load]\nowner_key = "{OWNER}"\n'
+        f'[scopes.other]\nowner_key = "{OTHER}"\n',
         encoding="utf-8",
     )
     port = free_port()
@@ -138,15 +148,138 @@ def client_run(
                     errors.append(f"{kind} {response.status_code}: {response.text[:200]}")
 
 
+def writes(url: str, key: str, count: int, label: str) -> list[float]:
+    """``count`` gated writes of one client of ``key``'s scope, each timed (seconds)."""
+    took = []
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
+        for i in range(count):
+            started = time.perf_counter()
+            answer = c.post("/remember", json={"text": f"{label} note {i}", "topic": "abuse"})
+            took.append(time.perf_counter() - started)
+            if answer.status_code != 200:
+                raise SystemExit(f"{label}: write {i} got {answer.status_code}: {answer.text}")
+    return took
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
+
+
+def half_open_flood(url: str, count: int, stop: threading.Event) -> None:
+    """Keep ``count`` half-sent requests open (reopening those the server closes)."""
+    host, port = url.removeprefix("http://").split(":")
+    socks: list[socket.socket] = []
+    while not stop.is_set():
+        socks = [s for s in socks if s.fileno() != -1 and not _closed(s)]
+        while len(socks) < count and not stop.is_set():
+            try:
+                sock = socket.create_connection((host, int(port)), timeout=5)
+                sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+                sock.setblocking(False)
+                socks.append(sock)
+            except OSError:
+                break
+        stop.wait(0.5)
+    for sock in socks:
+        sock.close()
+
+
+def _closed(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def heavy_exports(url: str, count: int, stop: threading.Event) -> None:
+    """``count`` clients of the load scope taking audit exports back to back."""
+
+    def one() -> None:
+        headers = {"Authorization": f"Bearer {OWNER}"}
+        with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
+            while not stop.is_set():
+                client.get("/export", params={"audit": "true"})
+
+    threads = [threading.Thread(target=one) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def run_abuse(url: str, writes_per_phase: int, flood: int, exports: int) -> dict[str, float]:
+    """Another scope's write p99 when idle, under a half-open flood, and under heavy
+    exports of the load scope: measured one after another in one run."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, flood + 512)), hard))
+    writes(url, OWNER, 200, "fill")  # something to export
+    idle = p99(writes(url, OTHER, writes_per_phase, "idle"))
+    results = {"idle_p99_ms": idle}
+    for name, attack, size in (
+        ("half_open", half_open_flood, flood),
+        ("exports", heavy_exports, exports),
+    ):
+        stop = threading.Event()
+        thread = threading.Thread(target=attack, args=(url, size, stop))
+        thread.start()
+        time.sleep(3)  # the attack in full swing
+        under = p99(writes(url, OTHER, writes_per_phase, name))
+        stop.set()
+        thread.join()
+        results[f"{name}_p99_ms"] = under
+        results[f"{name}_ratio"] = under / idle
+    return results
+
+
 @click.command()
 @click.option("--clients", default=8, show_default=True)
 @click.option("--requests", "per_client", default=1000, show_default=True)
 @click.option("--check", is_flag=True, help="Exit 1 on any error (for the test suite).")
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="Write JSON here.")
-def main(clients: int, per_client: int, check: bool, out: Path | None) -> None:
+@click.option(
+    "--abuse",
+    is_flag=True,
+    help="Instead of the mix: another scope's write p99 idle, under half-open connections "
+    "(--flood) and under heavy exports (--exports), with the ratios to idle.",
+)
+@click.option("--flood", default=4000, show_default=True, help="Half-open connections.")
+@click.option("--exports", default=8, show_default=True, help="Concurrent audit exports.")
+def main(
+    clients: int,
+    per_client: int,
+    check: bool,
+    out: Path | None,
+    abuse: bool,
+    flood: int,
+    exports: int,
+) -> None:
     """Load a real doxa server and report throughput, latency and memory."""
     root = Path(tempfile.mkdtemp(prefix="doxa-load-"))
     process, url = start(root, clients)
+    if abuse:
+        try:
+            found = run_abuse(url, per_client, flood, exports)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+        print(f"another scope's gated write p99, {per_client} writes a phase:")
+        print(f"  idle                          {found['idle_p99_ms']:8.1f} ms")
+        print(
+            f"  {flood} half-open connections  {found['half_open_p99_ms']:8.1f} ms  "
+            f"({found['half_open_ratio']:.2f}x idle)"
+        )
+        print(
+            f"  {exports} audit exports of a scope {found['exports_p99_ms']:8.1f} ms  "
+            f"({found['exports_ratio']:.2f}x idle)"
+        )
+        if out is not None:
+            out.write_text(json.dumps(found, indent=2))
+        return
     timings: dict[str, list[float]] = defaultdict(list)
     errors: list[str] = []
     lock = threading.Lock()
