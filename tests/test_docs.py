@@ -86,6 +86,6 @@ def test_every_mcp_tool_is_documented() -> None:
     from doxa.interfaces.mcp.server import AGENT_TOOLS
 
     text = (DOCS / "mcp.md").read_text(encoding="utf-8")
-    assert len(AGENT_TOOLS) == 6
+    assert len(AGENT_TOOLS) == 7
     missing = [name for name in AGENT_TOOLS if f"### `{name}`" not in text]
     assert missing == []

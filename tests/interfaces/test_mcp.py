@@ -65,7 +65,7 @@ def store(tmp_path: Path) -> Path:
 
 
 def test_the_tool_table_is_pinned(store: Path) -> None:
-    """The agent sees exactly six tools, reads marked read-only, each with both schemas."""
+    """The agent sees exactly seven tools, reads marked read-only, each with both schemas."""
     seen: dict[str, Any] = {}
 
     async def body(client: Client) -> None:
@@ -80,6 +80,7 @@ def test_the_tool_table_is_pinned(store: Path) -> None:
         "history": True,
         "why": True,
         "vocabulary": True,
+        "forget": False,
     }
     assert table == AGENT_TOOLS
     assert not OWNER_VERBS & set(table)
@@ -132,6 +133,42 @@ def test_remember_then_recall_and_the_reads(store: Path) -> None:
         assert why["receipt"]["id"] == receipt["id"]
 
     session(store, "alice", body)
+
+
+def test_forget_files_a_retraction_request_the_owner_decides(store: Path) -> None:
+    """An agent asks to forget a fact: a request waits for the owner and the fact stays live;
+    asking again files nothing new; the owner's approval retracts it. Controls: a fact that
+    does not exist, and an empty reason, are tool errors that file nothing."""
+    seen: dict[str, Any] = {}
+
+    async def body(client: Client) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        written = structured(
+            await client.call_tool("remember", {"text": "Bob's desk is 4B", "topic": "office"})
+        )
+        fact = written["fact"]
+        asked = structured(
+            await client.call_tool("forget", {"fact": fact, "reason": "Bob moved to 5C"})
+        )
+        jsonschema.validate(asked, tools["forget"].output_schema)
+        assert asked["requested"] is True
+        assert asked["receipt"]["outcome"] == "held"
+        assert asked["receipt"]["relation"] == "was_wrong"
+        again = structured(await client.call_tool("forget", {"fact": fact, "reason": "again"}))
+        assert again["requested"] is False
+        assert again["receipt"] is None
+        missing = await client.call_tool("forget", {"fact": "nosuchfact", "reason": "x"})
+        assert missing.is_error
+        empty = await client.call_tool("forget", {"fact": fact, "reason": "  "})
+        assert empty.is_error
+        seen["fact"], seen["held"] = fact, asked["receipt"]["held"]
+
+    session(store, "alice", body)
+    with Memory.open(store, scope="alice") as memory:
+        assert [h.id for h in memory.held()] == [seen["held"]]
+        assert memory.get(seen["fact"]).status.value == "live"  # nothing ends until approved
+        memory.owner.approve(seen["held"])
+        assert memory.get(seen["fact"]).status.value == "retracted"
 
 
 def test_bad_input_is_a_tool_error_and_nothing_is_written(store: Path) -> None:

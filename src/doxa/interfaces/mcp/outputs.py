@@ -100,6 +100,17 @@ class ReceiptOut(BaseModel):
     failures: list[str] = Field(description="failed constraints of a rejected write")
 
 
+class ForgetOut(BaseModel):
+    """What asking to forget a fact did: a request held for the owner, or nothing new."""
+
+    requested: bool = Field(
+        description="true: a retraction request now waits for the owner; false: one for "
+        "this fact was already waiting (asking twice is asking once)"
+    )
+    receipt: ReceiptOut | None = Field(description="the held request's receipt, if new")
+    note: str
+
+
 class MatchOut(BaseModel):
     """A stored fact the write was weighed against, and what the write did to it."""
 

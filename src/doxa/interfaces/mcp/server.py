@@ -5,8 +5,9 @@ only package that imports the ``mcp`` SDK (2.x renamed ``FastMCP`` to ``MCPServe
 every import here makes the next rename a one-file change). The server is a thin skin over one
 :class:`~doxa.Memory` bound to one scope for the whole session: it holds no state of its own.
 
-The agent's table has six tools: ``remember`` (the gated write) and five reads marked
-read-only (``recall``, ``facts``, ``history``, ``why``, ``vocabulary``). Every tool has an
+The agent's table has seven tools: ``remember`` (the gated write), ``forget`` (a request to
+retract a fact, held for the owner) and five reads marked read-only (``recall``, ``facts``,
+``history``, ``why``, ``vocabulary``). Every tool has an
 input and an output schema. Owner verbs (``memory.owner``'s: approve, reject, retract, erase,
 grant, revoke, clearing an alarm …) are not on the table, and an agent cannot write as the
 owner or write a standing rule: those belong to the owner's interfaces (CLI, review page, and
@@ -40,6 +41,7 @@ from doxa.interfaces.failures import message_for
 from doxa.interfaces.mcp.outputs import (
     FactList,
     FactPage,
+    ForgetOut,
     HeldList,
     HeldOut,
     HistoryOut,
@@ -91,6 +93,7 @@ AGENT_TOOLS: dict[str, bool] = {
     "history": True,
     "why": True,
     "vocabulary": True,
+    "forget": False,
 }
 
 #: what the owner's key adds over HTTP (``doxa serve`` at /mcp): name -> read-only; an agent's
@@ -274,6 +277,27 @@ def build_server(
         first: reuse their names or IRIs in remember's subject, predicate and object."""
         found = _guarded(lambda: memory.vocabulary(search, limit=limit))
         return VocabularyOut.model_validate(plain(found))
+
+    @server.tool(annotations=_WRITE, structured_output=True)
+    def forget(
+        fact: FactId,
+        reason: Annotated[str, _doc("Why the fact is wrong or should go (the owner reads it).")],
+    ) -> ForgetOut:
+        """Ask the owner to retract a live fact you found wrong. Nothing ends now: the
+        request waits for the owner, who approves (the fact is retracted, its history kept)
+        or rejects it. To record that the world changed, remember the new value instead."""
+        held = _guarded(lambda: memory.request_retraction(fact, reason=reason))
+        if held is None:
+            return ForgetOut(
+                requested=False,
+                receipt=None,
+                note="A request to retract this fact already waits for the owner.",
+            )
+        return ForgetOut(
+            requested=True,
+            receipt=receipt_out(held),
+            note="The request waits for the owner; the fact stays until they approve it.",
+        )
 
     if files:
         add_file_tools(server, memory)
