@@ -7,6 +7,7 @@ here from the configuration and closed when the app shuts down if it opened the 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import logging
 import secrets
@@ -14,7 +15,8 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -27,6 +29,7 @@ from doxa.interfaces.http.checker import QueryChecker
 from doxa.interfaces.http.config import ServerConfig
 from doxa.interfaces.http.errors import error_body, install_handlers
 from doxa.interfaces.http.mounts import KeyedMount, MountFactory
+from doxa.interfaces.http.openapi import install_openapi
 from doxa.interfaces.http.runner import QueryRunner
 from doxa.judges import Judge
 from doxa.memory import Memory
@@ -184,6 +187,15 @@ def create_app(
     app.state.sessions = ReviewSessions(seconds=review.SESSION_SECONDS)
     install_handlers(app)
 
+    @app.get("/", include_in_schema=False, response_model=None)
+    def landing(request: Request) -> HTMLResponse | JSONResponse:
+        """Where a person who opens the server's address lands: its pages, linked. A client
+        that asks for JSON gets the same links as an index."""
+        links = landing_links(mcp=bool(mounted))
+        if _wants_json(request.headers.get("accept", "")):
+            return JSONResponse({"name": "doxa", "version": __version__, "links": links})
+        return HTMLResponse(landing_page(links))
+
     @app.get("/health", tags=["server"])
     def health() -> dict[str, Any]:
         """Whether the server is up and its store answers (no key needed)."""
@@ -199,4 +211,60 @@ def create_app(
         # a route, not a Starlette mount: /mcp itself is the endpoint (no redirect to /mcp/)
         app.router.routes.append(Route(path, KeyedMount(config, keyed), include_in_schema=False))
     app.add_middleware(_BodyLimit, limit=config.max_body_bytes)
+    install_openapi(app)
     return app
+
+
+def landing_links(*, mcp: bool) -> dict[str, str]:
+    """The server's pages, by what a person would look for."""
+    links = {
+        "review": "/review",
+        "sparql_editor": "/sparql/editor",
+        "sparql": "/sparql",
+        "api_docs": "/docs",
+        "openapi": "/openapi.json",
+        "health": "/health",
+    }
+    if mcp:
+        links["mcp"] = "/mcp"
+    return links
+
+
+_LABELS = {
+    "review": "Review page — the owner decides on held writes, alarms and quarantine",
+    "sparql_editor": "SPARQL query page",
+    "sparql": "SPARQL endpoint (read-only, SPARQL 1.1 Protocol)",
+    "api_docs": "API docs (Swagger UI: Authorize with a key, then try any route)",
+    "openapi": "OpenAPI description",
+    "health": "Health",
+    "mcp": "MCP (Streamable HTTP) for agents",
+}
+
+
+def landing_page(links: dict[str, str]) -> str:
+    """A small page with no outside assets: it works offline, on a phone as on a desktop."""
+    items = "".join(
+        f'<li><a href="{href}">{html.escape(_LABELS[name])}</a> <code>{href}</code></li>'
+        for name, href in links.items()
+    )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>doxa {html.escape(__version__)}</title>"
+        "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;"
+        "padding:0 1rem}li{margin:.4rem 0}code{color:#555;font-size:.85em}</style></head>"
+        f"<body><h1>doxa</h1><p>An agent memory you can trust. Version "
+        f"{html.escape(__version__)}. Every page but this one and /health needs a key.</p>"
+        f"<ul>{items}</ul></body></html>"
+    )
+
+
+def _wants_json(accept: str) -> bool:
+    """Whether the Accept header prefers JSON to HTML (a browser sends text/html first)."""
+    kinds = [part.split(";")[0].strip().lower() for part in accept.split(",")]
+    for kind in kinds:
+        if kind in ("text/html", "application/xhtml+xml"):
+            return False
+        if kind == "application/json":
+            return True
+    return False
