@@ -278,3 +278,20 @@ def test_commands_that_serve_the_store_never_go_through_a_server(locked: Path) -
     assert served.exit_code == 4
     assert "going through it" not in served.stderr
     assert "going through it" in facts(locked).stderr  # the control: a plain command does
+
+
+def test_doxa_mcp_on_a_served_store_names_the_servers_mcp(locked: Path) -> None:
+    """`doxa mcp` on a store a `doxa serve` holds points at that server's /mcp instead of
+    the lock's "already open"; the control, the same held store with no discovery file,
+    still reports the lock."""
+    env = {name: None for name in os.environ if name.startswith("DOXA_")}
+    plant(locked, document(url="http://127.0.0.1:8123", tokens={"default": "x" * 20}))
+    result = CliRunner().invoke(main, ["--store", str(locked), "mcp"], env=env)
+    assert result.exit_code == 4, result.output
+    assert "served by doxa serve at http://127.0.0.1:8123" in result.stderr
+    assert "http://127.0.0.1:8123/mcp" in result.stderr
+    assert "already open" not in result.stderr
+    discovery_file(locked).unlink()
+    result = CliRunner().invoke(main, ["--store", str(locked), "mcp"], env=env)
+    assert result.exit_code == 4
+    assert "already open for writing in another process" in result.stderr

@@ -55,7 +55,32 @@ def mcp(settings: Settings, path: str | None, scope_name: str | None, files: boo
         scope=scope_name or settings.scope,
         scope_named=settings.scope_named or scope_name is not None,
     )
+    _refuse_a_served_store(bound)
     run_store(bound, lambda memory: serve_memory(memory, files=files), serves=True)
+
+
+def _refuse_a_served_store(settings: Settings) -> None:
+    """``doxa mcp`` opens the store itself; when a ``doxa serve`` holds it, say where that
+    server's MCP endpoint is instead of the lock's "already open"."""
+    from doxa.errors import StoreLocked
+    from doxa.interfaces.cli.running import print_error
+    from doxa.interfaces.discovery import Discovered, discover
+    from doxa.store.location import MEMORY, is_server_url
+
+    if settings.store == MEMORY or is_server_url(settings.store):
+        return
+    found = discover(Path(settings.store), settings.scope)
+    if not isinstance(found, Discovered):
+        return
+    message = (
+        f"The store {settings.store} is served by doxa serve at {found.url} (pid {found.pid}), "
+        f"which serves these tools to agents at {found.url}{MCP_PATH} (MCP Streamable HTTP, "
+        "with an agent key as 'Authorization: Bearer KEY'): point the MCP client there, or "
+        "stop that server to run doxa mcp over stdio."
+    )
+    error = StoreLocked(message)
+    print_error(settings, type(error).__name__, message, exit_code(error))
+    raise SystemExit(exit_code(error))
 
 
 class _Settings(Protocol):
