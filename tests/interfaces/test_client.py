@@ -159,8 +159,10 @@ def test_what_has_no_route_is_not_there() -> None:
 
     with _client(httpx.MockTransport(answer)) as client:
         assert not hasattr(client, "export")
-        assert not hasattr(client, "admin")
-        assert hasattr(client, "owner")  # the control: what has routes is there
+        assert not hasattr(client.admin, "backup")  # the admin's export only: it has a route
+        assert not hasattr(client.admin, "load_export")
+        assert hasattr(client.admin, "export")  # the control: what has routes is there
+        assert hasattr(client, "owner")
         with pytest.raises(InvalidInput, match="has not named the scope"):
             _ = client.scope
         with pytest.raises(AttributeError):

@@ -46,13 +46,25 @@ def test_served_parameters_are_memorys(name: str) -> None:
     ]
 
 
+def test_served_admin_and_rdf_take_memorys_parameters() -> None:
+    """The export and SPARQL the CLI sends through a server take Admin's and Rdf's own
+    parameters (names and kinds; Rdf's dataset options are the Python API's only)."""
+    from doxa.interfaces.client import ServedAdmin, ServedRdf
+    from doxa.memory.admin import Admin
+    from doxa.memory.rdf import Rdf
+
+    def shape(function: object) -> list[tuple[str, object]]:
+        return [(p.name, p.kind) for p in inspect.signature(function).parameters.values()]  # type: ignore[arg-type]
+
+    assert shape(ServedAdmin.export) == shape(Admin.export)
+    assert shape(ServedRdf.sparql) == shape(Rdf.sparql)[:2]
+
+
 @pytest.mark.parametrize(
     "args",
     [
-        ["export", "out.nq"],
         ["backup"],
         ["render", "folder"],
-        ["sparql", "SELECT * WHERE { ?s ?p ?o }"],
         ["ontology", "list"],
     ],
 )
@@ -63,7 +75,17 @@ def test_a_store_command_is_refused_through_a_server(args: list[str]) -> None:
     assert "has no route for it" in result.output
 
 
-@pytest.mark.parametrize("args", [["facts"], ["held"], ["approve", "h1"], ["verify"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["facts"],
+        ["held"],
+        ["approve", "h1"],
+        ["verify"],
+        ["export", "out.nq"],
+        ["sparql", "SELECT * WHERE { ?s ?p ?o }"],
+    ],
+)
 def test_a_served_command_goes_to_the_server(args: list[str]) -> None:
     """The control: a served command is sent (and fails to reach the port: exit 4)."""
     result = CliRunner().invoke(main, ["--server", NOWHERE, *args], env=KEY)

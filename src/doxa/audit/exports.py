@@ -35,6 +35,7 @@ __all__ = [
     "marker",
     "read_export",
     "scope_quads",
+    "write_export",
 ]
 
 #: called with (quads done so far, quads in all)
@@ -146,6 +147,18 @@ def export_scope(
     quads = scope_quads(store, scope, audit=audit)
     if audit:
         quads.append(marker(scope))
+    return write_export(quads, target, format=format, progress=progress)
+
+
+def write_export(
+    quads: list[Quad],
+    target: str | Path | IO[str],
+    *,
+    format: ExportFormat,
+    progress: Progress | None = None,
+) -> int:
+    """Write ``quads`` (a scope's export, as :func:`export_scope` gathers it or as a server
+    sent it) to ``target`` in ``format``, canonically; returns the number of quads."""
     total, done = len(quads), 0
 
     def step(count: int) -> None:

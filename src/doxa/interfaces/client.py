@@ -10,7 +10,9 @@ one code for both. An error answer comes back as the doxa error it stands for
 (:func:`~doxa.interfaces.failures.error_from`, the one table read backwards), so the exit
 codes are those of the embedded store.
 
-What the REST API does not offer (a backup, an export into a file, an import, creating a
+An export and a SPARQL query go through the server too (:class:`RemoteAdmin`,
+:class:`RemoteRdf`): the file is written here from the quads the server sends, the same
+bytes as from the store. What the REST API does not offer (a backup, an import, creating a
 scope …) is not attempted: those commands need the store itself
 (:func:`~doxa.interfaces.cli.running.run_store`), which refuses a server with
 :class:`~doxa.InvalidInput` naming the two ways on (stop the server, or use the REST API);
@@ -21,16 +23,20 @@ from __future__ import annotations
 
 import enum
 import inspect
+import json
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import cached_property
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from pathlib import Path
+from typing import IO, Any, Concatenate, ParamSpec, Protocol, TypeVar
 from urllib.parse import quote
 
 import httpx
-from rdflib import Literal
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.term import Node
 
+from doxa.audit.exports import Progress, format_of, write_export
 from doxa.errors import ConstraintFailure, DoxaError, InvalidInput, ShapeViolation, StoreError
 from doxa.interfaces.failures import error_from
 from doxa.interfaces.revive import revive
@@ -52,12 +58,24 @@ from doxa.memory.decisions import (
 )
 from doxa.memory.owner import Owner
 from doxa.model import Alarm, Fact, HeldWrite, History, Receipt, Standing, Why
+from doxa.reads.sparql import check_query
 from doxa.reads.stats import Stats
 from doxa.reads.vocabulary import Vocabulary
 from doxa.scope import Scope
+from doxa.store.base import QueryResult
+from doxa.store.convert import read_quads
 from doxa.writes import PYTHON_FIELDS
 
-__all__ = ["RemoteMemory", "RemoteOwner", "Served", "sent"]
+__all__ = [
+    "RemoteAdmin",
+    "RemoteMemory",
+    "RemoteOwner",
+    "RemoteRdf",
+    "Served",
+    "ServedAdmin",
+    "ServedRdf",
+    "sent",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -108,6 +126,31 @@ class Served(Protocol):
     def verify(self) -> int: ...
 
     def require_scope(self) -> None: ...
+
+    @property
+    def admin(self) -> ServedAdmin: ...
+
+    @property
+    def rdf(self) -> ServedRdf: ...
+
+
+class ServedAdmin(Protocol):
+    """What of ``memory.admin`` works through a server: the export (``GET /export``)."""
+
+    def export(
+        self,
+        target: str | Path | IO[str],
+        *,
+        audit: bool = ...,
+        format: str | None = ...,
+        progress: Progress | None = ...,
+    ) -> int: ...
+
+
+class ServedRdf(Protocol):
+    """What of ``memory.rdf`` works through a server: read-only SPARQL (``GET /sparql``)."""
+
+    def sparql(self, query: str) -> QueryResult: ...
 
 
 def sent(decision: Decision[P, R]) -> Callable[Concatenate[RemoteOwner, P], R]:
@@ -205,6 +248,38 @@ class RemoteMemory:
         """The owner's decisions through the server (an agent key gets the server's 403)."""
         return RemoteOwner(self)
 
+    @cached_property
+    def admin(self) -> RemoteAdmin:
+        """The export through the server (``GET /export``)."""
+        return RemoteAdmin(self)
+
+    @cached_property
+    def rdf(self) -> RemoteRdf:
+        """Read-only SPARQL through the server's endpoint (``GET /sparql``)."""
+        return RemoteRdf(self)
+
+    def _fetch(self, path: str, *, params: Mapping[str, object], accept: str) -> bytes:
+        """A route's body as bytes in the media type ``accept`` (an export, query results);
+        an error answer comes back as the doxa error it stands for, as for :meth:`_call`."""
+        query = {k: _param(v) for k, v in params.items() if v is not None}
+        try:
+            answer = self._http.get(path, params=query, headers={"Accept": accept})
+        except httpx.HTTPError as error:
+            raise StoreError(
+                f"Cannot reach the doxa server at {self.url} ({error}); is `doxa serve` "
+                "running there? Check --server (or $DOXA_SERVER)."
+            ) from None
+        if answer.is_success:
+            return answer.content
+        try:
+            document = answer.json()
+        except ValueError:
+            raise StoreError(
+                f"The server at {self.url} answered {answer.status_code} with no JSON; is it a "
+                "doxa server? Check --server (or $DOXA_SERVER)."
+            ) from None
+        raise _error(document, answer.status_code)
+
     def _receipt(self, receipt_id: str) -> Receipt:
         """One receipt by id (a rejection's: the REST answer names it, ``GET /receipts`` has
         it); read only when a write was rejected, so a plain write costs one request."""
@@ -269,6 +344,72 @@ class RemoteMemory:
 
     def require_scope(self) -> None:
         """Nothing to check here: the server binds the key to a scope it serves."""
+
+
+class RemoteAdmin:
+    """``memory.admin.export`` through ``GET /export``: the server sends the scope's quads as
+    N-Quads, and they are written here as the store would write them (canonical, in the
+    format asked for), so the file is the same bytes either way."""
+
+    def __init__(self, client: RemoteMemory) -> None:
+        self._client = client
+
+    def export(
+        self,
+        target: str | Path | IO[str],
+        *,
+        audit: bool = False,
+        format: str | None = None,
+        progress: Progress | None = None,
+    ) -> int:
+        where = Path(target) if isinstance(target, str | Path) else Path("export.nq")
+        chosen = format_of(where, format)  # a bad name fails before the request
+        data = self._client._fetch("/export", params={"audit": audit}, accept=NQUADS_TYPE)
+        quads = list(read_quads(data, format="nquads", source=self._client.url))
+        return write_export(quads, target, format=chosen, progress=progress)  # type: ignore[arg-type]
+
+
+class RemoteRdf:
+    """``memory.rdf.sparql`` through the server's SPARQL endpoint: results as SPARQL JSON
+    (SELECT, ASK) or N-Triples (CONSTRUCT, DESCRIBE), read back into a ``QueryResult``."""
+
+    def __init__(self, client: RemoteMemory) -> None:
+        self._client = client
+
+    def sparql(self, query: str) -> QueryResult:
+        form = check_query(query).form  # a bad query fails here, before the request
+        if form == "construct":
+            data = self._client._fetch("/sparql", params={"query": query}, accept=NTRIPLES_TYPE)
+            graph = Graph().parse(data=data.decode("utf-8"), format="nt")
+            return QueryResult(form=form, triples=tuple(sorted(graph)))
+        data = self._client._fetch("/sparql", params={"query": query}, accept=RESULTS_TYPE)
+        document = json.loads(data)
+        if form == "ask":
+            return QueryResult(form=form, boolean=bool(document["boolean"]))
+        names = tuple(document["head"]["vars"])
+        rows = tuple(
+            tuple(_term(binding[name]) if name in binding else None for name in names)
+            for binding in document["results"]["bindings"]
+        )
+        return QueryResult(form=form, variables=names, rows=rows)
+
+
+def _term(value: Mapping[str, str]) -> Node:
+    """One SPARQL JSON result term as an rdflib term."""
+    kind, text = value["type"], value["value"]
+    if kind == "uri":
+        return URIRef(text)
+    if kind == "bnode":
+        return BNode(text)
+    if "xml:lang" in value:
+        return Literal(text, lang=value["xml:lang"])
+    datatype = value.get("datatype")
+    return Literal(text, datatype=URIRef(datatype) if datatype else None)
+
+
+NQUADS_TYPE = "application/n-quads"
+NTRIPLES_TYPE = "application/n-triples"
+RESULTS_TYPE = "application/sparql-results+json"
 
 
 class RemoteOwner:

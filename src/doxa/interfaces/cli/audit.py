@@ -118,14 +118,14 @@ def export(
     """Write the scope as canonical N-Quads (RDFC-1.0) or TriG to FILE."""
     bar = ProgressBar("Exporting", force=progress)
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         count = memory.admin.export(file, audit=audit, format=rdf_format, progress=bar)
         if settings.json:
             emit({"file": str(file), "quads": count, "audit": audit})
         else:
             click.echo(f"Wrote {count} quad(s) to {file}.")
 
-    run_store(settings, action)
+    run(settings, action)  # through a running server too: GET /export, written here
 
 
 @click.command("import")

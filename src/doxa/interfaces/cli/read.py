@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from doxa.interfaces.cli import options
-from doxa.interfaces.cli.running import Settings, emit, run, run_store
+from doxa.interfaces.cli.running import Settings, emit, run
 from doxa.interfaces.cli.show import (
     facts_table,
     held_table,
@@ -21,7 +21,6 @@ from doxa.interfaces.cli.show import (
 )
 from doxa.interfaces.client import Served
 from doxa.interfaces.presentation import sparql_json, table
-from doxa.memory import Memory
 from doxa.reads.parameters import FACTS, RECALL
 from doxa.store.convert import ntriples
 
@@ -118,7 +117,7 @@ def sparql(settings: Settings, query: str) -> None:
     """Run a read-only SPARQL QUERY over the scope ('-' reads it from stdin)."""
     text = sys.stdin.read() if query == "-" else query
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         result = memory.rdf.sparql(text)
         if settings.json:
             emit(sparql_json(result))
@@ -131,7 +130,7 @@ def sparql(settings: Settings, query: str) -> None:
             rows = [["" if t is None else ntriples(t) for t in row] for row in result.rows]
             click.echo(table(list(result.variables), rows))
 
-    run_store(settings, action)
+    run(settings, action)  # through a running server too: its SPARQL endpoint
 
 
 @click.command()
