@@ -878,16 +878,19 @@ def test_receipts_table_and_json(store: Path) -> None:
 
 def test_verify_store(store: Path) -> None:
     """`doxa verify` counts the scope's receipts, in words and in JSON."""
-    remember_id(store, "Alice prefers tea", "--topic=drinks")
+    receipt = run_json(store, "remember", "Alice prefers tea", "--topic=drinks")
     result = run(store, "verify")
     assert result.exit_code == 0
+    head = receipt["receipt_hash"]  # the head is the latest receipt's hash
     assert result.stdout == (
-        "Verified 1 receipt(s) in 1 log(s) of scope 'default'.\n  urn:doxa:scope:default/log  1\n"
+        "Verified 1 receipt(s) in 1 log(s) of scope 'default'.\n"
+        f"  urn:doxa:scope:default/log  1  head {head}\n"
     )
     assert run_json(store, "verify") == {
         "verified": True,
         "receipts": 1,
         "logs": {"urn:doxa:scope:default/log": 1},
+        "heads": {"urn:doxa:scope:default/log": head},
     }
 
 
@@ -926,8 +929,10 @@ def test_verify_export_file(store: Path, tmp_path: Path) -> None:
     assert run(store, "export", str(export), "--audit").exit_code == 0
     result = run(store, "verify", str(export))
     assert result.exit_code == 0
+    head = run_json(store, "verify")["heads"]["urn:doxa:scope:default/log"]
     assert result.stdout == (
-        f"Verified 2 receipt(s) in 1 log(s) of {export}.\n  urn:doxa:scope:default/log  2\n"
+        f"Verified 2 receipt(s) in 1 log(s) of {export}.\n"
+        f"  urn:doxa:scope:default/log  2  head {head}\n"
     )
     text = export.read_text(encoding="utf-8")
     forged = tmp_path / "forged.nq"
@@ -939,15 +944,18 @@ def test_verify_export_file(store: Path, tmp_path: Path) -> None:
 
 
 def test_verify_export_file_json(store: Path, tmp_path: Path) -> None:
-    """`--json verify FILE` reports the count per log."""
+    """`--json verify FILE` reports the count and the head per log, as the live store's."""
     remember_id(store, "Alice prefers tea", "--topic=drinks")
     export = tmp_path / "audit.nq"
     run(store, "export", str(export))
+    live = run_json(store, "verify")
     assert run_json(store, "verify", str(export)) == {
         "verified": True,
         "receipts": 1,
         "logs": {"urn:doxa:scope:default/log": 1},
+        "heads": live["heads"],
     }
+    assert len(live["heads"]["urn:doxa:scope:default/log"]) == 64
 
 
 def test_verify_missing_or_broken_file(tmp_path: Path) -> None:
