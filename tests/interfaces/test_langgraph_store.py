@@ -10,11 +10,13 @@ waits for the owner, the clocks are filters.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from datetime import datetime
 from pathlib import Path
 
 import pytest
+import rdflib
 from tests.helpers import INJECTED
 
 import doxa
@@ -24,6 +26,7 @@ pytest.importorskip("langgraph.store.base")
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    InvalidNamespaceError,
     ListNamespacesOp,
     MatchCondition,
     PutOp,
@@ -31,7 +34,10 @@ from langgraph.store.base import (
 )
 
 from doxa.interfaces.langgraph_store import (
+    KEY_PREFIX,
+    VALUE,
     DoxaStore,
+    NamespaceRefused,
     namespace_of,
     topic_of_namespace,
 )
@@ -240,8 +246,7 @@ def test_clocks(store: DoxaStore, memory: doxa.Memory) -> None:
         ("users\u200b",),  # a zero-width space
         ("users\n",),
         ("a" * 65,),
-        ("a" * 40, "b" * 40),  # labels fine, the topic over 64
-        ["users"],
+        ("langgraph", "x"),  # LangGraph's reserved root
         (1,),
         "users",
     ],
@@ -255,16 +260,17 @@ def test_clocks(store: DoxaStore, memory: doxa.Memory) -> None:
         "zero-width",
         "newline",
         "long-label",
-        "long-topic",
-        "list",
+        "reserved-root",
         "not-a-string",
         "string",
     ],
 )
 def test_bad_namespace(store: DoxaStore, memory: doxa.Memory, namespace: object) -> None:
     """A namespace that is not a topic's labels is refused, and nothing is written."""
-    with pytest.raises(doxa.InvalidInput, match=r"amespace|topic"):
+    with pytest.raises(NamespaceRefused, match=r"amespace|topic"):
         store.put(namespace, "k", {"v": 1})  # type: ignore[arg-type]
+    with pytest.raises(InvalidNamespaceError):  # LangGraph's own error, for its callers
+        store.get(namespace, "k")  # type: ignore[arg-type]
     with pytest.raises(doxa.InvalidInput):
         store.get(namespace, "k")  # type: ignore[arg-type]
     with pytest.raises(doxa.InvalidInput):
@@ -448,3 +454,132 @@ def test_ttl_is_refused(store: DoxaStore, memory: doxa.Memory) -> None:
     assert memory.facts() == []
     store.put(PREFS, "k", {"v": 1}, ttl=None)
     assert len(memory.facts()) == 1
+
+
+def test_a_list_namespace_is_its_tuple(store: DoxaStore) -> None:
+    """A list of labels (as JSON hands a namespace over) reads as the tuple it spells."""
+    store.put(["users", "alice"], "k", {"v": 1})  # type: ignore[arg-type]
+    item = store.get(("users", "alice"), "k")
+    assert item is not None
+    assert item.namespace == ("users", "alice")
+    assert [i.key for i in store.search(["users"])] == ["k"]  # type: ignore[arg-type]
+
+
+USER = "2f9d3c1e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+THREAD = "7b1e5d2c-3f4a-4b8c-8d9e-0f1a2b3c4d5e"
+
+
+def test_namespaces_of_realistic_length(store: DoxaStore, memory: doxa.Memory) -> None:
+    """A namespace of two UUIDs and a label (longer than a topic name may be) is kept under a
+    digest topic; its items read back with their whole namespace, by get, search and
+    list_namespaces, and two such namespaces stay apart."""
+    long_ns = ("memories", USER, THREAD)
+    other_ns = ("memories", USER, THREAD.replace("7b", "7c"))
+    store.put(long_ns, "drink", {"text": "Alice prefers tea"})
+    store.put(other_ns, "drink", {"text": "Bob prefers coffee"})
+    item = store.get(long_ns, "drink")
+    assert item is not None
+    assert (item.namespace, item.value) == (long_ns, {"text": "Alice prefers tea"})
+    other = store.get(other_ns, "drink")
+    assert other is not None
+    assert other.value == {"text": "Bob prefers coffee"}
+    topics = memory.topics()
+    assert len(topics) == 2
+    assert all(len(t) <= 64 and t.startswith("memories..") for t in topics)
+    assert [i.namespace for i in store.search(("memories", USER, THREAD))] == [long_ns]
+    assert {i.namespace for i in store.search(("memories",))} == {long_ns, other_ns}
+    assert [i.value for i in store.search(long_ns, query="tea")] == [{"text": "Alice prefers tea"}]
+    assert store.list_namespaces(prefix=("memories", USER)) == sorted([long_ns, other_ns])
+    assert store.list_namespaces(max_depth=2) == [("memories", USER)]
+    short = ("users", "alice")  # the control: a short namespace is still its joined topic
+    store.put(short, "k", {"v": 1})
+    assert "users.alice" in memory.topics()
+
+
+def test_empty_query_is_no_query(store: DoxaStore) -> None:
+    """LangGraph reads query="" as no query: every item, newest first."""
+    store.put(PREFS, "a", {"text": "tea"})
+    store.put(PREFS, "b", {"text": "bread"})
+    assert [i.key for i in store.search(PREFS, query="")] == ["b", "a"]
+    assert [i.key for i in store.search(PREFS, query="bread")] == ["b"]  # the control
+
+
+def test_a_bad_op_refuses_the_whole_batch(store: DoxaStore, memory: doxa.Memory) -> None:
+    """A batch is checked whole before anything runs: a bad op after good puts writes
+    nothing."""
+    good = [PutOp(PREFS, "a", {"v": 1}), PutOp(PREFS, "b", {"v": 2})]
+    for bad in [
+        PutOp(("Bad",), "c", {"v": 3}),
+        PutOp(PREFS, "", {"v": 3}),
+        PutOp(PREFS, "c", {"v": float("nan")}),
+        PutOp(PREFS, "c", {"v": 3}, ttl=5),
+        GetOp(("langgraph",), "c"),
+        SearchOp(PREFS, limit=-1),
+    ]:
+        with pytest.raises(doxa.InvalidInput):
+            store.batch([*good, bad])
+        assert memory.facts() == []
+    store.batch(good)  # the control
+    assert len(memory.facts()) == 2
+
+
+@pytest.mark.parametrize(
+    ("subject", "value"),
+    [
+        (f"{KEY_PREFIX}users.alice.prefs:k", "{bad"),
+        (f"{KEY_PREFIX}users.alice.prefs:k", "[1, 2]"),
+        ("urn:x:elsewhere", '{"v": 1}'),
+        (f"{KEY_PREFIX}users.bob:k", '{"v": 1}'),
+        (f"{KEY_PREFIX}Users:k", '{"v": 1}'),
+    ],
+    ids=["not-json", "not-an-object", "other-subject", "other-topic", "bad-namespace"],
+)
+def test_facts_it_did_not_write_are_skipped(
+    store: DoxaStore,
+    memory: doxa.Memory,
+    subject: str,
+    value: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A writer of the scope who hand-writes a fact of the value predicate cannot break the
+    store's reads: the fact is skipped and reported in the log."""
+    store.put(PREFS, "good", {"v": 0})
+    receipt = memory.remember(
+        f"hand-written {value}",
+        topic="users.alice.prefs",
+        subject=subject,
+        predicate=VALUE,
+        object=rdflib.Literal(value),
+    )
+    assert receipt.outcome is doxa.Outcome.ADMITTED
+    with caplog.at_level(logging.WARNING, logger="doxa.langgraph"):
+        assert [i.key for i in store.search(PREFS)] == ["good"]
+        assert store.get(PREFS, "k") is None
+        assert store.list_namespaces() == [PREFS]
+    assert "did not write" in caplog.text
+    assert store.get(PREFS, "good") is not None  # the control
+
+
+def test_a_delete_does_not_list_the_held_writes(
+    store: DoxaStore, memory: doxa.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asking to delete looks the fact's waiting request up by target; it never lists every
+    held write (whose number grows with the store). Asking twice still holds one request."""
+    store.put(PREFS, "drink", {"text": "tea"})
+    store.put(PREFS, "food", {"text": "bread"})
+
+    def listing(*_: object, **__: object) -> object:
+        raise AssertionError("a delete listed every held write")
+
+    monkeypatch.setattr(doxa.Memory, "held", listing)
+    store.delete(PREFS, "drink")
+    first = store.last_receipt
+    store.delete(PREFS, "drink")
+    assert store.last_receipt is None  # asked twice: one request
+    store.delete(PREFS, "food")  # the control: another fact's request is its own
+    assert first is not None
+    assert store.last_receipt is not None
+    monkeypatch.undo()
+    assert sorted(h.targets[0] for h in memory.held()) == sorted(
+        f.id for f in memory.facts(predicate=VALUE)
+    )

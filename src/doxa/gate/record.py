@@ -377,6 +377,20 @@ class Record:
         )
         return [self.scope.local_id(URIRef(str(r["claim"]))) for r in rows]
 
+    def retraction_waiting(self, target: URIRef, kind: str) -> bool:
+        """Whether a request to retract ``target`` (a ``was_wrong`` hold of ``kind``)
+        already waits: one lookup by target, whatever the number of held writes."""
+        rows = self.store.select(
+            query("retraction_waiting"),
+            dataset=Dataset(default=(self.scope.pending,)),
+            bindings={
+                "target": target,
+                "relation": Relation.WAS_WRONG.iri,
+                "kind": Literal(kind),
+            },
+        )
+        return bool(rows)
+
     def held(self, held_id: str) -> tuple[list[Pair], list[Pair]]:
         pending = Dataset(default=(self.scope.pending,))
         held = self.scope.held(held_id)

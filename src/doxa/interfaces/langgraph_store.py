@@ -25,10 +25,13 @@ The mapping (docs/decisions.md, "The LangGraph store"):
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import logging
 import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 from typing import Literal as Literal_
@@ -46,6 +49,7 @@ try:
         NOT_PROVIDED,
         BaseStore,
         GetOp,
+        InvalidNamespaceError,
         Item,
         ListNamespacesOp,
         MatchCondition,
@@ -61,7 +65,16 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "doxa's LangGraph store needs langgraph; install it with pip install 'doxa[langgraph]'."
     ) from error
 
-__all__ = ["KEY_PREFIX", "VALUE", "DoxaStore", "namespace_of", "topic_of_namespace"]
+__all__ = [
+    "KEY_PREFIX",
+    "VALUE",
+    "DoxaStore",
+    "NamespaceRefused",
+    "namespace_of",
+    "topic_of_namespace",
+]
+
+_log = logging.getLogger("doxa.langgraph")
 
 #: the IRI every item's key is under (then ``<topic>:<percent-encoded key>``)
 KEY_PREFIX = "urn:doxa:langgraph:key:"
@@ -72,34 +85,73 @@ CLOCKS = ("valid_at", "as_of")
 #: the most facts one topic's recall is asked for when a search filters or pages
 _RECALL_MOST = 500
 _COMPARE = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
+#: the root label LangGraph keeps for itself (its own stores refuse it)
+RESERVED_ROOT = "langgraph"
+#: a topic name's most characters (doxa.scope.check_name)
+_TOPIC_MOST = 64
+#: hex digits of the digest that names a namespace too long to join into a topic
+_DIGEST_HEX = 24
 
 
-def topic_of_namespace(namespace: object) -> str:
-    """The topic a namespace names: its labels joined by ``.``.
+class NamespaceRefused(InvalidInput, InvalidNamespaceError):
+    """A namespace the store cannot hold: LangGraph's ``InvalidNamespaceError``, so code
+    written for LangGraph's own stores catches it, and doxa's :class:`~doxa.InvalidInput`."""
 
-    Raises :class:`~doxa.InvalidInput` for anything but a non-empty tuple of labels of
-    lower-case letters, digits, ``_`` and ``-`` (so the topic splits back into them).
 
-    >>> topic_of_namespace(("users", "alice"))
-    'users.alice'
+def checked_namespace(namespace: object, *, prefix: bool = False) -> tuple[str, ...]:
+    """A namespace as a tuple of labels, checked: each label 1-64 lower-case letters,
+    digits, ``_`` or ``-`` (no dots, so the joined name splits back), not starting with
+    LangGraph's reserved root ``langgraph``. A list is read as the tuple it spells; ``()``
+    is allowed only as a search ``prefix`` (everything). Raises :class:`NamespaceRefused`.
     """
-    if not isinstance(namespace, tuple) or not namespace:
-        raise InvalidInput(
+    if isinstance(namespace, list):
+        namespace = tuple(namespace)
+    if not isinstance(namespace, tuple) or (not namespace and not prefix):
+        raise NamespaceRefused(
             f"Namespace {namespace!r} is not a namespace; use a non-empty tuple of labels "
             "such as ('users', 'alice')."
         )
     for label in namespace:
         if not isinstance(label, str) or not label or "." in label:
-            raise InvalidInput(
+            raise NamespaceRefused(
                 f"Namespace label {label!r} of {namespace!r} is not valid; use lower-case "
                 "letters, digits, '_' or '-' (no dots), for example ('users', 'alice')."
             )
-        check_name(label, "namespace label")
-    return check_name(".".join(namespace), "topic (the namespace's labels joined by '.')")
+        try:
+            check_name(label, "namespace label")
+        except InvalidInput as error:
+            raise NamespaceRefused(str(error)) from error
+    if namespace and namespace[0] == RESERVED_ROOT:
+        raise NamespaceRefused(
+            f"Namespace {namespace!r} starts with {RESERVED_ROOT!r}, the root label LangGraph "
+            "keeps for itself; choose another first label."
+        )
+    return namespace
+
+
+def topic_of_namespace(namespace: object) -> str:
+    """The topic a namespace names: its labels joined by ``.``; or, when that is longer
+    than a topic may be (two UUIDs and a label), the first label cut to fit, ``..`` and a
+    digest of the joined labels (no joined namespace holds ``..``, so the two kinds of
+    topic never meet). Raises :class:`NamespaceRefused` for a bad namespace.
+
+    >>> topic_of_namespace(("users", "alice"))
+    'users.alice'
+    >>> topic_of_namespace(("users", "0" * 36, "1" * 36))
+    'users..4a5f3c3ce582f96ecadcd546'
+    """
+    joined = ".".join(checked_namespace(namespace))
+    if len(joined) <= _TOPIC_MOST:
+        return joined
+    digest = hashlib.sha256(joined.encode()).hexdigest()[:_DIGEST_HEX]
+    first = joined.split(".", 1)[0][: _TOPIC_MOST - _DIGEST_HEX - 2]
+    return f"{first}..{digest}"
 
 
 def namespace_of(topic: str) -> tuple[str, ...]:
-    """The namespace a topic stands for: the inverse of :func:`topic_of_namespace`.
+    """The namespace a topic of joined labels stands for: the inverse of
+    :func:`topic_of_namespace` for a namespace short enough to join (a digest topic's
+    namespace is read from its items' keys).
 
     >>> namespace_of("users.alice")
     ('users', 'alice')
@@ -107,10 +159,16 @@ def namespace_of(topic: str) -> tuple[str, ...]:
     return tuple(check_name(topic, "topic").split("."))
 
 
-def _key_iri(topic: str, key: object) -> str:
+def _is_digest(topic: str) -> bool:
+    return ".." in topic
+
+
+def _key_iri(namespace: tuple[str, ...], key: object) -> str:
+    """The subject of an item: the whole namespace (joined) and the percent-encoded key, so
+    an item names its namespace even under a digest topic."""
     if not isinstance(key, str) or not key or "\x00" in key:
         raise InvalidInput(f"Key {key!r} is not a key; use a non-empty string without NUL.")
-    return f"{KEY_PREFIX}{topic}:{quote(key, safe='')}"
+    return f"{KEY_PREFIX}{'.'.join(namespace)}:{quote(key, safe='')}"
 
 
 def _value_text(value: object) -> str:
@@ -173,8 +231,9 @@ class DoxaStore(BaseStore):
         quarantines leaves the old value readable. Raises :class:`~doxa.InvalidInput` for a
         bad namespace, key or value, before anything is written.
         """
+        namespace = checked_namespace(namespace)
         topic = topic_of_namespace(namespace)
-        subject = _key_iri(topic, key)
+        subject = _key_iri(namespace, key)
         text = _value_text(value)
         with self.memory.store.lock:
             live = self._live(topic, subject)
@@ -195,8 +254,9 @@ class DoxaStore(BaseStore):
     def request_delete(self, namespace: tuple[str, ...], key: str) -> Receipt | None:
         """Ask the owner to retract the key's live fact; None when there is none, or when a
         request for it already waits. The item stays readable until the owner approves."""
+        namespace = checked_namespace(namespace)
         topic = topic_of_namespace(namespace)
-        subject = _key_iri(topic, key)
+        subject = _key_iri(namespace, key)
         with self.memory.store.lock:
             live = self._live(topic, subject)
             receipt = None
@@ -243,8 +303,9 @@ class DoxaStore(BaseStore):
     ) -> Item | None:
         """The item under ``key``: its live fact (true at ``valid_at`` as believed at
         ``as_of``, both now by default), or None."""
+        namespace = checked_namespace(namespace)
         topic = topic_of_namespace(namespace)
-        return self._item(topic, _key_iri(topic, key), valid_at=valid_at, as_of=as_of)
+        return self._item(topic, _key_iri(namespace, key), valid_at=valid_at, as_of=as_of)
 
     def search(
         self,
@@ -267,9 +328,16 @@ class DoxaStore(BaseStore):
         return self._search(SearchOp(namespace_prefix, filter, limit, offset, query), clocks=clocks)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run each operation in order; a put whose value is None is a delete request."""
+        """Run each operation in order; a put whose value is None is a delete request.
+
+        Every operation is checked before the first runs, so a bad one (a namespace,
+        key, value or ttl the store cannot take) refuses the whole batch and writes nothing.
+        """
+        checked = list(ops)
+        for op in checked:
+            _check_op(op)
         results: list[Result] = []
-        for op in ops:
+        for op in checked:
             if isinstance(op, GetOp):
                 results.append(self.get(op.namespace, op.key))
             elif isinstance(op, SearchOp):
@@ -280,15 +348,8 @@ class DoxaStore(BaseStore):
                 if op.value is None:
                     self.request_delete(op.namespace, op.key)
                 else:
-                    if op.ttl is not None:
-                        raise InvalidInput(
-                            f"ttl {op.ttl!r} is not kept by doxa; put without ttl, and end "
-                            "a value by putting a new one or deleting it."
-                        )
                     self.put_item(op.namespace, op.key, op.value)
                 results.append(None)
-            else:
-                raise InvalidInput(f"{op!r} is not a LangGraph store operation.")
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -311,71 +372,74 @@ class DoxaStore(BaseStore):
     ) -> Item | None:
         # the value true at ``valid_at`` as believed at ``as_of`` (both clocks, as search
         # reads them); every version ever recorded only dates the item's creation
-        true_then = self.memory.facts(
-            topic=topic, subject=subject, predicate=VALUE, valid_at=valid_at, as_of=as_of
+        true_then = _entries(
+            self.memory.facts(
+                topic=topic, subject=subject, predicate=VALUE, valid_at=valid_at, as_of=as_of
+            )
         )
         if not true_then:
             return None
-        fact = max(true_then, key=lambda f: f.recorded_at)
+        entry = max(true_then, key=lambda e: e.fact.recorded_at)
         versions = self.memory.facts(
             topic=topic, subject=subject, predicate=VALUE, as_of=as_of, include_ended=True
         )
-        first = min(f.recorded_at for f in (*versions, fact))
+        first = min(f.recorded_at for f in (*versions, entry.fact))
         return Item(
-            value=_value(fact),
-            key=_key_of(fact),
-            namespace=namespace_of(topic),
+            value=entry.value,
+            key=entry.key,
+            namespace=entry.namespace,
             created_at=first,
-            updated_at=fact.recorded_at,
+            updated_at=entry.fact.recorded_at,
         )
 
     def _search(self, op: SearchOp, *, clocks: Mapping[str, Any]) -> list[SearchItem]:
-        if not isinstance(op.limit, int) or not isinstance(op.offset, int) or op.offset < 0:
-            raise InvalidInput(
-                f"limit {op.limit!r} and offset {op.offset!r} must be whole numbers, offset 0 "
-                "or more."
-            )
+        _check_paging(op.limit, op.offset)
+        prefix = checked_namespace(op.namespace_prefix, prefix=True)
         wanted = dict(op.filter or {})
         times = {name: wanted.pop(name, None) for name in CLOCKS}
         times.update({k: v for k, v in clocks.items() if v is not None})
-        topics = self._topics(op.namespace_prefix)
+        query = op.query or None  # LangGraph reads an empty query as no query
         ask = op.offset + op.limit if not wanted else _RECALL_MOST
-        facts: list[Fact] = []
-        for topic in topics:
-            if op.query is not None:
+        entries: list[_Entry] = []
+        for topic in self._topics(prefix):
+            if query is not None:
                 found = self.memory.recall(
-                    op.query, topic=topic, limit=max(1, min(ask, _RECALL_MOST)), **times
+                    query, topic=topic, limit=max(1, min(ask, _RECALL_MOST)), **times
                 )
             else:
                 found = self.memory.facts(topic=topic, predicate=VALUE, **times)
-            facts += [f for f in found if str(f.predicate) == VALUE]
-        if op.query is not None:
-            facts.sort(key=lambda f: (-(f.score or 0.0), f.id))
+            entries += [e for e in _entries(found) if e.namespace[: len(prefix)] == prefix]
+        if query is not None:
+            entries.sort(key=lambda e: (-(e.fact.score or 0.0), e.fact.id))
         else:
-            facts.sort(key=lambda f: f.recorded_at, reverse=True)
+            entries.sort(key=lambda e: e.fact.recorded_at, reverse=True)
         items = [
             SearchItem(
-                namespace_of(f.topic),
-                _key_of(f),
-                value,
-                f.recorded_at,
-                f.recorded_at,
-                f.score,
+                e.namespace, e.key, e.value, e.fact.recorded_at, e.fact.recorded_at, e.fact.score
             )
-            for f in facts
-            if _matches(value := _value(f), wanted)
+            for e in entries
+            if _matches(e.value, wanted)
         ]
         return items[op.offset : op.offset + op.limit]
 
+    def _spaces(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Each topic with the namespace it holds: a joined topic splits back; a digest
+        topic's namespace is read from one of its items (none: it holds no namespace)."""
+        spaces: list[tuple[str, tuple[str, ...]]] = []
+        for topic in self.memory.topics():
+            if not _is_digest(topic):
+                spaces.append((topic, namespace_of(topic)))
+                continue
+            held = _entries(self.memory.facts(topic=topic, predicate=VALUE, limit=8))
+            if held:
+                spaces.append((topic, held[0].namespace))
+        return spaces
+
     def _topics(self, prefix: tuple[str, ...]) -> list[str]:
-        if not isinstance(prefix, tuple):
-            raise InvalidInput(f"Namespace prefix {prefix!r} is not a tuple of labels.")
-        if prefix:
-            topic_of_namespace(prefix)  # the same rules: a bad prefix is refused, not empty
-        return [t for t in self.memory.topics() if namespace_of(t)[: len(prefix)] == prefix]
+        return [t for t, namespace in self._spaces() if namespace[: len(prefix)] == prefix]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        found = [namespace_of(t) for t in self.memory.topics()]
+        found = [namespace for _, namespace in self._spaces()]
         for condition in op.match_conditions or ():
             found = [n for n in found if _condition_holds(condition, n)]
         if op.max_depth is not None:
@@ -384,13 +448,92 @@ class DoxaStore(BaseStore):
         return unique[op.offset : op.offset + op.limit]
 
 
-def _value(fact: Fact) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(str(fact.object))
-    return loaded
+@dataclass(frozen=True)
+class _Entry:
+    """An item as a fact holds it: its namespace and key (from the subject) and value."""
+
+    namespace: tuple[str, ...]
+    key: str
+    value: dict[str, Any]
+    fact: Fact
 
 
-def _key_of(fact: Fact) -> str:
-    return unquote(str(fact.subject)[len(KEY_PREFIX) :].split(":", 1)[1])
+def _entries(facts: Iterable[Fact]) -> list[_Entry]:
+    """The items these facts hold; a fact of the value predicate that this store did not
+    write (another subject, another topic's key, a value that is not a JSON object) is
+    skipped and reported in the log, so a hand-written fact cannot break a read."""
+    entries: list[_Entry] = []
+    for fact in facts:
+        if str(fact.predicate) != VALUE:
+            continue  # recall may hand back the topic's other facts
+        entry, problem = _entry(fact)
+        if entry is None:
+            _log.warning(
+                "The LangGraph store skips fact %s in topic %r, which it did not write (%s); "
+                "retract it if it is not wanted.",
+                fact.id,
+                fact.topic,
+                problem,
+            )
+        else:
+            entries.append(entry)
+    return entries
+
+
+def _entry(fact: Fact) -> tuple[_Entry | None, str]:
+    subject = str(fact.subject)
+    joined, colon, encoded = subject[len(KEY_PREFIX) :].partition(":")
+    if not subject.startswith(KEY_PREFIX) or not colon or not encoded:
+        return None, f"its subject {subject!r} is not an item's key"
+    namespace = tuple(joined.split("."))
+    try:
+        if topic_of_namespace(namespace) != fact.topic:
+            return None, f"its key names namespace {namespace!r}, not this topic's"
+    except InvalidInput:
+        return None, f"its key names no valid namespace ({joined!r})"
+    try:
+        value = json.loads(str(fact.object))
+    except ValueError:
+        return None, "its value is not JSON"
+    if not isinstance(value, dict):
+        return None, "its value is not a JSON object"
+    return _Entry(namespace, unquote(encoded), value, fact), ""
+
+
+def _check_paging(limit: object, offset: object) -> None:
+    if (
+        not isinstance(limit, int)
+        or not isinstance(offset, int)
+        or isinstance(limit, bool)
+        or isinstance(offset, bool)
+        or offset < 0
+        or limit < 0
+    ):
+        raise InvalidInput(
+            f"limit {limit!r} and offset {offset!r} must be whole numbers, 0 or more."
+        )
+
+
+def _check_op(op: object) -> None:
+    """Refuse an operation the store cannot run, before any operation of its batch runs."""
+    if isinstance(op, GetOp):
+        _key_iri(checked_namespace(op.namespace), op.key)
+    elif isinstance(op, SearchOp):
+        checked_namespace(op.namespace_prefix, prefix=True)
+        _check_paging(op.limit, op.offset)
+    elif isinstance(op, ListNamespacesOp):
+        _check_paging(op.limit, op.offset)
+    elif isinstance(op, PutOp):
+        _key_iri(checked_namespace(op.namespace), op.key)
+        if op.value is not None:
+            _value_text(op.value)
+            if op.ttl is not None:
+                raise InvalidInput(
+                    f"ttl {op.ttl!r} is not kept by doxa; put without ttl, and end a value "
+                    "by putting a new one or deleting it."
+                )
+    else:
+        raise InvalidInput(f"{op!r} is not a LangGraph store operation.")
 
 
 def _condition_holds(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:

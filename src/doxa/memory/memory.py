@@ -489,12 +489,7 @@ class Memory(Opening):
         required_reason(reason, "A retraction request needs a reason; say why it is wrong.")
         who = Authority.parse(authority)
         with self.store.lock:
-            if any(
-                h.kind == RETRACTION_KIND
-                and h.relation is Relation.WAS_WRONG
-                and fact_id in h.targets
-                for h in self.held()
-            ):
+            if self.gate.record.retraction_waiting(self.scope.fact(fact_id), RETRACTION_KIND):
                 return None
             target = self.get(fact_id)
             if target.status is not FactStatus.LIVE:
