@@ -27,6 +27,7 @@ from doxa.interfaces.failures import http_status
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
 from doxa.interfaces.mcp.server import build_server, check_message
+from doxa.interfaces.mcp.transport import tool_arguments
 from doxa.interfaces.presentation import plain
 from doxa.store import EmbeddedStore
 from doxa.vocabulary import DOXA, XSD
@@ -159,12 +160,12 @@ def mcp(memory: doxa.Memory, arguments: dict[str, Any]) -> tuple[bool, str]:
     Whether it failed, and its text."""
     server = build_server(memory)
     tools = anyio.run(server.list_tools)
-    takes = {t.name: frozenset(t.input_schema["properties"]) for t in tools}
+    takes = tool_arguments(tools)
     params = {"name": "remember", "arguments": arguments}
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
     refusal = check_message(json.dumps(call).encode(), arguments=takes)
     if refusal is not None:
-        return True, str(refusal.message.error.message)  # type: ignore[union-attr]
+        return True, str(refusal.message.result["content"][0]["text"])  # type: ignore[union-attr]
     seen: list[tuple[bool, str]] = []
 
     async def run() -> None:

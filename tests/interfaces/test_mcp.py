@@ -231,11 +231,11 @@ def test_a_shape_violation_is_a_tool_error_and_stores_no_fact(store: Path) -> No
     [
         pytest.param(
             {"text": "x", "topic": "drinks", "authority": "owner"},
-            "Input should be 'agent', 'tool' or 'external'",
+            "argument 'authority': 'owner' is not one of 'agent', 'tool', 'external'",
             id="owner-authority",
         ),
         pytest.param({"text": "x", "topic": "Bad Topic"}, "not a valid topic name", id="topic"),
-        pytest.param({"topic": "drinks"}, "text\n  Field required", id="no-text"),
+        pytest.param({"topic": "drinks"}, "'text' is a required property", id="no-text"),
     ],
 )
 def test_invalid_arguments_are_tool_errors(
@@ -328,17 +328,17 @@ def test_facts_returns_the_newest_up_to_its_limit(store: Path) -> None:
     ("arguments", "message"),
     [
         pytest.param(
-            {"authority": "OWNER"}, "Input should be 'agent', 'tool' or 'external'", id="name"
+            {"authority": "OWNER"}, "'OWNER' is not one of 'agent', 'tool', 'external'", id="name"
         ),
         pytest.param(
-            {"authority": "Agent"}, "Input should be 'agent', 'tool' or 'external'", id="case"
+            {"authority": "Agent"}, "'Agent' is not one of 'agent', 'tool', 'external'", id="case"
         ),
         pytest.param(
             {"authority": "\u0430gent"},
-            "Input should be 'agent', 'tool' or 'external'",
+            "'\u0430gent' is not one of 'agent', 'tool', 'external'",
             id="cyrillic",
         ),
-        pytest.param({"support": "STATED"}, "Input should be 'stated'", id="support-name"),
+        pytest.param({"support": "STATED"}, "'STATED' is not one of 'stated'", id="support-name"),
         pytest.param(
             {"standpoint": "urn:doxa:scope:alice/standpoint/owner"},
             "Only the owner may write in the owner's standpoint; leave out 'standpoint'",
@@ -498,60 +498,49 @@ def test_an_unreadable_message_gets_an_error_and_the_session_goes_on(
         raw.close()
 
 
+TAKES = (
+    "attributed_to, authority, confidence, correction, datatype, derived_from, kind, "
+    "language, literal, object, predicate, query, revises, sources, standpoint, subject, "
+    "support, text, topic, turn, valid_from, valid_until"
+)
+
+
 @pytest.mark.parametrize(
-    ("arguments", "answer"),
+    ("arguments", "named"),
     [
         pytest.param(
-            {"text": "No calls on Sunday", "topic": "calls", "rule": "forbids"},
-            {
-                "code": -32602,
-                "message": "Tool 'remember' takes no argument 'rule'; it takes: attributed_to, "
-                "authority, confidence, correction, datatype, derived_from, kind, language, literal, "
-                "object, "
-                "predicate, "
-                "query, revises, sources, standpoint, subject, support, text, topic, turn, valid_from, "
-                "valid_until.",
-            },
-            id="rule",
+            {"text": "No calls on Sunday", "topic": "calls", "rule": "forbids"}, "'rule'", id="rule"
         ),
         pytest.param(
             {"text": "No calls on Sunday", "topic": "calls", "Authority": "owner"},
-            {
-                "code": -32602,
-                "message": "Tool 'remember' takes no argument 'Authority'; it takes: attributed_to, "
-                "authority, confidence, correction, datatype, derived_from, kind, language, literal, "
-                "object, "
-                "predicate, "
-                "query, revises, sources, standpoint, subject, support, text, topic, turn, valid_from, "
-                "valid_until.",
-            },
+            "'Authority'",
             id="other-case-name",
         ),
         pytest.param(
-            {"text": "No calls on Sunday", "topic": "calls", "scope": "bob"},
-            {
-                "code": -32602,
-                "message": "Tool 'remember' takes no argument 'scope'; it takes: attributed_to, "
-                "authority, confidence, correction, datatype, derived_from, kind, language, literal, "
-                "object, "
-                "predicate, "
-                "query, revises, sources, standpoint, subject, support, text, topic, turn, valid_from, "
-                "valid_until.",
-            },
-            id="scope",
+            {"text": "No calls on Sunday", "topic": "calls", "scope": "bob"}, "'scope'", id="scope"
         ),
     ],
 )
 def test_an_argument_the_tool_does_not_take_is_refused(
-    store: Path, arguments: dict[str, Any], answer: dict[str, Any]
+    store: Path, arguments: dict[str, Any], named: str
 ) -> None:
-    """A rule (or any argument) smuggled into ``remember`` is refused by name, with the
-    request's id, instead of being dropped; the same call without it is written (control)."""
+    """A rule (or any argument) smuggled into ``remember`` is refused by name instead of
+    being dropped: a tool result with isError (MCP 2025-11-25, SEP-1303: the model reads it
+    and can call again), with the request's id, not a JSON-RPC error the model never sees;
+    the same call without it is written (control)."""
     raw = RawSession(store)
     try:
         call = {"name": "remember", "arguments": arguments}
         raw.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": call})
-        assert raw.receive() == {"jsonrpc": "2.0", "id": 5, "error": answer}
+        reply = raw.receive()
+        assert (reply["id"], reply["result"]["isError"]) == (5, True)
+        assert reply["result"]["content"] == [
+            {
+                "type": "text",
+                "text": f"Tool 'remember' takes no argument {named}; call it again with only "
+                f"the arguments it takes: {TAKES}.",
+            }
+        ]
         known = {k: v for k, v in arguments.items() if k in ("text", "topic")}
         call = {"name": "remember", "arguments": known}
         raw.send({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": call})
@@ -603,3 +592,33 @@ def test_an_agent_writes_a_typed_literal_and_who_said_it(store: Path) -> None:
         "Bob's day off is Mittwoch": Literal("Mittwoch", lang="de"),
     }
     assert str(attributed) == f"{ex}alice"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("remember", {"text": 5, "topic": "t"}),
+        ("remember", {"text": "x", "topic": ["t"]}),
+        ("remember", {"text": "x", "topic": "t", "sources": "a"}),
+        ("recall", {"text": None}),
+        ("facts", {"limit": "two"}),
+        ("why", {}),
+        ("forget", {"fact": 5, "reason": "x"}),
+    ],
+)
+def test_a_wrong_argument_is_told_in_doxas_words(
+    store: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    """An argument of the wrong type, or a missing one, is a tool error the model reads, in
+    the schema's words: never pydantic's text with its documentation link."""
+    texts: list[str] = []
+
+    async def body(client: Client) -> None:
+        texts.append(error_text(await client.call_tool(tool, arguments)))
+        good = await client.call_tool("remember", {"text": "x", "topic": "t"})  # the control
+        texts.append(structured(good)["outcome"])
+
+    session(store, "alice", body)
+    assert texts[0].startswith(f"Tool {tool!r} cannot take these arguments: "), texts[0]
+    assert "pydantic" not in texts[0]
+    assert texts[1] == "admitted"

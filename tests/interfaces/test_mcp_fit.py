@@ -28,6 +28,7 @@ from doxa.errors import InvalidInput, NotFound
 from doxa.interfaces.cli import main
 from doxa.interfaces.http.rest import RememberBody
 from doxa.interfaces.mcp.server import INSTRUCTIONS, build_server, check_message
+from doxa.interfaces.mcp.transport import tool_arguments
 from doxa.interfaces.presentation import Effect, Match, matches, written
 from doxa.scope import check_name
 from doxa.terms import language_tag
@@ -288,7 +289,7 @@ def test_an_extra_key_is_refused_by_name(memory: doxa.Memory, extra: str) -> Non
     tool does not take, other spellings and look-alikes of ``revises`` among them; the exact
     key passes (control)."""
     tools = anyio.run(build_server(memory).list_tools)
-    takes = {t.name: frozenset(t.input_schema["properties"]) for t in tools}
+    takes = tool_arguments(tools)
 
     def message(arguments: dict[str, Any]) -> bytes:
         params = {"name": "remember", "arguments": arguments}
@@ -297,8 +298,10 @@ def test_an_extra_key_is_refused_by_name(memory: doxa.Memory, extra: str) -> Non
     base = {"text": "x", "topic": "t"}
     refusal = check_message(message(base | {extra: "requires"}).encode(), arguments=takes)
     assert refusal is not None
-    assert "takes no argument" in refusal.message.error.message  # type: ignore[union-attr]
-    assert repr(extra) in refusal.message.error.message  # type: ignore[union-attr]
+    answer = refusal.message.result  # type: ignore[union-attr]
+    assert answer["isError"] is True
+    assert "takes no argument" in answer["content"][0]["text"]
+    assert repr(extra) in answer["content"][0]["text"]
     good = message(base | {"revises": "019ac4f2b0e3a1b2c3d4"}).encode()
     assert check_message(good, arguments=takes) is None
 

@@ -152,7 +152,7 @@ def test_approve_takes_the_owners_answer(server: Server) -> None:
     old, held = second_value_on(server, "drinks")
     refused = call(server, OWNER, "approve", {"held": held, "as_relation": "REPLACES"})
     text = error_text(refused)
-    assert "'REPLACES' is not a valid relation; use one of:" in text
+    assert "argument 'as_relation': 'REPLACES' is not one of" in text
     assert "replaces" in text
     assert "was_wrong" in text
     assert held in {h["id"] for h in structured(call(server, OWNER, "held", {}))["held"]}
@@ -389,8 +389,14 @@ def test_a_repeated_key_and_an_unknown_argument_are_refused(server: Server) -> N
         "params": {"name": "remember", "arguments": arguments},
     }
     answer = raw_post(server, json.dumps(smuggled).encode(), bearer(AGENT))
-    assert answer.status_code == 400
-    assert "'rule'" in answer.json()["error"]["message"]
+    # a tool's answer the model reads (isError), not a failed POST (MCP 2025-11-25)
+    assert answer.status_code == 200
+    assert answer.json()["id"] == 5
+    assert answer.json()["result"]["isError"] is True
+    assert "'rule'" in answer.json()["result"]["content"][0]["text"]
+    sdk = call(server, AGENT, "remember", arguments)
+    assert sdk.is_error
+    assert "takes no argument 'rule'" in error_text(sdk)
     del arguments["rule"]
     assert raw_post(server, json.dumps(smuggled).encode(), bearer(AGENT)).status_code == 200
 
@@ -488,3 +494,56 @@ def test_get_opens_no_event_stream(server: Server, key: str) -> None:
     assert answer.headers["allow"] == "POST"
     assert answer.json()["error"]["type"] == "MethodNotAllowed"
     assert raw_post(server, json.dumps(LIST).encode(), bearer(key)).status_code == 200
+
+
+# -- Host and Origin (DNS rebinding) ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Host": "evil.example"},
+        {"Host": "evil.example:8765"},
+        {"Host": "localhost.evil.example"},
+        {"Host": "l\u043ecalhost".encode()},  # a Cyrillic o, sent as UTF-8
+        {"Host": "localhost."},
+        {"Host": "user@localhost"},
+        {"Origin": "http://evil.example"},
+        {"Origin": "http://127.0.0.1.evil.example"},
+        {"Origin": "null"},
+        {"Origin": "file://"},
+        {"Origin": "http://user@127.0.0.1"},
+        {"Origin": "HTTP://EVIL.example"},
+    ],
+    ids=[
+        "other-host",
+        "other-host-port",
+        "suffix",
+        "look-alike",
+        "trailing-dot",
+        "user-part",
+        "other-origin",
+        "glued-origin",
+        "null-origin",
+        "file-origin",
+        "user-origin",
+        "upper-case-origin",
+    ],
+)
+def test_a_foreign_host_or_origin_is_refused(server: Server, headers: dict[str, Any]) -> None:
+    """A server on a loopback address answers /mcp only for its loopback names, and only
+    to pages of those hosts (the MCP transport: servers MUST validate Origin, 403), even
+    with a good key; the same request with the loopback name and origin is answered."""
+    body = json.dumps(LIST).encode()
+    answer = raw_post(server, body, {**bearer(AGENT), **headers})
+    assert answer.status_code == 403, answer.text
+    assert answer.json()["error"]["type"] == "Forbidden"
+    port = server.url.rsplit(":", 1)[1]
+    for good in (
+        {},
+        {"Host": f"localhost:{port}"},
+        {"Origin": f"http://localhost:{port}"},
+        {"Origin": f"http://127.0.0.1:{port}"},
+        {"Origin": f"HTTP://LOCALHOST:{port}"},
+    ):
+        assert raw_post(server, body, {**bearer(AGENT), **good}).status_code == 200, good

@@ -134,6 +134,7 @@ def serve(
 
         from doxa.interfaces.http.app import create_app
         from doxa.interfaces.http.config import demo_config, load_config
+        from doxa.interfaces.http.origins import LOOPBACK_NAMES, is_loopback
     except ImportError as error:
         raise click.ClickException(
             f"doxa serve needs the HTTP server's packages ({error}); install them with: "
@@ -159,6 +160,9 @@ def serve(
         # the server through the discovery file, with a fresh owner token per scope
         directory = None if where == MEMORY or is_server_url(where) else Path(where)
         config, tokens = config.with_local_owners() if directory else (config, {})
+        if is_loopback(host):  # a local server answers its loopback names only
+            hosts = (*config.allowed_hosts, *LOOPBACK_NAMES, host.lower().strip("[]"))
+            config = dataclasses.replace(config, allowed_hosts=tuple(dict.fromkeys(hosts)))
         # the judge --judge names; by default the rule judge, with an LLM fallback if
         # DOXA_LLM_* is set (as for every doxa command); chosen before the store opens, so
         # a wrong name leaves no store to close

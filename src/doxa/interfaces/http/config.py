@@ -4,6 +4,7 @@ A TOML file, read once at start::
 
     [server]
     max_body_bytes = 1048576       # larger request bodies get 413
+    allowed_hosts = ["doxa.example.org"]  # names /mcp answers beside the loopback ones
 
     [sparql]
     timeout = 10.0                 # seconds before a query is abandoned (503)
@@ -76,6 +77,9 @@ class ServerConfig:
     #: tokens ``doxa serve`` hands the CLI through the store's discovery file, never the
     #: configured owner key (:mod:`doxa.interfaces.discovery`)
     local_owner_tokens: tuple[tuple[str, str], ...] = ()
+    #: the Host names /mcp answers, and the hosts of the Origins it accepts
+    #: (doxa.interfaces.http.origins); empty: any Host, and only a same-origin Origin
+    allowed_hosts: tuple[str, ...] = ()
     _callers: dict[str, Caller] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -179,8 +183,15 @@ def parse_config(data: Mapping[str, object], *, source: str = "the configuration
                 f"max_running_per_scope = {per_scope} is above max_running = {running}; use "
                 "at most max_running (less, so one scope cannot take every worker)."
             )
+    hosts = server.get("allowed_hosts", [])
+    if not isinstance(hosts, list) or not all(isinstance(h, str) and h for h in hosts):
+        raise InvalidInput(
+            f"{source}: server.allowed_hosts must be a list of host names, such as "
+            '["doxa.example.org"].'
+        )
     return ServerConfig(
         scopes=tuple(entries),
+        allowed_hosts=tuple(h.lower() for h in hosts),
         max_body_bytes=int(_number(server, "max_body_bytes", 1_048_576, whole=True)),
         sparql_timeout=float(_number(sparql, "timeout", 10.0, whole=False)),
         sparql_max_rows=int(_number(sparql, "max_rows", 10_000, whole=True)),

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from doxa.interfaces.http.auth import bearer_key
 from doxa.interfaces.http.config import Caller, ServerConfig
 from doxa.interfaces.http.errors import Problem, error_body
+from doxa.interfaces.http.origins import origin_refusal
 from doxa.memory import Memory
 
 __all__ = ["KeyedApps", "KeyedMount", "MountFactory"]
@@ -41,8 +42,10 @@ class KeyedMount:
     """An ASGI app that authenticates a request by its bearer key, then serves it with the
     app of the key's scope and role.
 
-    Refused with 401 before anything is read: no key, an unknown key (compared as given:
-    another case or inner spaces is another key), more than one Authorization header.
+    Refused with 403 first: a ``Host`` or ``Origin`` the server does not answer
+    (:mod:`doxa.interfaces.http.origins`). Refused with 401 before anything is read: no
+    key, an unknown key (compared as given: another case or inner spaces is another key),
+    more than one Authorization header.
     Refused with 400: any query string, since a key there would end up in logs and
     histories (the key goes in the header only, and the mounted protocols take no
     parameters in the URL).
@@ -56,11 +59,25 @@ class KeyedMount:
         if scope["type"] != "http":
             return
         try:
-            caller = self._caller(Request(scope))
+            request = Request(scope)
+            self._check_origin(request)
+            caller = self._caller(request)
         except Problem as problem:
             await _problem(send, problem)
             return
         await self._apps.app_for(caller.scope, caller.is_owner)(scope, receive, send)
+
+    def _check_origin(self, request: Request) -> None:
+        """403 for a Host or Origin this server does not answer (DNS rebinding: the MCP
+        transport's MUST), before the key is even read."""
+        refusal = origin_refusal(
+            request.headers.get("host"),
+            request.headers.get("origin"),
+            scheme=request.url.scheme,
+            allowed_hosts=self._config.allowed_hosts,
+        )
+        if refusal is not None:
+            raise Problem(403, "Forbidden", refusal)
 
     def _caller(self, request: Request) -> Caller:
         if request.url.query:

@@ -10,19 +10,24 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol, cast
 
 import anyio
 import anyio.to_thread
+from jsonschema import Draft202012Validator
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import (
-    INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
+    CallToolResult,
     ErrorData,
     JSONRPCError,
+    JSONRPCResponse,
+    TextContent,
     jsonrpc_message_adapter,
 )
 from pydantic import ValidationError
@@ -31,7 +36,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from doxa.errors import InvalidInput
 from doxa.wire import parse_json
 
-__all__ = ["MAX_MESSAGE_BYTES", "CheckedRequests", "check_message", "serve_stdio", "tool_arguments"]
+__all__ = [
+    "MAX_MESSAGE_BYTES",
+    "CheckedRequests",
+    "ToolInput",
+    "check_message",
+    "serve_stdio",
+    "tool_arguments",
+]
 
 
 MAX_MESSAGE_BYTES = 1_048_576
@@ -45,11 +57,56 @@ def _refusal(code: int, message: str, id: object = None) -> SessionMessage:
     )
 
 
+def _tool_error(message: str, id: object) -> SessionMessage:
+    """A tool call's answer that the call failed (``isError``), in a result the model reads:
+    how MCP 2025-11-25 (SEP-1303) says a tool's input errors are reported, so the model can
+    correct its call instead of the client failing the request."""
+    result = CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    return SessionMessage(
+        JSONRPCResponse(
+            jsonrpc="2.0",
+            id=cast("str | int", id),
+            result=result.model_dump(by_alias=True, mode="json", exclude_none=True),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class ToolInput:
+    """What one tool takes: its argument names, and its input schema's validator."""
+
+    takes: frozenset[str]
+    schema: Draft202012Validator
+
+    @classmethod
+    def of(cls, schema: Mapping[str, Any]) -> ToolInput:
+        return cls(frozenset(schema.get("properties", {})), Draft202012Validator(dict(schema)))
+
+    def problems(self, given: Mapping[str, Any]) -> list[str]:
+        """What is wrong with ``given`` in its shape (a missing argument, a wrong JSON type,
+        a value outside a list of choices), in words a model can act on: the schema's, not
+        pydantic's with its documentation links. At most three, by argument. A value of the
+        right type is left to doxa's own parse, whose message says more (a topic's rules)."""
+        said = []
+        for error in sorted(self.schema.iter_errors(dict(given)), key=lambda e: list(e.path)):
+            if error.validator == "anyOf" and error.context:
+                error = min(error.context, key=lambda e: e.validator != "enum")
+            where = ".".join(str(p) for p in error.path)
+            if error.validator == "required":
+                said.append(error.message)
+            elif error.validator == "type":
+                said.append(f"argument {where!r}: {error.message}")
+            elif error.validator == "enum" and isinstance(error.validator_value, list):
+                choices = ", ".join(repr(c) for c in error.validator_value if c is not None)
+                said.append(f"argument {where!r}: {error.instance!r} is not one of {choices}")
+        return said[:3]
+
+
 def check_message(
     raw: bytes,
     *,
     limit: int = MAX_MESSAGE_BYTES,
-    arguments: dict[str, frozenset[str]] | None = None,
+    arguments: Mapping[str, ToolInput] | None = None,
 ) -> SessionMessage | None:
     """The error reply for a message the server will not read, or None to read it.
 
@@ -58,7 +115,9 @@ def check_message(
     would drop such a message without a reply), or is not a JSON-RPC message; and, given
     ``arguments`` (tool name -> the argument names it takes), a tool call with an argument
     its tool does not take (the SDK would drop it silently: ``rule`` on ``remember`` would
-    write an ordinary fact while the agent believes it wrote a rule).
+    write an ordinary fact while the agent believes it wrote a rule), or one its input
+    schema refuses (a wrong type, a missing argument). Those two are a tool result with
+    ``isError`` (the model sees it and can call again), not a protocol error.
     """
     if len(raw) > limit:
         return _refusal(
@@ -89,20 +148,25 @@ def check_message(
         )
     params = value.get("params") if value.get("method") == "tools/call" else None
     if arguments is not None and isinstance(params, dict):
-        takes = arguments.get(str(params.get("name")))
-        given = params.get("arguments")
-        if (
-            takes is not None
-            and isinstance(given, dict)
-            and (unknown := sorted(set(given) - takes))
-        ):
-            shown = ", ".join(repr(name[:40]) for name in unknown[:5])
-            return _refusal(
-                INVALID_PARAMS,
-                f"Tool {params['name']!r} takes no argument {shown}; it takes: "
-                f"{', '.join(sorted(takes))}.",
-                value.get("id"),
-            )
+        tool = arguments.get(str(params.get("name")))
+        given = params.get("arguments", {})
+        said = None
+        if tool is not None and isinstance(given, dict):
+            if unknown := sorted(set(given) - tool.takes):
+                shown = ", ".join(repr(name[:40]) for name in unknown[:5])
+                said = (
+                    f"Tool {params['name']!r} takes no argument {shown}; call it again with "
+                    f"only the arguments it takes: {', '.join(sorted(tool.takes))}."
+                )
+            elif problems := tool.problems(given):
+                said = (
+                    f"Tool {params['name']!r} cannot take these arguments: "
+                    f"{'; '.join(problems)}. Call it again with arguments of its input schema."
+                )
+        if said is not None:
+            if "id" not in value:
+                return _refusal(INVALID_REQUEST, f"Invalid Request: {said}")
+            return _tool_error(said, value["id"])
     return None
 
 
@@ -124,7 +188,7 @@ class _CheckedLines:
     server's own write stream and never reaches the SDK, which would otherwise drop it
     without a reply; the next line is served as usual."""
 
-    def __init__(self, source: BinaryIO, limit: int, arguments: dict[str, frozenset[str]]) -> None:
+    def __init__(self, source: BinaryIO, limit: int, arguments: Mapping[str, ToolInput]) -> None:
         self._source = source
         self._limit = limit
         self._arguments = arguments
@@ -168,10 +232,7 @@ class _CheckedLines:
 
 async def serve_stdio(server: MCPServer, *, limit: int = MAX_MESSAGE_BYTES) -> None:
     """Serve ``server`` over stdio, every message checked by :func:`check_message` first."""
-    arguments = {
-        tool.name: frozenset(tool.input_schema.get("properties", {}))
-        for tool in await server.list_tools()
-    }
+    arguments = tool_arguments(await server.list_tools())
     lines = _CheckedLines(sys.stdin.buffer, limit, arguments)
     # the SDK still claims stdout (stray prints never reach the wire); stdin is read here
     async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (reads, writes):
@@ -181,9 +242,9 @@ async def serve_stdio(server: MCPServer, *, limit: int = MAX_MESSAGE_BYTES) -> N
         await lowlevel.run(reads, writes, lowlevel.create_initialization_options())
 
 
-def tool_arguments(tools: list[Any]) -> dict[str, frozenset[str]]:
-    """Tool name -> the argument names its input schema takes (for :func:`check_message`)."""
-    return {tool.name: frozenset(tool.input_schema.get("properties", {})) for tool in tools}
+def tool_arguments(tools: list[Any]) -> dict[str, ToolInput]:
+    """Tool name -> what its input schema takes (for :func:`check_message`)."""
+    return {tool.name: ToolInput.of(tool.input_schema) for tool in tools}
 
 
 class CheckedRequests:
@@ -193,7 +254,7 @@ class CheckedRequests:
     batch, which the MCP revisions since 2025-06-18 no longer allow) is refused the same
     way, since it is not one JSON-RPC message."""
 
-    def __init__(self, app: ASGIApp, limit: int, arguments: dict[str, frozenset[str]]) -> None:
+    def __init__(self, app: ASGIApp, limit: int, arguments: Mapping[str, ToolInput]) -> None:
         self._app = app
         self._limit = limit
         self._arguments = arguments
@@ -225,7 +286,10 @@ class CheckedRequests:
         refusal = check_message(said, limit=self._limit, arguments=self._arguments)
         if refusal is not None:
             payload = json.dumps(refusal.message.model_dump(by_alias=True, mode="json"))
-            await _answer(send, 413 if size > self._limit else 400, payload.encode("utf-8"))
+            status = 413 if size > self._limit else 400
+            if isinstance(refusal.message, JSONRPCResponse):
+                status = 200  # a tool's answer (isError), not a refused request
+            await _answer(send, status, payload.encode("utf-8"))
             return
         sent = False
 
