@@ -226,6 +226,7 @@ RETRACT = Decision(
     Returns.RECEIPT,
     rest="/facts/{}/retract",
     cli=("retract",),
+    review=True,
 )
 
 CONFIRM = Decision(
@@ -247,6 +248,7 @@ ERASE = Decision(
     cli=("erase",),
     cli_by_hand=True,
     python_only=("wait",),
+    review=True,
 )
 
 GRANT = Decision(
@@ -256,6 +258,7 @@ GRANT = Decision(
     Returns.RECEIPT,
     rest="/kinds/{}/grant",
     cli=("grant",),
+    review=True,
 )
 
 REVOKE = Decision(
@@ -265,6 +268,7 @@ REVOKE = Decision(
     Returns.RECEIPT,
     rest="/kinds/{}/revoke",
     cli=("revoke",),
+    review=True,
 )
 
 CLEAR_ALARM = Decision(

@@ -22,6 +22,8 @@ import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
+from html import escape
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
@@ -35,6 +37,7 @@ from doxa.interfaces.answers import REPLACE_OR_ADD, Answer, asks_replace_or_add,
 from doxa.interfaces.failures import http_status
 from doxa.interfaces.http.auth import Memories, ReviewSessions
 from doxa.interfaces.http.config import ServerConfig
+from doxa.interfaces.http.moments import exact, spoken
 from doxa.interfaces.http.timeline import timeline_svg
 from doxa.memory import Memory
 from doxa.memory.decisions import DECISIONS, Decision
@@ -107,6 +110,21 @@ _HEADERS = {
     "Referrer-Policy": "same-origin",  # no-referrer would make the forms send Origin: null
     "X-Content-Type-Options": "nosniff",
 }
+
+
+def _when(now: datetime) -> Callable[[datetime | None], Markup]:
+    """The page's way to show a time: in words ("3 minutes ago"), the exact local time on
+    hover (:mod:`doxa.interfaces.http.moments`), the ISO time for machines."""
+
+    def when(moment: datetime | None) -> Markup:
+        if moment is None:
+            return Markup("-")
+        return Markup(
+            f'<time datetime="{escape(moment.isoformat())}" title="{escape(exact(moment))}">'
+            f"{escape(spoken(moment, now))}</time>"
+        )
+
+    return when
 
 
 def _page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -224,6 +242,21 @@ class _AlarmView:
     fact: Fact | None
 
 
+@dataclass(frozen=True)
+class _KindView:
+    """One kind of memory and whether the judge may close its facts without asking: the
+    refusal says why not (None: it may), so the owner grants or revokes knowing the state."""
+
+    kind: str
+    refusal: str | None
+
+
+def _kind_views(memory: Memory, held: list[_HeldView], facts: list[Fact]) -> list[_KindView]:
+    kinds = {s.kind for s in memory.owner.ledger()}
+    kinds |= {view.item.kind for view in held} | {f.kind for f in facts}
+    return [_KindView(k, memory.owner.closing_refusal(k)) for k in sorted(kinds)]
+
+
 def _alarm_views(memory: Memory, held: list[_HeldView]) -> list[_AlarmView]:
     # an alarm names the write it stopped, which is held, not (yet) a fact
     held_ids = {view.item.id for view in held}
@@ -269,6 +302,7 @@ def page(request: Request) -> Response:
     memory = owner.memory
     receipts = memory.receipts()
     held = _held_views(memory, receipts)
+    facts = memory.facts(include_ended=True)
     return _page(
         "review.html",
         scope=owner.scope,
@@ -278,8 +312,10 @@ def page(request: Request) -> Response:
         quarantine_reasons=quarantine_reasons(receipts),
         alarms=_alarm_views(memory, held),
         flagged=memory.flagged(),
-        facts=memory.facts(include_ended=True),
+        facts=facts,
+        kinds=_kind_views(memory, held, facts),
         notice=request.query_params.get("notice", ""),
+        when=_when(memory.clock.now()),
     )
 
 
@@ -350,7 +386,21 @@ _NOTICES: dict[str, Callable[[str, Receipt, Relation | None], str]] = {
     "discard": lambda target, r, _: f"discarded: {target} ({r.outcome.value}, receipt {r.id})",
     "clear_alarm": lambda target, r, _: f"cleared: alarm {target} (receipt {r.id})",
     "confirm": lambda target, r, _: f"confirmed: fact {target} stands on its own (receipt {r.id})",
+    "retract": lambda target, r, _: f"retracted: fact {target} was never true (receipt {r.id})",
+    "erase": lambda target, r, _: (
+        f"erased: fact {target}; only its tombstone stays (receipt {r.id})"
+    ),
+    "grant": lambda target, r, _: (
+        f"granted: the judge may close facts of kind {target} on its own (receipt {r.id})"
+    ),
+    "revoke": lambda target, r, _: (
+        f"revoked: closings of kind {target} wait for you again (receipt {r.id})"
+    ),
 }
+
+#: decisions the page makes only when the form repeats the target's id in ``confirm``
+#: (erasure cannot be undone: a stray click must not do it)
+_CONFIRMED = frozenset({"erase"})
 
 
 def _review_route(decision: Decision[Any, Any]) -> None:
@@ -363,6 +413,13 @@ def _review_route(decision: Decision[Any, Any]) -> None:
         if refusal is not None:
             return refusal
         assert owner is not None
+        if decision.name in _CONFIRMED and form.get("confirm", "").strip() != target:
+            return _message(
+                f"Not {decision.name}d",
+                f"To {decision.name} fact {target}, type its id into the confirmation field; "
+                "nothing was changed.",
+                400,
+            )
         given = {a.name: form[a.name] for a in decision.arguments if a.name in form}
         try:
             receipt = decision.call(owner.memory.owner, target, given)
@@ -398,11 +455,13 @@ def fact_page(request: Request, fact_id: str) -> Response:
         found = _fact_or_none(memory, successor)
         if found is not None:
             versions.append(found)
+    now = memory.clock.now()
     return _page(
         "fact.html",
         scope=owner.scope,
         csrf=owner.csrf,
         history=history,
         why=why,
-        svg=Markup(timeline_svg(history, versions, memory.clock.now())),  # built escaped
+        svg=Markup(timeline_svg(history, versions, now)),  # built escaped
+        when=_when(now),
     )

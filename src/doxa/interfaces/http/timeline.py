@@ -15,7 +15,7 @@ from html import escape
 
 from doxa.model import Fact, FactStatus, History
 
-__all__ = ["timeline_svg"]
+__all__ = ["ticks", "timeline_svg"]
 
 WIDTH = 760
 LEFT = 170
@@ -46,6 +46,27 @@ def _label(moment: datetime) -> str:
     if (moment.hour, moment.minute, moment.second) == (0, 0, 0):
         return moment.date().isoformat()
     return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def ticks(start: datetime, end: datetime, count: int = 5) -> list[tuple[datetime, str]]:
+    """``count`` evenly spaced moments on the axis, each labelled once: dates when the axis
+    spans days, else times of day with the date where it changes (the first tick, and a
+    tick past midnight), so a same-day history never repeats one date on every tick.
+
+    >>> day = datetime(2026, 3, 5, 6, 0)
+    >>> [label for _, label in ticks(day, day + timedelta(hours=24))]
+    ['2026-03-05 06:00', '12:00', '18:00', '2026-03-06 00:00', '06:00']
+    >>> [label for _, label in ticks(day, day + timedelta(days=8))][:2]
+    ['2026-03-05', '2026-03-07']
+    """
+    moments = [start + (end - start) * (step / (count - 1)) for step in range(count)]
+    if end - start >= timedelta(days=count - 1):
+        return [(m, m.date().isoformat()) for m in moments]
+    labelled = []
+    for index, moment in enumerate(moments):
+        new_day = index == 0 or moment.date() != moments[index - 1].date()
+        labelled.append((moment, moment.strftime("%Y-%m-%d %H:%M" if new_day else "%H:%M")))
+    return labelled
 
 
 def timeline_svg(history: History, versions: Sequence[Fact], now: datetime) -> str:
@@ -119,12 +140,11 @@ def timeline_svg(history: History, versions: Sequence[Fact], now: datetime) -> s
     parts.append(
         f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{axis_y}" y2="{axis_y}"/>'
     )
-    for step in range(5):
-        moment = start + (end - start) * (step / 4)
+    for moment, label in ticks(start, end):
         tx = x(moment, LEFT)
         parts.append(
             f'<text class="tick" x="{tx}" y="{axis_y + 16}" text-anchor="middle">'
-            f"{moment.date().isoformat()}</text>"
+            f"{escape(label)}</text>"
         )
     now_x = x(now, WIDTH - RIGHT)
     parts.append(
