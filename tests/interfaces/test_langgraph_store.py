@@ -1,8 +1,8 @@
 """The LangGraph store over a doxa scope: BaseStore's contract, through the gate.
 
-langgraph 1.2 and langgraph-checkpoint 4.3 ship no store conformance suite in their wheels
-(their store tests live in the langgraph repository only), so these tests follow
-``BaseStore``'s documented contract: get/put/search/delete/list_namespaces and ``batch`` /
+LangGraph's own store suites (in its sdists) run against DoxaStore in
+``tests/interfaces/langgraph_suites`` (slow); these tests follow ``BaseStore``'s documented
+contract and keep each fix those suites led to: get/put/search/delete/list_namespaces and ``batch`` /
 ``abatch``, on a real on-disk Memory, plus what doxa adds: every put meets the gate, a delete
 waits for the owner, the clocks are filters.
 """
@@ -583,3 +583,34 @@ def test_a_delete_does_not_list_the_held_writes(
     assert sorted(h.targets[0] for h in memory.held()) == sorted(
         f.id for f in memory.facts(predicate=VALUE)
     )
+
+
+def test_a_filter_reads_dotted_paths(store: DoxaStore) -> None:
+    """A filter field is a top-level key as written (hyphens, leading digits), else a dotted
+    path through nested objects, as LangGraph's SQL stores read it."""
+    store.put(("docs",), "hyphen", {"access-level": "public", "user": {"access-level": "nested"}})
+    store.put(("docs",), "digit", {"123abc": "ok", "user": {"123abc": "ok2"}})
+    assert [i.key for i in store.search(("docs",), filter={"access-level": "public"})] == ["hyphen"]
+    assert [i.key for i in store.search(("docs",), filter={"user.access-level": "nested"})] == [
+        "hyphen"
+    ]
+    assert [i.key for i in store.search(("docs",), filter={"user.123abc": {"$eq": "ok2"}})] == [
+        "digit"
+    ]
+    assert store.search(("docs",), filter={"user.missing": "x"}) == []  # the control
+
+
+@pytest.mark.parametrize("path", [("foo.bar",), ("foo", ""), ("foo", 1)])
+def test_a_bad_match_path_refuses_the_batch(
+    store: DoxaStore, memory: doxa.Memory, path: tuple[object, ...]
+) -> None:
+    """A list_namespaces condition is checked like a namespace (``*`` allowed), before any
+    op of its batch runs."""
+    for kind in ("prefix", "suffix"):
+        op = ListNamespacesOp((MatchCondition(kind, path),))  # type: ignore[arg-type]
+        with pytest.raises(InvalidNamespaceError):
+            store.batch([PutOp(("valid",), "k", {"v": 1}), op])
+    assert memory.facts() == []
+    good = ListNamespacesOp((MatchCondition("prefix", ("valid", "*")),))  # the control
+    assert store.batch([PutOp(("valid",), "k", {"v": 1}), good]) == [None, []]
+    assert store.list_namespaces(prefix=("valid",)) == [("valid",)]

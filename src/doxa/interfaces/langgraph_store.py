@@ -406,8 +406,10 @@ class DoxaStore(BaseStore):
                 found = self.memory.recall(
                     query, topic=topic, limit=max(1, min(ask, _RECALL_MOST)), **times
                 )
-            else:
-                found = self.memory.facts(topic=topic, predicate=VALUE, **times)
+            else:  # the newest that may show: a page never reads the whole topic
+                found = self.memory.facts(
+                    topic=topic, predicate=VALUE, limit=None if wanted else max(ask, 1), **times
+                )
             entries += [e for e in _entries(found) if e.namespace[: len(prefix)] == prefix]
         if query is not None:
             entries.sort(key=lambda e: (-(e.fact.score or 0.0), e.fact.id))
@@ -439,6 +441,9 @@ class DoxaStore(BaseStore):
         return [t for t, namespace in self._spaces() if namespace[: len(prefix)] == prefix]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        _check_paging(op.limit, op.offset)
+        for condition in op.match_conditions or ():
+            _checked_path(condition.path)
         found = [namespace for _, namespace in self._spaces()]
         for condition in op.match_conditions or ():
             found = [n for n in found if _condition_holds(condition, n)]
@@ -514,6 +519,15 @@ def _check_paging(limit: object, offset: object) -> None:
         )
 
 
+def _checked_path(path: object) -> tuple[str, ...]:
+    """A match condition's path: labels as in a namespace, each may be the wildcard ``*``."""
+    labels = tuple(path) if isinstance(path, list | tuple) else path
+    if not isinstance(labels, tuple):
+        raise NamespaceRefused(f"Match path {path!r} is not a tuple of labels.")
+    checked_namespace(tuple(label for label in labels if label != "*"), prefix=True)
+    return labels
+
+
 def _check_op(op: object) -> None:
     """Refuse an operation the store cannot run, before any operation of its batch runs."""
     if isinstance(op, GetOp):
@@ -523,6 +537,8 @@ def _check_op(op: object) -> None:
         _check_paging(op.limit, op.offset)
     elif isinstance(op, ListNamespacesOp):
         _check_paging(op.limit, op.offset)
+        for condition in op.match_conditions or ():
+            _checked_path(condition.path)
     elif isinstance(op, PutOp):
         _key_iri(checked_namespace(op.namespace), op.key)
         if op.value is not None:
@@ -544,17 +560,35 @@ def _condition_holds(condition: MatchCondition, namespace: tuple[str, ...]) -> b
     return all(p in ("*", n) for p, n in zip(path, part, strict=True))
 
 
+_MISSING = object()
+
+
+def _field(value: Mapping[str, Any], field: str) -> Any:
+    """A filter field's value: the top-level key as written, else a dotted path through
+    nested objects (``user.access-level``), as LangGraph's SQL stores read it."""
+    if field in value:
+        return value[field]
+    found: Any = value
+    for part in field.split("."):
+        if not isinstance(found, Mapping) or part not in found:
+            return _MISSING
+        found = found[part]
+    return found
+
+
 def _matches(value: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
-    """Whether a value's top-level fields meet a LangGraph filter."""
+    """Whether a value's fields (top-level keys or dotted paths) meet a LangGraph filter."""
     for field, condition in wanted.items():
+        have = _field(value, field)
         if (
             isinstance(condition, Mapping)
             and condition
             and all(isinstance(k, str) and k.startswith("$") for k in condition)
         ):
-            if not all(_compare(value.get(field), op, v) for op, v in condition.items()):
+            present = None if have is _MISSING else have
+            if not all(_compare(present, op, v) for op, v in condition.items()):
                 return False
-        elif field not in value or value[field] != condition:
+        elif have is _MISSING or have != condition:
             return False
     return True
 
