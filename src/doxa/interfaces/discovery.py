@@ -31,6 +31,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from doxa.errors import InvalidInput
+from doxa.store.location import store_directory
 from doxa.wire import parse_json
 
 __all__ = [
@@ -52,6 +53,7 @@ _MAX_BYTES = 65_536
 
 def discovery_file(store: Path) -> Path:
     """Where the discovery file of the store directory ``store`` lives (beside it)."""
+    store = store_directory(store)
     return store.with_name(store.name + SUFFIX)
 
 

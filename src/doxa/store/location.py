@@ -30,7 +30,14 @@ from doxa.store.embedded import EmbeddedStore
 from doxa.store.intents import read_restore
 from doxa.store.remote import RemoteStore, endpoint_url
 
-__all__ = ["MEMORY", "Location", "is_server_url", "open_store", "parse_location"]
+__all__ = [
+    "MEMORY",
+    "Location",
+    "is_server_url",
+    "open_store",
+    "parse_location",
+    "store_directory",
+]
 
 #: the location of a store kept in memory (also what ``None`` means)
 MEMORY = ":memory:"
@@ -88,7 +95,7 @@ def _parse(location: str | Path | None) -> Location:
     if location is None:
         return Location()
     if isinstance(location, Path):
-        return Location(directory=location)
+        return Location(directory=store_directory(location))
     if not isinstance(location, str):
         raise InvalidInput(
             f"A store location is a string or a path, not {type(location).__name__}; "
@@ -107,7 +114,7 @@ def _parse(location: str | Path | None) -> Location:
     if location == MEMORY:
         return Location()
     if location.startswith(("/", "./", "../")):  # written as a path: a directory, whatever follows
-        return Location(directory=Path(location))
+        return Location(directory=store_directory(Path(location)))
     try:
         scheme = urlsplit(location).scheme.lower()
     except ValueError:  # "http://[::1": a URL, and not a valid one; endpoint_url says why
@@ -128,7 +135,20 @@ def _parse(location: str | Path | None) -> Location:
             "http(s) (look-alike or fullwidth characters?); write the URL in plain ASCII, or a "
             f"directory as ./{location}."
         )
-    return Location(directory=Path(location))
+    return Location(directory=store_directory(Path(location)))
+
+
+def store_directory(path: Path) -> Path:
+    """``path`` with ``.`` and ``..`` spelled out (``--store .`` is the current directory by
+    its name): a store's side files are named after its directory (``NAME.restore``), and
+    ``.`` or ``..`` has no name of its own. Links are not followed.
+
+    >>> store_directory(Path("memory")), store_directory(Path(".")) == Path.cwd()
+    (PosixPath('memory'), True)
+    """
+    if path.name in ("", ".", "..") or ".." in path.parts:
+        return Path(os.path.abspath(path))
+    return path
 
 
 def open_store(

@@ -25,6 +25,7 @@ from doxa.interfaces.location import is_url, open_memory
 from doxa.interfaces.presentation import plain
 from doxa.memory import Memory
 from doxa.model import Receipt
+from doxa.store.location import store_directory
 from doxa.text import DEFAULT_LANGUAGE
 
 __all__ = ["MEMORY", "Rejected", "Settings", "attempt", "emit", "print_error", "run"]
@@ -68,7 +69,9 @@ class Settings:
     @property
     def path(self) -> Path | None:
         """The store directory, or ``None`` for an in-memory store or a server."""
-        return None if self.store == MEMORY or is_url(self.store) else Path(self.store)
+        if self.store == MEMORY or is_url(self.store):
+            return None
+        return store_directory(Path(self.store))
 
 
 class Rejected(Exception):

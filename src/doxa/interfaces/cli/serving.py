@@ -144,7 +144,7 @@ def serve(
     from doxa.judges import configured_judge
     from doxa.memory import open_location
     from doxa.reads.embeddings import EmbedConfig, OpenAIEmbedder
-    from doxa.store.location import MEMORY, is_server_url, parse_location
+    from doxa.store.location import MEMORY, is_server_url, parse_location, store_directory
 
     where = path if path is not None else settings.store
     if settings.server is not None:
@@ -158,7 +158,9 @@ def serve(
         config = load_config(config_file) if config_file else demo_config(settings.scope)
         # an embedded store is locked while this server runs: a local `doxa` command finds
         # the server through the discovery file, with a fresh owner token per scope
-        directory = None if where == MEMORY or is_server_url(where) else Path(where)
+        directory = (
+            None if where == MEMORY or is_server_url(where) else store_directory(Path(where))
+        )
         config, tokens = config.with_local_owners() if directory else (config, {})
         if is_loopback(host):  # a local server answers its loopback names only
             hosts = (*config.allowed_hosts, *LOOPBACK_NAMES, host.lower().strip("[]"))
