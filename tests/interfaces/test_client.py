@@ -152,7 +152,7 @@ def test_redirects_are_not_followed_and_non_json_is_an_error() -> None:
 def test_what_has_no_route_is_not_there() -> None:
     """The client has no method for what the REST API does not offer (a type checker sees
     it: the CLI runs such commands with ``run_store``, which refuses them through a server);
-    the scope is known only once the server named it."""
+    the scope is asked of the server, never guessed."""
 
     def answer(request: httpx.Request) -> httpx.Response:
         raise AssertionError("no request is made")
@@ -163,7 +163,7 @@ def test_what_has_no_route_is_not_there() -> None:
         assert not hasattr(client.admin, "load_export")
         assert hasattr(client.admin, "export")  # the control: what has routes is there
         assert hasattr(client, "owner")
-        with pytest.raises(InvalidInput, match="has not named the scope"):
-            _ = client.scope
+        with pytest.raises(AssertionError, match="no request is made"):
+            _ = client.scope  # asked of the server (GET /key), not made up here
         with pytest.raises(AttributeError):
             _ = client._private  # a private name is a plain AttributeError

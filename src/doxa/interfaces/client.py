@@ -332,14 +332,18 @@ class RemoteMemory:
         self._scope = Scope.named(str(answer["scope"]))
         return int(answer["receipts"])
 
+    def whoami(self) -> tuple[str, str]:
+        """``GET /key``: the scope and the role (``owner`` or ``agent``) the key reaches."""
+        answer = self._call("GET", "/key")
+        self._scope = Scope.named(str(answer["scope"]))
+        return str(answer["scope"]), str(answer["role"])
+
     @property
     def scope(self) -> Scope:
-        """The scope the key reaches, once the server has named it (``verify``)."""
+        """The scope the key reaches, as the server names it (asked once)."""
         if self._scope is None:
-            raise InvalidInput(
-                f"The doxa server at {self.url} has not named the scope of this key yet; "
-                "call verify() first (the CLI does)."
-            )
+            self.whoami()
+        assert self._scope is not None
         return self._scope
 
     def require_scope(self) -> None:

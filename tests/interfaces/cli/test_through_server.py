@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from click.testing import CliRunner, Result
-from tests.interfaces.conftest import OWNER, config_text, start_server, stop_server
+from tests.interfaces.conftest import AGENT, OWNER, config_text, start_server, stop_server
 
 import doxa
 from doxa.interfaces.cli import main
@@ -75,3 +75,32 @@ def test_export_and_sparql_through_a_server_match_the_store(tmp_path: Path) -> N
             assert len(mine["triples"]) == 2
         else:
             assert through[name] == local.stdout, name
+
+
+def test_a_scope_the_key_does_not_reach_is_refused(tmp_path: Path) -> None:
+    """``$DOXA_KEY`` decides the scope on a server: a ``--scope`` (or ``$DOXA_SCOPE``) it
+    does not reach is refused before anything is read or written, instead of silently acting
+    on the key's scope; the key's own scope, named or not, works (controls)."""
+    server = start_server(tmp_path, config_text())
+    try:
+        wrote = cli(
+            "--server", server.url, "--scope", "bob", "remember", "x", "--topic", "t", key=AGENT
+        )
+        assert wrote.exit_code == 2, wrote.output
+        assert "reaches scope 'alice' (as agent), but the command names scope 'bob'" in wrote.output
+        env_named = CliRunner().invoke(
+            main,
+            ["--server", server.url, "facts"],
+            env={**CLEAN, "DOXA_KEY": AGENT, "DOXA_SCOPE": "bob"},
+            catch_exceptions=False,
+        )
+        assert env_named.exit_code == 2, env_named.output
+        named = cli(
+            "--server", server.url, "--scope", "alice", "remember", "y", "--topic", "t", key=AGENT
+        )
+        assert named.exit_code == 0, named.output
+        plain = cli("--server", server.url, "facts", key=AGENT)
+        assert plain.exit_code == 0, plain.output
+        assert [line.split()[-1] for line in plain.stdout.splitlines()[1:]] == ["y"]
+    finally:
+        stop_server(server)

@@ -104,7 +104,7 @@ def _within(
                 f"This command serves the store itself and cannot go through the server at "
                 f"{settings.server}; leave out --server (and unset $DOXA_SERVER)."
             )
-        _through(_explicit(settings), served, creates)
+        _through(_explicit(settings), served, creates, _named(settings))
         return
     try:
         memory = open_memory(
@@ -128,7 +128,12 @@ def _within(
             if creates:
                 memory.admin.create_scope()  # after the action: a failed import creates no scope
         return
-    _through(remote, served, creates)
+    _through(remote, served, creates, _named(settings))
+
+
+def _named(settings: Settings) -> str | None:
+    """The scope the user named (``--scope``, ``$DOXA_SCOPE``), which a key must reach."""
+    return settings.scope if settings.scope_named else None
 
 
 def _explicit(settings: Settings) -> RemoteMemory:
@@ -177,11 +182,24 @@ def _forget_stale(settings: Settings) -> None:
 
 
 def _through(
-    remote: RemoteMemory, action: Callable[[RemoteMemory], None] | None, creates: bool
+    remote: RemoteMemory,
+    action: Callable[[RemoteMemory], None] | None,
+    creates: bool,
+    scope: str | None,
 ) -> None:
     """Run ``action`` on the server's REST API, as if it were the memory; a command that
-    needs the store itself (``action`` None) is refused by name."""
+    needs the store itself (``action`` None) is refused by name, and so is a named ``scope``
+    the key does not reach (the key decides the scope: without this check ``--scope bob``
+    with alice's key in ``$DOXA_KEY`` would read and write alice's memory)."""
     with remote:
+        if scope is not None:
+            reached, role = remote.whoami()
+            if reached != scope:
+                raise InvalidInput(
+                    f"The key in $DOXA_KEY reaches scope {reached!r} (as {role}), but the command "
+                    f"names scope {scope!r}; put {scope!r}'s key in $DOXA_KEY, or leave out "
+                    "--scope (and unset $DOXA_SCOPE) to use the key's scope."
+                )
         if creates:
             raise InvalidInput(
                 f"This command creates or fills a scope, which the doxa server at {remote.url} "

@@ -171,6 +171,13 @@ def verify(found: Caller) -> JSON:
     return {"verified": True, "receipts": found.memory.verify(), "scope": found.caller.scope}
 
 
+@router.get("/key", tags=["reads"])
+def key(found: Caller) -> JSON:
+    """The scope and role the API key reaches: how a client checks that the key it holds is
+    the one it meant (the CLI refuses a ``--scope`` the key does not reach)."""
+    return {"scope": found.caller.scope, "role": found.caller.role}
+
+
 @router.get("/kinds/{kind}", tags=["reads"])
 def kind(kind: str, found: Caller) -> JSON:
     """Whether the judge may close facts of ``kind`` on its own, and if not, why."""
