@@ -12,12 +12,15 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from click.testing import CliRunner
+from tests.interfaces.conftest import _free_port
 
 import doxa
 from doxa.errors import InvalidInput
@@ -295,3 +298,34 @@ def test_doxa_mcp_on_a_served_store_names_the_servers_mcp(locked: Path) -> None:
     result = CliRunner().invoke(main, ["--store", str(locked), "mcp"], env=env)
     assert result.exit_code == 4
     assert "already open for writing in another process" in result.stderr
+
+
+def test_serve_on_a_name_announces_the_address_it_listens_on(tmp_path: Path) -> None:
+    """``doxa serve --host localhost`` listens on one address and its discovery file names
+    that address, not the name: a client resolving ``localhost`` itself could reach ``::1``,
+    where another local user may listen. The announced address answers (control)."""
+    store = tmp_path / "memory"
+    doxa.Memory.open(store, scope="alice").close()
+    port = _free_port()
+    command = [str(Path(sys.executable).with_name("doxa")), "serve", "--path", str(store)]
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("DOXA_")}
+    process = subprocess.Popen(
+        [*command, "--host", "localhost", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=environ,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        found = discover(store, "default")
+        while not isinstance(found, Discovered) and time.monotonic() < deadline:
+            assert process.poll() is None, "doxa serve exited early"
+            time.sleep(0.1)
+            found = discover(store, "default")
+        assert isinstance(found, Discovered), found
+        host = found.url.split("//", 1)[1].rsplit(":", 1)[0]
+        assert host in ("127.0.0.1", "[::1]"), found.url
+        assert httpx.get(f"{found.url}/health", timeout=5).status_code == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

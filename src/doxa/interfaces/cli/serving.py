@@ -8,8 +8,10 @@ HTTP server and the MCP server independent, so neither can mount the other.
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import logging
 import signal
+import socket
 import types
 from collections.abc import Mapping
 from pathlib import Path
@@ -147,6 +149,7 @@ def serve(
     from doxa.store.location import MEMORY, is_server_url, parse_location, store_directory
 
     where = path if path is not None else settings.store
+    host = bound_address(host)  # the address listened on is the one the discovery file names
     if settings.server is not None:
         click.echo(
             f"error: doxa serve opens the store itself, not the server at {settings.server}; "
@@ -181,7 +184,7 @@ def serve(
     except DoxaError as error:
         click.echo(f"error: {error}", err=True)
         raise SystemExit(exit_code(error)) from None
-    url = f"http://{host}:{port}"
+    url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     click.echo(f"doxa serves {where} at {url}")
     click.echo(f"  API docs {url}/docs   SPARQL {url}/sparql   review {url}/review")
     click.echo(f"  query page {url}/sparql/editor")
@@ -209,6 +212,30 @@ def serve(
         click.echo(f"  `doxa --store {where} …` in another terminal goes through this server")
         click.echo(f"  (found by {found}, readable by you only)")
         _run(app, host, port)
+
+
+def bound_address(host: str) -> str:
+    """The address ``--host`` names, resolved once here: an IP address or a wildcard as
+    given, a name (``localhost``) as its first address. The server listens on exactly this
+    address and the discovery file names it, so a client never resolves ``localhost`` to
+    another address (``::1``) where another local user may listen.
+
+    >>> bound_address("127.0.0.1"), bound_address("::1"), bound_address("0.0.0.0")
+    ('127.0.0.1', '::1', '0.0.0.0')
+    >>> bound_address("localhost") in ("127.0.0.1", "::1")
+    True
+    """
+    bare = host.strip("[]")
+    try:
+        ipaddress.ip_address(bare)
+        return bare
+    except ValueError:
+        pass
+    try:
+        found = socket.getaddrinfo(bare, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return host  # uvicorn says why it cannot listen there
+    return str(found[0][4][0]) if found else host
 
 
 def _run(app: FastAPI, host: str, port: int) -> None:
