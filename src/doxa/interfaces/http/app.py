@@ -102,6 +102,8 @@ class _BodyLimit:
 
 
 logger = logging.getLogger("doxa.server")
+#: how long an export, a verification or an audit may run before its request gets 503
+HEAVY_SECONDS = 3600.0
 
 
 def create_app(
@@ -181,6 +183,11 @@ def create_app(
         timeout=config.sparql_timeout,
         max_running=config.sparql_max_running,
         max_running_per_scope=config.sparql_max_running_per_scope,
+    )
+    # exports, verifications and audits read a whole scope: one scope runs one at a time
+    # and the server two, so one scope's heavy requests cannot starve the others' writes
+    app.state.heavy = QueryRunner(
+        timeout=HEAVY_SECONDS, max_running=2, max_running_per_scope=1, workers="heavy workers"
     )
     app.state.checker = checker
     app.state.secret = secret or secrets.token_bytes(32)

@@ -11,15 +11,16 @@ from __future__ import annotations
 import inspect
 import io
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from doxa.interfaces.http.auth import Bound, bound, owner
 from doxa.interfaces.http.bodies import StrictJSONRoute
 from doxa.interfaces.http.errors import Problem
+from doxa.interfaces.http.runner import QueryRunner
 from doxa.interfaces.presentation import audit_json, matches, plain, written
 from doxa.interfaces.read_schema import read_signature
 from doxa.interfaces.write_schema import json_fields
@@ -51,6 +52,17 @@ else:
         __doc__="One write for the gate (the arguments of ``Memory.remember``).",
         **json_fields(agent=False),
     )
+
+
+T = TypeVar("T")
+
+
+def _heavily(request: Request, found: Bound, work: Callable[[], T]) -> T:
+    """Run a request that reads the whole scope (export, verify, audit) in a heavy slot:
+    one per scope and two in the server at once, a third gets 503 ``Busy`` at once, so one
+    scope's exports cannot starve every other scope's writes (bench/bench_load.py --abuse)."""
+    runner: QueryRunner = request.app.state.heavy
+    return runner.run(lambda _stop: work(), scope=found.caller.scope)
 
 
 def _json(value: object) -> Any:
@@ -166,9 +178,10 @@ def receipts(found: Caller) -> list[JSON]:
 
 
 @router.get("/verify", tags=["reads"])
-def verify(found: Caller) -> JSON:
+def verify(request: Request, found: Caller) -> JSON:
     """Verify the scope's receipt hash chain (409 ChainBroken when it does not verify)."""
-    return {"verified": True, "receipts": found.memory.verify(), "scope": found.caller.scope}
+    receipts = _heavily(request, found, found.memory.verify)
+    return {"verified": True, "receipts": receipts, "scope": found.caller.scope}
 
 
 @router.get("/key", tags=["reads"])
@@ -248,13 +261,14 @@ def render(
     response_class=PlainTextResponse,
     responses={200: {"content": {NQUADS: {}}}},
 )
-def export(found: Caller, audit: bool = False) -> PlainTextResponse:
+def export(request: Request, found: Caller, audit: bool = False) -> PlainTextResponse:
     """The scope as sorted N-Quads (``memory.admin.export``); ``audit=true`` (owner key only) also
-    includes the quarantine."""
+    includes the quarantine. One export, verification or audit per scope at a time (503
+    ``Busy`` with ``Retry-After`` for another)."""
     if audit and not found.caller.is_owner:
         raise Problem(403, "Forbidden", "Only the owner key may take an audit export.")
     out = io.StringIO()
-    found.memory.admin.export(out, audit=audit)
+    _heavily(request, found, lambda: found.memory.admin.export(out, audit=audit))
     return PlainTextResponse(out.getvalue(), media_type=NQUADS)
 
 
@@ -269,7 +283,7 @@ _REPORT_TYPES = {"turtle": "text/turtle", "json-ld": "application/ld+json"}
         200: {"content": {"application/json": {}, "text/turtle": {}, "application/ld+json": {}}}
     },
 )
-def audit(found: Owner, infer: bool = False, format: str = "json") -> Any:
+def audit(request: Request, found: Owner, infer: bool = False, format: str = "json") -> Any:
     """Validate the whole scope against doxa's shapes and the owner's (``memory.admin.audit``;
     owner key only): JSON by default, or the SHACL report as ``turtle`` or ``json-ld``."""
     chosen = format.strip().casefold()
@@ -277,7 +291,7 @@ def audit(found: Owner, infer: bool = False, format: str = "json") -> Any:
         raise Problem(
             400, "InvalidInput", f"{format!r} is not an audit format; use json, turtle or json-ld."
         )
-    report = found.memory.admin.audit(infer=infer)
+    report = _heavily(request, found, lambda: found.memory.admin.audit(infer=infer))
     if chosen == "json":
         return audit_json(report)
     return PlainTextResponse(report.serialize(chosen), media_type=_REPORT_TYPES[chosen])

@@ -39,9 +39,16 @@ class QueryRunner:
     given ``timeout`` seconds."""
 
     def __init__(
-        self, *, timeout: float, max_running: int, max_running_per_scope: int | None = None
+        self,
+        *,
+        timeout: float,
+        max_running: int,
+        max_running_per_scope: int | None = None,
+        workers: str = "query workers",
     ) -> None:
         self.timeout = timeout
+        #: what the slots are called in a Busy answer
+        self.workers = workers
         self.max_running = max_running
         if max_running_per_scope is None:  # half the workers, so one scope leaves the rest free
             max_running_per_scope = max(1, max_running // 2)
@@ -106,17 +113,16 @@ class QueryRunner:
                 raise Problem(
                     503,
                     "Busy",
-                    f"All {self.max_running_per_scope} query workers of this scope are busy "
-                    "(slow queries run until they end); try again shortly, or ask a narrower "
-                    "query.",
+                    f"All {self.max_running_per_scope} {self.workers} of this scope are busy "
+                    "(each runs until it ends); try again shortly.",
                     headers={"Retry-After": "5"},
                 )
             if sum(self._running.values()) >= self.max_running:
                 raise Problem(
                     503,
                     "Busy",
-                    f"All {self.max_running} query workers are busy (slow queries run until "
-                    "they end); try again shortly, or ask a narrower query.",
+                    f"All {self.max_running} {self.workers} are busy (each runs until it "
+                    "ends); try again shortly.",
                     headers={"Retry-After": "5"},
                 )
             self._running[scope] = mine + 1
