@@ -69,6 +69,8 @@ class Listing(enum.Enum):
     ENDED_FACTS = "`doxa facts --include-ended`"
     HELD = "`doxa held`"
     QUARANTINE = "`doxa quarantine`"
+    ALARMS = "`doxa alarms`"
+    FLAGGED = "`doxa flagged`"
 
 
 class NotFound(DoxaError, LookupError):

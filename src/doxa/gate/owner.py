@@ -450,8 +450,9 @@ class OwnerDecisions:
             found = alarms(self.store, self.scope, alarm=alarm)
             if not found or not found[0].open:
                 raise NotFound(
-                    f"There is no open alarm {alarm_id!r} in scope {self.scope.name!r}; list "
-                    "them with `doxa alarms`."
+                    f"There is no open alarm {alarm_id!r} in scope {self.scope.name!r}",
+                    listings=(Listing.ALARMS,),
+                    lead="list them with",
                 )
             return self._signed(decision, Outcome.CLEARED, reason, clears=alarm)
 
@@ -471,7 +472,9 @@ class OwnerDecisions:
             if not found or found[0].status is not FactStatus.LIVE or not found[0].basis_ended:
                 raise NotFound(
                     f"There is no live flagged fact {fact_id!r} in scope {self.scope.name!r} "
-                    "to confirm; list them with `doxa flagged`."
+                    "to confirm",
+                    listings=(Listing.FLAGGED,),
+                    lead="list them with",
                 )
             event = self.scope.event(new_id())
             log = self.scope.log

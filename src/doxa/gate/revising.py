@@ -13,7 +13,7 @@ from datetime import datetime
 
 from rdflib import URIRef
 
-from doxa.errors import InvalidInput, NotFound
+from doxa.errors import InvalidInput, Listing, NotFound
 from doxa.model import Fact, FactStatus
 from doxa.reads.claims import load_facts
 from doxa.scope import Scope
@@ -63,7 +63,7 @@ def revision_target(
             "by the owner: retract the rule and write the new one."
         )
     for graph, where in (
-        (scope.pending, "held, waiting for a decision (see `doxa held`)"),
+        (scope.pending, "held, waiting for a decision"),
         (scope.quarantine, "in quarantine"),
     ):
         if store.describe([target], [graph]).get(str(target)):
@@ -78,7 +78,9 @@ def revision_target(
         )
     raise NotFound(
         f"There is no fact {fact_id!r} in scope {scope.name!r} to {verb}; pass an id exactly "
-        "as remember, recall or facts returned it (list them with `doxa facts`)."
+        "as remember, recall or facts returned it",
+        listings=(Listing.FACTS,),
+        lead="list them with",
     )
 
 

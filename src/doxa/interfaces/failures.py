@@ -140,12 +140,16 @@ _LISTINGS: dict[str, dict[Listing, str]] = {
         Listing.ENDED_FACTS: "`GET /facts?include_ended=true`",
         Listing.HELD: "`GET /held`",
         Listing.QUARANTINE: "`GET /quarantine` (owner key)",
+        Listing.ALARMS: "`GET /alarms`",
+        Listing.FLAGGED: "`GET /flagged`",
     },
     "mcp": {
         Listing.FACTS: "the `facts` tool",
         Listing.ENDED_FACTS: "the `facts` tool with `include_ended`",
         Listing.HELD: "the owner's review page",
         Listing.QUARANTINE: "the owner's review page",
+        Listing.ALARMS: "the owner's review page",
+        Listing.FLAGGED: "the owner's review page",
     },
 }
 
