@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -24,6 +28,41 @@ def test_readme_example_runs() -> None:
     assert blocks, "the README must lead with a runnable example"
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
+
+
+def _doxa_lines(text: str) -> list[list[str]]:
+    """The ``$ doxa …`` lines of the console blocks, comments dropped, split as a shell does."""
+    blocks = re.findall(r"```console\n(.*?)```", text, flags=re.DOTALL)
+    return [
+        shlex.split(line[2:], comments=True)
+        for block in blocks
+        for line in block.splitlines()
+        if line.startswith("$ doxa ")
+    ]
+
+
+def test_readme_shell_example_runs(tmp_path: Path) -> None:
+    """The README's shell lines run as written, in order, in an empty folder: each exits 0
+    (its fourth line once failed: ``facts --json`` where ``--json`` is global), and the
+    last prints the fact the second wrote."""
+    lines = _doxa_lines((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(lines) >= 4, lines
+    doxa_command = str(Path(sys.executable).with_name("doxa"))
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("DOXA_")}
+    said = ""
+    for words in lines:
+        done = subprocess.run(
+            [doxa_command, *words[1:]],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=environ,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, (words, done.stdout, done.stderr)
+        said = done.stdout
+    assert "Alice prefers tea" in said
 
 
 def test_readme_gives_the_two_commands_and_ci_runs_one() -> None:
