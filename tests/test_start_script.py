@@ -97,3 +97,29 @@ def test_start_twice_leaves_the_answers_unchanged(tmp_path: Path) -> None:
     assert _answers(clone) == first
     assert "already in" in second_output
     assert "approves" not in second_output
+
+
+def test_start_leaves_nothing_untracked(tmp_path: Path) -> None:
+    """After ``scripts/start`` the checkout shows no new file to git: the store and the
+    files beside it (journal, lock) are ignored by the repository's .gitignore. Without the
+    ignore file the same run does leave them (control)."""
+    clone = _fresh_copy(tmp_path)
+    shutil.copy(ROOT / ".gitignore", clone / ".gitignore")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(clone)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "clone"], check=True)
+    _start(clone)
+
+    def untracked() -> list[str]:
+        done = subprocess.run(
+            [*git, "status", "--porcelain", "--untracked-files=all"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.splitlines()
+
+    assert untracked() == []
+    (clone / ".gitignore").write_text(".venv/\n", encoding="utf-8")  # the control
+    assert any("memory" in line for line in untracked())
