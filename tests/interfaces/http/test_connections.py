@@ -246,3 +246,32 @@ def test_doxa_serve_closes_half_sent_requests_and_keeps_answering(
     assert time.monotonic() - started < 2
     assert all(closed_within(sock, LIMITS.header_timeout + 5) for sock in socks)
     assert httpx.get(f"{server.url}/health", timeout=5).status_code == 200
+
+
+def test_a_served_keep_alive_connection_outlives_younger_half_open_ones() -> None:
+    """A client's kept-alive connection, idle between two requests, is not the one closed to
+    make room while connections that never sent a whole request are open, even younger
+    ones (a churning flood); it answers its next request. Once only served connections
+    wait, the oldest of them makes room (control)."""
+    limits = Limits(header_timeout=30, body_timeout=30, max_connections=10)
+    with serving(guarded_protocol(limits)) as port:
+        client = socket.create_connection(("127.0.0.1", port), timeout=5)
+        OPENED.append(client)
+        request = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi"
+        client.sendall(request)
+        assert read_answer(client).endswith(b"2")
+        time.sleep(0.2)  # now the oldest waiting connection of all
+        flood = [half_open(port, b"") for _ in range(15)]  # past the cap: room is made
+        time.sleep(0.2)
+        client.sendall(request)
+        assert read_answer(client).endswith(b"2")  # still open: the flood made room
+        closed = [closed_within(sock, 0.3) for sock in flood]
+        assert sum(closed) >= 5, closed
+        others = []
+        for _ in range(10):  # the control: served connections only, past the cap
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            OPENED.append(sock)
+            sock.sendall(request)
+            assert read_answer(sock).endswith(b"2")
+            others.append(sock)
+        assert closed_within(client, 2) or any(closed_within(s, 0.3) for s in others)

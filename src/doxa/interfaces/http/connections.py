@@ -14,8 +14,9 @@ protocol with three limits added:
   byte closes the connection;
 - **connection cap**: past ``max_connections`` open connections, the one that has waited
   longest without a whole request in hand (its headers still coming, or idle between
-  requests) is closed to make room. A client that sends its request promptly is served; a
-  waiting one is dropped first, as a keep-alive connection may be at any time.
+  requests) is closed to make room, those that never sent a whole request first. A client
+  that sends its request promptly is served; a waiting one is dropped first, as a
+  keep-alive connection may be at any time.
 
 ``doxa serve`` passes the class as uvicorn's ``http`` protocol (:data:`LIMITS` are its
 defaults, docs/http.md) and raises the process's open-file limit to what the cap needs.
@@ -104,10 +105,17 @@ def guarded_protocol(limits: Limits = LIMITS) -> type[H11Protocol]:
             waiting = [
                 c
                 for c in self.connections
-                if isinstance(c, GuardedProtocol) and c is not self and c.waiting()
+                if isinstance(c, GuardedProtocol)
+                and c is not self
+                and c.waiting()
+                and not c.transport.is_closing()  # made room already: gone once the loop runs
             ]
             if waiting:
-                oldest = min(waiting, key=lambda c: c.waiting_since)
+                # one that never sent a whole request goes before a client's kept-alive
+                # connection between two requests: under a flood that churns thousands of
+                # half-open connections a second, the oldest of them is younger than a
+                # real client's pause, which was closed under it (a reset mid-session)
+                oldest = min(waiting, key=lambda c: (c.cycle is not None, c.waiting_since))
                 oldest._disarm()
                 oldest.transport.close()
 
