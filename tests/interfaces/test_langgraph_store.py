@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -46,9 +47,10 @@ PREFS = ("users", "alice", "prefs")
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> doxa.Memory:
-    """A memory on disk, scope alice."""
-    return doxa.Memory.open(tmp_path / "store", scope="alice")
+def memory(tmp_path: Path) -> Iterator[doxa.Memory]:
+    """A memory on disk, scope alice (closed afterwards: its files are not left open)."""
+    with doxa.Memory.open(tmp_path / "store", scope="alice") as opened:
+        yield opened
 
 
 @pytest.fixture

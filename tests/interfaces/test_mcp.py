@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import select
+import selectors
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -403,8 +403,10 @@ class RawSession:
 
     def receive(self, timeout: float = 30) -> dict[str, Any]:
         assert self.process.stdout is not None
-        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-        assert ready, "no reply within the timeout"
+        # a selector, not select(): a long test run may hold descriptors past 1024
+        with selectors.DefaultSelector() as waiting:
+            waiting.register(self.process.stdout, selectors.EVENT_READ)
+            assert waiting.select(timeout), "no reply within the timeout"
         reply: dict[str, Any] = json.loads(self.process.stdout.readline())
         return reply
 

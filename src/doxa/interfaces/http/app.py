@@ -187,7 +187,11 @@ def create_app(
     # exports, verifications and audits read a whole scope: one scope runs one at a time
     # and the server two, so one scope's heavy requests cannot starve the others' writes
     app.state.heavy = QueryRunner(
-        timeout=HEAVY_SECONDS, max_running=2, max_running_per_scope=1, workers="heavy workers"
+        timeout=HEAVY_SECONDS,
+        max_running=2,
+        max_running_per_scope=1,
+        workers="heavy workers",
+        advice="(exports, verifications, audits; each runs until it ends); try again shortly.",
     )
     app.state.checker = checker
     app.state.secret = secret or secrets.token_bytes(32)

@@ -45,10 +45,13 @@ class QueryRunner:
         max_running: int,
         max_running_per_scope: int | None = None,
         workers: str = "query workers",
+        advice: str = "(slow queries run until they end); try again shortly, or ask a "
+        "narrower query.",
     ) -> None:
         self.timeout = timeout
-        #: what the slots are called in a Busy answer
+        #: what the slots are called in a Busy answer, and what it advises
         self.workers = workers
+        self.advice = advice
         self.max_running = max_running
         if max_running_per_scope is None:  # half the workers, so one scope leaves the rest free
             max_running_per_scope = max(1, max_running // 2)
@@ -114,15 +117,14 @@ class QueryRunner:
                     503,
                     "Busy",
                     f"All {self.max_running_per_scope} {self.workers} of this scope are busy "
-                    "(each runs until it ends); try again shortly.",
+                    f"{self.advice}",
                     headers={"Retry-After": "5"},
                 )
             if sum(self._running.values()) >= self.max_running:
                 raise Problem(
                     503,
                     "Busy",
-                    f"All {self.max_running} {self.workers} are busy (each runs until it "
-                    "ends); try again shortly.",
+                    f"All {self.max_running} {self.workers} are busy {self.advice}",
                     headers={"Retry-After": "5"},
                 )
             self._running[scope] = mine + 1
