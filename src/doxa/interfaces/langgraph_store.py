@@ -441,9 +441,7 @@ class DoxaStore(BaseStore):
         return [t for t, namespace in self._spaces() if namespace[: len(prefix)] == prefix]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        _check_paging(op.limit, op.offset)
-        for condition in op.match_conditions or ():
-            _checked_path(condition.path)
+        # only ``batch`` lists namespaces, and it checked the op (``_check_op``) already
         found = [namespace for _, namespace in self._spaces()]
         for condition in op.match_conditions or ():
             found = [n for n in found if _condition_holds(condition, n)]

@@ -41,6 +41,9 @@ def test_loopback_names_pass(host: str, origin: str | None) -> None:
         ("localhost:8765", "http://user@localhost:8765"),
         ("localhost:8765", "http://localhost:8765/path"),
         ("localhost:8765", "http://localhost\u3002evil.example"),
+        ("127.0.0.1:80:80", None),
+        ("localhost:8765", "http://localhost:8765@evil.example"),
+        ("localhost:8765", "http://localhost:8765:80"),
     ],
 )
 def test_other_hosts_and_origins_are_refused(host: str | None, origin: str | None) -> None:
