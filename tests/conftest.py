@@ -84,3 +84,25 @@ def memory(store: Store, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
     mem.schema.add_ontology(DOMAIN)
     yield mem
     mem.close()
+
+
+#: the long variants that take minutes each (docs/stress.md), longest first, measured in one
+#: ``pytest -m slow -n 3 --durations`` run; parallel workers finish together only when these
+#: start first (a worker handed the longest one last runs alone at the end)
+LONGEST_FIRST = (
+    "tests/stress/test_model.py::test_memory_matches_its_model_at_length",
+    "tests/store/test_erasure_lifecycle.py::test_kill_9_during_an_erasure_fifty_times",
+    "tests/store/test_erasure_lifecycle.py::test_erasing_under_load_fifty_times",
+    "tests/stress/test_crash.py::test_sigkill_two_hundred_times",
+    "tests/store/test_interrupted.py::test_a_kill_at_random_points_of_restore_thirty_times",
+    "tests/interfaces/http/test_rest_fuzz.py::test_no_agent_body_fails_or_writes_as_the_owner_long",
+    "tests/interfaces/langgraph_suites/test_langgraph_suites.py::"
+    "test_langgraph_suites_fail_only_by_design",
+    "tests/gate/test_bulk.py::test_import_decides_as_remember_on_many_streams",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the longest tests first (a stable sort: every other test keeps its place)."""
+    rank = {nodeid: at for at, nodeid in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid, len(rank)))

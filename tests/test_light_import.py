@@ -97,16 +97,20 @@ def test_doxa_works_without_the_server_extra(tmp_path: Path) -> None:
     assert "No module named 'fastapi'" in control.stderr
 
 
-# doxa serve, with uvicorn.run replaced where uvicorn is there: the control would serve
+# doxa serve, with uvicorn's Server.run replaced where uvicorn is there: the control would
+# serve (on port 0, any free port, bound before the banner)
 _SERVE = """
 try:
     import uvicorn
 except ImportError:
     pass
 else:
-    uvicorn.run = lambda app, **_: print("would serve")
+    def run(self, sockets=None):
+        print("would serve")
+        self.started = True
+    uvicorn.Server.run = run
 from doxa.interfaces.cli import main
-main(["--store", ":memory:", "--scope", "s", "serve"], prog_name="doxa")
+main(["--store", ":memory:", "--scope", "s", "serve", "--port", "0"], prog_name="doxa")
 """
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -326,6 +327,41 @@ def test_serve_on_a_name_announces_the_address_it_listens_on(tmp_path: Path) -> 
         host = found.url.split("//", 1)[1].rsplit(":", 1)[0]
         assert host in ("127.0.0.1", "[::1]"), found.url
         assert httpx.get(f"{found.url}/health", timeout=5).status_code == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_serve_on_a_port_in_use_announces_nothing(tmp_path: Path) -> None:
+    """The socket is bound before the discovery file is written: a port another program
+    holds stops ``doxa serve`` with uvicorn's start-up failure (3) and leaves no file that
+    would send local commands to that other program. Control: the same command on a free
+    port announces itself."""
+    store = tmp_path / "memory"
+    doxa.Memory.open(store, scope="alice").close()
+    command = [str(Path(sys.executable).with_name("doxa")), "serve", "--path", str(store)]
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("DOXA_")}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [*command, "--port", str(port)], capture_output=True, env=environ, timeout=120
+        )
+        assert result.returncode == 3, result.stderr
+        assert not discovery_file(store).exists()
+    process = subprocess.Popen(
+        [*command, "--port", str(_free_port())],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=environ,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not discovery_file(store).exists() and time.monotonic() < deadline:
+            assert process.poll() is None, "doxa serve exited early"
+            time.sleep(0.1)
+        assert discovery_file(store).exists()
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -452,10 +452,18 @@ def test_serves_banner_names_mcp_only_where_it_is_served(
     from doxa.interfaces.cli import main
 
     served: list[object] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **_: served.append(app))
+
+    def run(self: uvicorn.Server, sockets: list[object] | None = None) -> None:
+        served.append(self.config.app)  # instead of serving until stopped
+        self.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     if not sdk:
         monkeypatch.setitem(sys.modules, "doxa.interfaces.mcp.server", None)
-    result = CliRunner().invoke(main, ["--store", ":memory:", "--scope", "s", "serve"])
+    # port 0: the socket bound before the banner is any free port, never another's
+    result = CliRunner().invoke(
+        main, ["--store", ":memory:", "--scope", "s", "serve", "--port", "0"]
+    )
     assert result.exit_code == 0, result.output
     assert served  # the server would have run
     assert ("MCP (Streamable HTTP)" in result.output) is sdk

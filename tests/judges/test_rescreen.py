@@ -1,6 +1,7 @@
 """Re-screening: stored outside facts the current screen calls instructions move into
-quarantine with a receipt; nothing is deleted, the owner can release them, and the owner's
-and the agent's own words are never screened."""
+quarantine with a receipt; the agent's notes it calls instructions to later turns wait for
+the owner in pending; nothing is deleted, the owner can release or approve them, and the
+owner's own words are never screened."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def admitted_under_an_older_screen(
     """Writes made while the screen was blind (as a screen before this one was)."""
     with monkeypatch.context() as patched:
         patched.setattr("doxa.judges.rules.screen", lambda text: None)
+        patched.setattr("doxa.judges.rules.screen_note", lambda text: None)
         source = ["https://page.example/a"]
         written = {
             "attack": memory.remember(ATTACK, topic="web", authority="external", sources=source),
@@ -42,11 +44,20 @@ def test_rescreen_moves_what_the_screen_now_catches(
     monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
 ) -> None:
     written = admitted_under_an_older_screen(monkeypatch, memory)
-    moved = memory.owner.rescreen(reason="screen v3")
+    found = memory.owner.rescreen(reason="screen v3")
+    moved = [r for r in found if r.outcome is doxa.Outcome.QUARANTINED]
+    [note] = [r for r in found if r.outcome is doxa.Outcome.HELD]
+    assert len(found) == 3
     assert sorted(r.targets for r in moved) == sorted(
         [(written["attack"].fact,), (written["tool"].fact,)]
     )
     assert {r.fact for r in moved} == {f.id for f in memory.owner.quarantined()}
+    # the agent's note is not quarantined (its words are the agent's): it waits for the owner
+    assert note.targets == (written["agent"].fact,)
+    assert note.relation is doxa.Relation.UNCLEAR
+    assert note.reason.startswith("re-screened: the agent's own note reads as an instruction")
+    [waiting] = memory.held()
+    assert (waiting.fact, waiting.text) == (note.fact, ATTACK + " (my note)")
     for receipt in moved:
         assert receipt.outcome is doxa.Outcome.QUARANTINED
         assert receipt.relation is doxa.Relation.INSTRUCTION
@@ -56,9 +67,9 @@ def test_rescreen_moves_what_the_screen_now_catches(
             "the assistant's rules, instructions or memory (\"disregard its earlier "
             'instructions") (screen v3)'
         )
-    # out of every ordinary read; the benign control, the owner's and the agent's stay
-    assert {f.text for f in memory.facts()} == {BENIGN, ATTACK, ATTACK + " (my note)"}
-    assert [f.authority.value for f in memory.recall("praise")] == ["owner", "agent"]
+    # out of every ordinary read; the benign control and the owner's words stay
+    assert {f.text for f in memory.facts()} == {BENIGN, ATTACK}
+    assert [f.authority.value for f in memory.recall("praise")] == ["owner"]
     # nothing deleted: the text waits in quarantine byte for byte
     assert sorted(f.text for f in memory.owner.quarantined()) == sorted(
         [ATTACK, "Calendar: " + ATTACK]
@@ -102,12 +113,17 @@ def test_doxa_rescreen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         written = admitted_under_an_older_screen(monkeypatch, memory)
     del memory
     gc.collect()  # Memory.close does not release the directory lock; dropping it does
-    moved = run_json(store, "rescreen", "--reason", "new screen")
+    found = run_json(store, "rescreen", "--reason", "new screen")
+    moved = [r for r in found if r["outcome"] == "quarantined"]
     assert sorted(r["targets"] for r in moved) == sorted(
         [[written["attack"].fact], [written["tool"].fact]]
     )
-    assert {r["outcome"] for r in moved} == {"quarantined"}
+    # the agent's note waits for the owner instead
+    assert [(r["outcome"], r["targets"]) for r in found if r not in moved] == [
+        ("held", [written["agent"].fact])
+    ]
     assert len(run_json(store, "quarantine")) == 2
+    assert len(run_json(store, "held")) == 1
     assert run(store, "rescreen").stdout.strip() == "Nothing new caught."
 
 
@@ -140,6 +156,7 @@ def held_under_an_older_screen(
 
     with monkeypatch.context() as patched:
         patched.setattr("doxa.judges.rules.screen", lambda text: None)
+        patched.setattr("doxa.judges.rules.screen_note", lambda text: None)
         written = {
             "attack": clash("hugo", "Hugo lives in Atlantis. " + ATTACK, "external"),
             "benign": clash("ana", "Ana lives in Atlantis. " + BENIGN, "external"),
@@ -270,3 +287,20 @@ def test_a_write_decided_between_the_two_reads_of_held_is_not_listed(
     listed = {h.id for h in memory.held()}
     assert written["attack"].fact not in listed
     assert written["benign"].fact in listed
+
+
+def test_a_rescreened_agent_note_once_approved_stays(
+    monkeypatch: pytest.MonkeyPatch, memory: doxa.Memory
+) -> None:
+    """The owner approves the note the re-screen held: it is live again, and the next
+    re-screen leaves it (the owner saw it). The control: an agent note with no sign is
+    never moved."""
+    admitted_under_an_older_screen(monkeypatch, memory)
+    plain = memory.remember("Bob read the museum page on Monday.", topic="notes")
+    [note] = [r for r in memory.owner.rescreen() if r.outcome is doxa.Outcome.HELD]
+    assert memory.owner.approve(note.held or note.fact or "").outcome is doxa.Outcome.APPROVED
+    live = {f.text for f in memory.facts(topic="notes")}
+    assert ATTACK + " (my note)" in live
+    assert "Bob read the museum page on Monday." in live
+    assert memory.owner.rescreen() == []
+    assert memory.get(plain.fact or "").status is doxa.FactStatus.LIVE

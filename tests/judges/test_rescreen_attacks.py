@@ -23,6 +23,7 @@ def test_concurrent_rescreens_move_each_fact_once(
     second = first if shared else doxa.Memory(store, scope="alice", owns_store=False)
     with monkeypatch.context() as patched:
         patched.setattr("doxa.judges.rules.screen", lambda text: None)
+        patched.setattr("doxa.judges.rules.screen_note", lambda text: None)
         for i in range(6):
             first.remember(
                 f"#{i} {ATTACK}", topic="web", authority="external", sources=["https://p.example/"]

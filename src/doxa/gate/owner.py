@@ -27,8 +27,8 @@ from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision
 from doxa.judges.base import Cardinality
 from doxa.judges.compare import same_term
-from doxa.judges.screen import SCREENED, Sign, screen
-from doxa.model import FactStatus, Outcome, Proposal, Receipt, Relation
+from doxa.judges.screen import SCREENED, Sign, screen, screen_note
+from doxa.model import Authority, FactStatus, HoldStatus, Outcome, Proposal, Receipt, Relation
 from doxa.ontology.closure import property_table
 from doxa.reads.claims import load_facts
 from doxa.reads.facts import facts
@@ -271,6 +271,11 @@ class OwnerDecisions:
         quarantine is not taken back. Held outside writes (pending) are screened too: one it
         now calls an instruction leaves pending for quarantine under its own id, with the
         same kind of receipt. Idempotent: a second run finds nothing more to move.
+
+        The agent's live notes are read with the note screen (issue 33): one it now calls
+        an instruction to later turns is retracted the same way and a copy waits for the
+        owner in pending (never quarantine: the words are the agent's), unless the owner
+        already approved it once.
         """
         now = self.decider.clock.now()
         live = facts(
@@ -300,7 +305,39 @@ class OwnerDecisions:
             receipt = self.decider.decide(partial(move, sign, reason))
             if receipt is not None:
                 receipts.append(receipt)
+        for fact in live:
+            if fact.status is not FactStatus.LIVE or fact.authority is not Authority.AGENT:
+                continue
+            sign = screen_note(fact.text)
+            if sign is None or self._owner_decided(fact.iri, Outcome.APPROVED):
+                continue
+            receipt = self.decider.decide(partial(self._hold_note, fact.iri, sign, reason))
+            if receipt is not None:
+                receipts.append(receipt)
         return receipts
+
+    def _hold_note(
+        self, iri: URIRef, sign: Sign, reason: str, decision: Decision
+    ) -> Receipt | None:
+        """In ``decision``: retract one live agent note (belief in it ends now, its history
+        stays) and put a copy in pending under a new id, waiting for the owner as a new
+        agent note with the same sign is held. None if the note ended meanwhile."""
+        if not self.record.is_live(iri):
+            return None
+        graph, _ = self.record.locate(iri)
+        pairs = [(p, o) for p, o in self._pairs(iri, graph) if p != DOXA.recordedAt]
+        now = self.decider.clock.now()
+        why = (
+            "re-screened: the agent's own note reads as an instruction to later turns: "
+            f"{sign.explain()}; it waits until the owner approves or discards it"
+        )
+        why = f"{why} ({reason})" if reason else why
+        copy = self.scope.fact(new_id())
+        self.record.hold(
+            decision, copy, pairs, Relation.UNCLEAR, (), why, HoldStatus.AWAITING_OWNER, now
+        )
+        self.record.close(decision, Relation.WAS_WRONG, (iri,), None, None, why, now)
+        return self._moved(decision, why, now, copy, pairs, targets=(iri,), held=True)
 
     def _quarantine_held(
         self, held_id: str, sign: Sign, reason: str, decision: Decision
@@ -352,15 +389,18 @@ class OwnerDecisions:
         decides: URIRef,
         pairs: list[Pair],
         targets: tuple[URIRef, ...] = (),
+        *,
+        held: bool = False,
     ) -> Receipt:
-        """The owner's receipt for a claim the re-screen moved into quarantine."""
+        """The owner's receipt for a claim the re-screen moved into quarantine, or (``held``)
+        for an agent note it moved into pending."""
         kind = dict(pairs).get(DOXA.kind)
         return self._signed(
             decision,
-            Outcome.QUARANTINED,
+            Outcome.HELD if held else Outcome.QUARANTINED,
             why,
             now,
-            relation=Relation.INSTRUCTION,
+            relation=Relation.UNCLEAR if held else Relation.INSTRUCTION,
             decides=decides,
             targets=targets,
             kind=str(kind) if kind is not None else None,
@@ -369,9 +409,11 @@ class OwnerDecisions:
     def _released(self, iri: URIRef) -> bool:
         """Whether the owner already saw this claim in quarantine and released it: their
         decision stands, so the screen does not take it back."""
-        return any(
-            r.outcome is Outcome.QUARANTINED for r in receipts_deciding(self.store, self.scope, iri)
-        )
+        return self._owner_decided(iri, Outcome.QUARANTINED)
+
+    def _owner_decided(self, iri: URIRef, outcome: Outcome) -> bool:
+        """Whether a receipt with ``outcome`` decided this claim: the owner saw it then."""
+        return any(r.outcome is outcome for r in receipts_deciding(self.store, self.scope, iri))
 
     def _pairs(self, iri: URIRef, graph: URIRef) -> list[Pair]:
         rows = self.store.select(

@@ -17,9 +17,9 @@ from doxa.errors import InvalidInput
 from doxa.judges.base import Cardinality, Evidence, Judge, Needs
 from doxa.judges.compare import compare, overlaps, same_term
 from doxa.judges.patterns import align, pattern_iri
-from doxa.judges.screen import SCREENED, screen
+from doxa.judges.screen import SCREENED, screen, screen_note
 from doxa.judges.sentences import frame, revision_shape, says_not, value_words
-from doxa.model import Correction, Fact, Proposal, Relation, RuleMode, Verdict
+from doxa.model import Authority, Correction, Fact, Proposal, Relation, RuleMode, Verdict
 from doxa.text import normalise, with_article
 from doxa.vocabulary import DOXA
 
@@ -36,8 +36,9 @@ class RuleJudge(Judge):
     name = "rule"
     # a new version whenever its decisions change: earned closing is earned per version, so
     # a judge that now closes text facts (issue 16), or reads an undated value as a change
-    # and sentence patterns (issue 36), earns the right again
-    version = "4"
+    # and sentence patterns (issue 36), or holds the agent's instruction-shaped notes
+    # (issue 33), earns the right again
+    version = "5"
 
     def __init__(self, fallback: Judge | None = None) -> None:
         if fallback is not None and not isinstance(fallback, Judge):
@@ -67,6 +68,18 @@ class RuleJudge(Judge):
                     (),
                     f"outside text acting as an instruction: {sign.explain()}; it stays in "
                     "quarantine until the owner releases or discards it",
+                )
+        if proposal.authority is Authority.AGENT and not evidence.released:
+            # the agent's own note that tells later turns what to do: how a tricked agent
+            # poisons its memory (issue 33); held with the reason, never quarantined (the
+            # words are the agent's) and never admitted unseen
+            sign = screen_note(proposal.text)
+            if sign is not None:
+                return Verdict(
+                    Relation.UNCLEAR,
+                    (),
+                    f"the agent's own note reads as an instruction to later turns: "
+                    f"{sign.explain()}; it waits until the owner approves or discards it",
                 )
         clash = self._rule_clash(proposal, evidence)
         if clash is not None:

@@ -70,10 +70,11 @@ from doxa.reads.embeddings import Embedder, OpenAIEmbedder
 from doxa.reads.held import held as held_reads
 from doxa.reads.history import history as history_read
 from doxa.reads.history import why as why_read
-from doxa.reads.parameters import newest
+from doxa.reads.parameters import RECALL_LIMIT, newest
 from doxa.reads.projection import (
     RETRACTION_KIND,
 )
+from doxa.reads.provenance import authorities, owner_first, said_by
 from doxa.reads.receipts import receipts as receipt_reads
 from doxa.reads.stats import Stats
 from doxa.reads.stats import stats as stats_read
@@ -276,17 +277,21 @@ class Memory(Opening):
         topic: str | None = None,
         subject: object = None,
         predicate: object = None,
+        authority: object = None,
         include_ended: bool = False,
         include_unchecked: bool = False,
         limit: int | None = None,
     ) -> list[Fact]:
         """Facts true at ``valid_at`` as believed at ``as_of`` (both default to now).
 
-        A bare date for ``as_of`` means "by the end of that day". With ``include_ended``
-        every fact recorded by ``as_of`` comes back, each with its status. With
-        ``include_unchecked``, writes waiting for a judge that could not answer come last,
-        flagged with status ``unchecked``. ``limit`` keeps the newest that many (1-1000).
+        A bare date for ``as_of`` means "by the end of that day". ``authority`` keeps the
+        facts in those speakers' words (``"owner"``, ``"owner,tool"`` or a list). With
+        ``include_ended`` every fact recorded by ``as_of`` comes back, each with its status.
+        With ``include_unchecked``, writes waiting for a judge that could not answer come
+        last, flagged with status ``unchecked``. ``limit`` keeps the newest that many
+        (1-1000).
         """
+        wanted = authorities(authority)
         valid, believed = self._reads.times(valid_at, as_of)
         subject_iri = self._reads.filter_term(subject, Role.ENTITY, "subject")
         predicate_iri = self._reads.filter_term(predicate, Role.PROPERTY, "predicate")
@@ -317,7 +322,7 @@ class Memory(Opening):
             ),
             *waiting,
         ]
-        return newest(found, limit)
+        return newest(said_by(found, wanted), limit)
 
     def recall(
         self,
@@ -326,6 +331,7 @@ class Memory(Opening):
         valid_at: datetime | date | str | None = None,
         as_of: datetime | date | str | None = None,
         topic: str | None = None,
+        authority: object = None,
         include_ended: bool = False,
         include_unchecked: bool = False,
         limit: int = 10,
@@ -338,6 +344,10 @@ class Memory(Opening):
         rules decide what may come back, as for :meth:`facts` (docs/concepts.md).
 
         ``include_unchecked`` adds matching writes that wait for the judge, last and flagged.
+        ``authority`` keeps the facts in those speakers' words (``"owner"``: the owner's
+        only). On one topic a stronger speaker's fact is never ranked below a weaker one's
+        (owner, tool, agent, then outside text; :mod:`doxa.reads.provenance`), so a planted
+        line cannot outrank the owner's words.
 
         With an ``embedder`` (:attr:`recall_mode` ``"hybrid"``) the words' list and the list
         of facts nearest the query's vector are fused by reciprocal rank before those rules
@@ -349,6 +359,7 @@ class Memory(Opening):
                 f"limit {limit!r} is out of range; use a whole number from 1 to 500."
             )
         as_text(text, "query text")
+        wanted = authorities(authority)
         valid, believed = self._reads.times(valid_at, as_of)
         meaning = self._reads.query_meaning(text, self.embedder)
         found = fact_reads.recall(
@@ -359,16 +370,22 @@ class Memory(Opening):
             valid_at=valid,
             as_of=believed,
             include_ended=include_ended,
-            limit=limit,
+            # filtered by speaker after ranking: ask for the most a recall returns, so the
+            # filter does not leave fewer than ``limit`` where more match
+            limit=limit if wanted is None else RECALL_LIMIT,
             meaning=meaning,
         )
+        # the unchecked writes below stay last, whoever wrote them
+        found = owner_first(said_by(found, wanted)[:limit])
         if include_unchecked:
             language = self.scope.language
             asked = set(stems(text, language))
             found += [
                 f
                 for f in self._reads.unchecked()
-                if (topic is None or f.topic == topic) and asked & set(stems(f.text, language))
+                if (topic is None or f.topic == topic)
+                and asked & set(stems(f.text, language))
+                and (wanted is None or f.authority in wanted)
             ]
         return found[:limit]
 

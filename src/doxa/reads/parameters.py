@@ -13,7 +13,7 @@ tools, whose reader is a model with a small context, list at most 100 facts unle
 more (:attr:`Parameter.agent_default`); every other caller gets every fact by default.
 
 >>> [p.name for p in RECALL.parameters]
-['text', 'valid_at', 'as_of', 'topic', 'include_ended', 'include_unchecked', 'limit']
+['text', 'valid_at', 'as_of', 'topic', 'authority', 'include_ended', 'include_unchecked', 'limit']
 >>> FACTS.parameter("limit").default_for(agent=True)
 100
 """
@@ -124,6 +124,17 @@ def _topic() -> Parameter:
     return Parameter("topic", "Only this topic.", Wire.TEXT, "str | None", metavar="TOPIC")
 
 
+def _authority() -> Parameter:
+    return Parameter(
+        "authority",
+        "Only facts in these words: owner, tool, agent or external, several separated by "
+        "commas (default every fact; owner: the owner's words only).",
+        Wire.TEXT,
+        "object",
+        metavar="WHO",
+    )
+
+
 def _include_ended() -> Parameter:
     return Parameter(
         "include_ended", "Also superseded and retracted facts.", Wire.FLAG, "bool", False
@@ -161,6 +172,7 @@ FACTS = Read(
             "object",
             metavar="NAME|IRI",
         ),
+        _authority(),
         _include_ended(),
         _include_unchecked(),
         Parameter(
@@ -185,6 +197,7 @@ RECALL = Read(
         _valid_at(),
         _as_of(),
         _topic(),
+        _authority(),
         _include_ended(),
         _include_unchecked(),
         Parameter(

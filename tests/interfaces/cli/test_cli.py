@@ -602,7 +602,7 @@ def test_why_shows_evidence_and_receipt(store: Path) -> None:
     assert "sources          https://shop.example/hours" in out
     assert "authority        external (quoted)" in out
     assert "confidence       0.7" in out
-    assert "admitted (new) by rule 4" in out
+    assert "admitted (new) by rule 5" in out
     data = run_json(store, "why", fact)
     assert data["sources"] == ["https://shop.example/hours"]
     assert data["receipt"]["outcome"] == "admitted"
@@ -631,7 +631,7 @@ def test_supplier_call_story(story: tuple[Path, FixedClock]) -> None:
     assert f"  replaces {wednesday['fact']}  receipt " in first
     assert reason == (
         "  one value at a time, and the new value starts after the old one; held: closing of "
-        "kind 'schedule' is not earned yet by judge rule/4 (0 of 50 labelled decisions, 98% "
+        "kind 'schedule' is not earned yet by judge rule/5 (0 of 50 labelled decisions, 98% "
         "needed)"
     )
     thursday = first.split()[2]

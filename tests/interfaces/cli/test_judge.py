@@ -84,7 +84,7 @@ def test_judge_calibrate_earns_closing(store: Path, tmp_path: Path) -> None:
     ledger = run_json(store, "stats")["ledger"]
     assert ledger == [
         {
-            "judge": "rule/4",
+            "judge": "rule/5",
             "kind": "schedule",
             "agreements": 50,
             "decisions": 50,

@@ -101,8 +101,13 @@ def server(serve: Callable[[str], Server]) -> Server:
         assert alice.post("/remember", json={"text": "Alice likes tea", "topic": "drinks"})
         marker = {"text": f"{MARKER} for bob", "topic": "drinks", "authority": "owner"}
         assert bob.post("/remember", json=marker).json()["outcome"] == "admitted"
-        found = bob.get("/sparql", params={"query": "SELECT ?t { ?c ?p ?t }"}).text
-        assert MARKER in found  # the marker is there to be found (control)
+        # the marker is there to be found (control); the first query of a fresh server on
+        # a loaded machine may pass the 2 s limit (a 503 saying so): it is asked again
+        for _ in range(5):
+            answer = bob.get("/sparql", params={"query": "SELECT ?t { ?c ?p ?t }"})
+            if answer.status_code != 503:
+                break
+        assert MARKER in answer.text
     return server
 
 

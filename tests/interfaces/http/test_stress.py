@@ -82,9 +82,17 @@ def test_sigkill_mid_writes_loses_nothing_acknowledged(tmp_path: Path) -> None:
         if not round_:
             store = Path(server.store)
         stop = threading.Event()
+        # the kill comes after a drawn number of acknowledged writes, not after a drawn time:
+        # on a loaded machine a time could pass before any write is answered
+        enough = threading.Event()
+        kill_after = len(acknowledged) + rng.randint(3, 12)
 
         def write(
-            server: Server = server, round_: int = round_, stop: threading.Event = stop
+            server: Server = server,
+            round_: int = round_,
+            stop: threading.Event = stop,
+            enough: threading.Event = enough,
+            kill_after: int = kill_after,
         ) -> None:
             with server.client(OWNER) as client:
                 for i in range(WRITES):
@@ -97,10 +105,14 @@ def test_sigkill_mid_writes_loses_nothing_acknowledged(tmp_path: Path) -> None:
                         return  # the server died mid-request: not acknowledged
                     if response.status_code == 200:
                         acknowledged.append(response.json()["id"])
+                        if len(acknowledged) >= kill_after:
+                            enough.set()  # the writes go on; the kill lands among them
+            enough.set()
 
         thread = threading.Thread(target=write)
         thread.start()
-        threading.Event().wait(rng.uniform(0.3, 1.2))
+        assert enough.wait(timeout=300), "no write was acknowledged"
+        threading.Event().wait(rng.uniform(0.0, 0.05))  # then at a drawn moment mid-writes
         os.kill(server.process.pid, signal.SIGKILL)
         stop.set()
         thread.join()

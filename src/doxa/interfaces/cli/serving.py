@@ -24,6 +24,7 @@ from doxa.interfaces.cli.running import Settings, run_store
 from doxa.interfaces.failures import EXIT_USAGE, exit_code
 
 if TYPE_CHECKING:
+    import uvicorn
     from fastapi import FastAPI
 
     from doxa.interfaces.http.mounts import MountFactory
@@ -200,18 +201,20 @@ def serve(
     else:
         scopes = ", ".join(k.scope for k in config.scopes)
         click.echo(f"  scopes {scopes} with the keys in {config_file}")
+    server, listening = _listening(app, host, port)
     if directory is None:
-        _run(app, host, port)
+        _run(server, listening)
         return
     # a server listening on every address is reached locally on the loopback one
     local = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
     # uvicorn re-raises the SIGTERM it shut down on; as an exception, not the default action
     # (an instant death), it lets the discovery file go
     signal.signal(signal.SIGTERM, _terminated)
+    # announced once the socket listens: a client that finds the file is never refused
     with announced(directory, f"http://{local}:{port}", tokens) as found:
         click.echo(f"  `doxa --store {where} …` in another terminal goes through this server")
         click.echo(f"  (found by {found}, readable by you only)")
-        _run(app, host, port)
+        _run(server, listening)
 
 
 def bound_address(host: str) -> str:
@@ -238,13 +241,33 @@ def bound_address(host: str) -> str:
     return str(found[0][4][0]) if found else host
 
 
-def _run(app: FastAPI, host: str, port: int) -> None:
+def _listening(app: FastAPI, host: str, port: int) -> tuple[uvicorn.Server, socket.socket]:
     """uvicorn with doxa's connection limits (doxa.interfaces.http.connections): a request's
     headers within 10 s, a body never stalled 30 s, at most 1,000 connections (the longest
-    waiting one makes room), and the open-file limit raised to hold them."""
+    waiting one makes room), and the open-file limit raised to hold them.
+
+    The socket is bound and listening when this returns, before the discovery file names it:
+    a connection made from then on waits in the backlog until the server accepts it, where
+    one made between the announcement and uvicorn's own bind would be refused."""
     import uvicorn
 
     from doxa.interfaces.http.connections import LIMITS, guarded_protocol, raise_open_file_limit
 
     raise_open_file_limit(LIMITS.max_connections + 1024)  # the store's own files beside them
-    uvicorn.run(app, host=host, port=port, log_level="warning", http=guarded_protocol(LIMITS))
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", http=guarded_protocol(LIMITS)
+    )
+    listening = config.bind_socket()  # a port in use: uvicorn logs it and exits 3
+    listening.listen(_BACKLOG)
+    return uvicorn.Server(config), listening
+
+
+_BACKLOG = 2048  # uvicorn's own default backlog
+
+
+def _run(server: uvicorn.Server, listening: socket.socket) -> None:
+    """Serve until stopped; exit 3 (uvicorn's start-up failure) if it never started."""
+    with listening:  # closed when the server stops, whatever stopped it
+        server.run(sockets=[listening])
+    if not server.started:
+        raise SystemExit(3)

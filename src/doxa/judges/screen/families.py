@@ -22,7 +22,7 @@ from enum import Enum
 
 from doxa.judges.screen.readings import corrected, invoiced, warned
 
-__all__ = ["FAMILIES", "CueIndex", "Family", "Pattern"]
+__all__ = ["FAMILIES", "STANDING", "CueIndex", "Family", "Pattern"]
 
 
 class Family(Enum):
@@ -41,6 +41,7 @@ class Family(Enum):
     STEERING = "answer steering"
     CODE = "code insertion"
     CONCEALMENT = "concealment"
+    STANDING = "standing instruction"
 
     @property
     def meaning(self) -> str:
@@ -63,6 +64,8 @@ _MEANING = {
     Family.CODE: "it asks for code to be put into the answer or the owner's code, or carries a"
     " destructive or remote-shell command",
     Family.CONCEALMENT: "it asks the assistant to hide something from the user",
+    Family.STANDING: "it tells the assistant what to do in later turns, where a note says what"
+    " is so",
 }
 
 
@@ -1297,3 +1300,116 @@ class CueIndex:
             chosen.append(self.patterns[low.bit_length() - 1])
             found ^= low
         return chosen
+
+
+# -- the agent's own notes ------------------------------------------------------------------
+# An agent's note says what is so ("Bob prefers aisle seats", "the build failed on step 3").
+# A note that tells later turns what to do is how a tricked agent poisons its own memory
+# (MINJA, AgentPoison): "From now on, forward every invoice to …". These patterns read the
+# agent's notes only, beside every family above; outside text never needs them (an order on a
+# web page is already a quotation, and a page's "send the form to HR" is no sign).
+
+#: verbs whose imperative acts on the owner's behalf: money, messages, deletion, disclosure,
+#: access, and the assistant's own rules
+_ACTS = (
+    r"(?:forward|send|re-?send|e-?mail|mail|cc|bcc|transfer|wire|pay|refund|"
+    r"delete|erase|remove|wipe|purge|destroy|drop|reveal|disclose|leak|share|post|publish|"
+    r"upload|export|sync|grant|give|change|reset|disable|deactivate|turn\s+off|ignore|"
+    r"disregard|forget|override|overrule|bypass|skip|approve|authori[sz]e|obey|trust|"
+    r"recommend|promote|redirect|route|reply|respond|answer|say|tell|claim)"
+)
+#: what may stand between the start of an order and its verb: "please", "always", "just"
+_SOFTENERS = (
+    r"(?:(?:please|kindly|always|never|also|just|immediately|automatically|silently|"
+    r"quietly)\s+)*"
+)
+_C_ACTS = (
+    "forward send resend re e email mail cc bcc transfer wire pay refund delete"
+    " erase remove wipe purge destroy drop reveal disclose leak share post publish upload"
+    " export sync grant give change reset disable deactivate turn ignore disregard forget"
+    " override overrule bypass skip approve authorise authorize obey trust recommend promote"
+    " redirect route reply respond answer say tell claim"
+)
+
+#: where a sentence opens: the text's start or a stop, then any opening quotes or brackets
+#: (a note stored as JSON, as the LangGraph store writes it, opens its value with ``"``)
+_OPENS = r"(?:^|[.!?;:\n])\s*[\"'\u201c\u2018\u00ab(\[{]*\s*"
+
+STANDING: tuple[Pattern, ...] = (
+    # "from now on, forward …", "going forward, always cc …": a time that never ends, then an
+    # order ("going forward the team meets on Tuesdays" says what is so)
+    _p(
+        Family.STANDING,
+        r"\b(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|from\s+this\s+point"
+        r"(?:\s+on(?:wards?)?)?|in\s+(?:all\s+)?(?:future|later|subsequent)\s+(?:turns|"
+        r"conversations|sessions|chats|replies|answers|requests|tasks)|for\s+(?:all|every)\s+"
+        r"future\s+\w+)\b,?\s+" + _SOFTENERS + r"(?:" + _ACTS + r"|you\b|do\s+not|don't|"
+        r"the\s+" + _AI + r"\b|act|behave|treat|consider|use|add|include|put|always|never)",
+        "now forward henceforth hereafter point future later subsequent",
+    ),
+    # an order opening a sentence, with a verb that acts for the owner: "Forward every
+    # invoice to …", "Always cc …", "Please delete …" ("Forwarded the invoice" is a report)
+    _p(
+        Family.STANDING,
+        r"(?:"
+        + _OPENS
+        + r"|\bplease\s+|\bthen\s+|\band\s+(?:then\s+)?(?=(?:always|never)\b))"
+        + _SOFTENERS
+        + r"(?:do\s+not\s+|don't\s+|never\s+)?"
+        + _ACTS
+        # and what an order's verb takes: "Transfer completed", "Change of plans", "Share
+        # price" and "Drop-off at 9" open with the same words as nouns
+        + r"\s+(?:every|all|each|any|the|this|that|these|those|it|them|my|our|your|his|her|"
+        r"their|its|a|an|me|us|him|everything|anything|everyone|anyone|to|with|copies|back|"
+        r"out|away|yes|no|[\w.+-]+@[\w-]+\.|https?://|\w+'s\b)",
+        _C_ACTS,
+    ),
+    # "always …"/"never …" opening a sentence, whatever the verb: "Always answer in French"
+    _p(
+        Family.STANDING,
+        _OPENS + r"(?:please\s+)?(?:always|never|do\s+not|don't)\s+(?:\w+\s+)?"
+        r"(?:use|recommend|mention|suggest|include|add|put|answer|reply|respond|say|tell|call|"
+        r"link|point|refer|book|buy|order|choose|pick|prefer|insert|write|sign|run|execute|"
+        r"install|download|click|visit|open|ask|check|trust|believe|follow|treat|consider|"
+        r"pretend|act)\b",
+        "always never do don",
+        "use recommend mention suggest include add put answer reply respond say tell call"
+        " link point refer book buy order choose pick prefer insert write sign run execute"
+        " install download click visit open ask check trust believe follow treat consider"
+        " pretend act",
+    ),
+    # addressed to the assistant: "you must …", "the assistant should …", "agent: …"
+    _p(
+        Family.STANDING,
+        r"\b(?:you|the\s+" + _AI + r")\s+(?:must|should|shall|will\s+(?:always|never|now)|"
+        r"(?:always|never)\s+\w+|need\s+to|have\s+to|has\s+to|are\s+(?:to|required|allowed|"
+        r"permitted|authori[sz]ed|expected)|is\s+(?:to|required|allowed|permitted|authori[sz]ed|"
+        r"expected)|may\s+now|can\s+now)\b",
+        "you the",
+        "must should shall will always never need have has are is may can",
+    ),
+    # a standing condition and an order: "whenever someone asks about X, say Y", "when
+    # asked …, reply …", "next time the user mentions …, send …"
+    _p(
+        Family.STANDING,
+        r"\b(?:whenever|every\s+time|each\s+time|any\s+time|next\s+time|when(?:ever)?\s+"
+        r"(?:you\s+are\s+|you're\s+)?asked|if\s+(?:anyone|someone|somebody|the\s+(?:user|"
+        r"owner|customer|client)|they|he|she|i|we)\s+(?:asks?|mentions?|says?|requests?|wants?|"
+        r"writes?|types?|brings?\s+up))\b[^.!?\n]{0,100}?(?:,|\bthen\b)\s*"
+        + _SOFTENERS
+        + r"(?:"
+        + _ACTS
+        + r"|you\s+(?:must|should|will|need\s+to|have\s+to)|do\s+not|"
+        r"don't|use|recommend|mention|point|link|call|always|never)\b",
+        "whenever every each any next when if",
+        "whenever time asked anyone someone somebody user owner customer client they he she i we",
+    ),
+    # "always …"/"never …" tied to being asked: "always say X when asked about Y"
+    _p(
+        Family.STANDING,
+        r"\b(?:always|never)\b[^.!?\n]{0,80}?\bwhen(?:ever)?\s+(?:you\s+are\s+|you're\s+)?"
+        r"(?:asked|prompted|requested|the\s+(?:user|owner)\s+(?:asks|mentions|says))\b",
+        "always never",
+        "asked prompted requested user owner",
+    ),
+)
