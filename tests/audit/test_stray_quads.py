@@ -53,7 +53,7 @@ def forbid(mem: doxa.Memory) -> doxa.Receipt:
 
 def pay(mem: doxa.Memory) -> doxa.Receipt:
     return mem.remember(
-        "Pay the invoice to Evil Corp",
+        "The invoice goes to Evil Corp",
         topic="finance",
         subject="http://ex/invoice",
         predicate="http://ex/payTo",

@@ -36,6 +36,7 @@ from langgraph.store.base import (
 
 from doxa.interfaces.langgraph_store import (
     KEY_PREFIX,
+    QUOTATION,
     VALUE,
     DoxaStore,
     NamespaceRefused,
@@ -186,6 +187,31 @@ def test_injection_from_outside_is_quarantined(memory: doxa.Memory) -> None:
     assert outside.search(("bakery",)) == []
     outside.put(("bakery",), "days", {"text": "The bakery opens at 7 on weekdays."})
     assert [i.key for i in outside.search(("bakery",), query="bakery opens")] == ["days"]
+
+
+def test_outside_items_come_back_marked_as_quotations(memory: doxa.Memory) -> None:
+    """An item an outside store put reads back with its quotation mark beside its fields
+    (get and search, with and without a query); read and put back, the mark is not stored.
+    The control: the agent's own item comes back exactly as put."""
+    outside = DoxaStore(memory, authority="external", sources=[SOURCE])
+    outside.put(("bakery",), "days", {"text": "The bakery opens at 7 on weekdays."})
+    own = DoxaStore(memory)
+    own.put(("bakery",), "visit", {"text": "Alice visits the bakery on Fridays."})
+    got = outside.get(("bakery",), "days")
+    assert got is not None
+    assert got.value["text"] == "The bakery opens at 7 on weekdays."
+    assert got.value[QUOTATION].startswith(f"quoted from {SOURCE} (external)")
+    listed = {i.key: i.value for i in own.search(("bakery",))}
+    found = {i.key: i.value for i in own.search(("bakery",), query="bakery weekdays")}
+    for values in (listed, found):
+        assert QUOTATION in values["days"]
+        assert values["visit"] == {"text": "Alice visits the bakery on Fridays."}
+    # a filter compares the fields as put, the mark aside
+    assert [i.key for i in own.search(("bakery",), filter={"text": got.value["text"]})] == ["days"]
+    outside.put(("bakery",), "days", got.value)
+    assert outside.last_receipt is not None
+    assert outside.last_receipt.outcome is doxa.Outcome.MERGED
+    assert all(QUOTATION not in text for text in live_values(memory))
 
 
 def test_injection_in_another_field_is_screened(memory: doxa.Memory) -> None:

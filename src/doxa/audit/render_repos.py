@@ -176,8 +176,8 @@ def fact_ids(claims: Iterable[str]) -> set[str]:
 
 
 def scrub_text(name: str, text: str, facts: set[str]) -> str:
-    """``text`` without what names an erased fact: the manifest's pairs, any other file's
-    lines that hold an erased id.
+    """``text`` without what names an erased fact: the manifest's pairs and quotation
+    marks, any other file's lines that hold an erased id.
 
     >>> scrub_text("a.md", "- tea <!-- doxa:01 -->\\n- jam <!-- doxa:02 -->\\n", {"01"})
     '- jam <!-- doxa:02 -->\\n'
@@ -189,6 +189,10 @@ def scrub_text(name: str, text: str, facts: set[str]) -> str:
             body = json.loads(text)
             for entry in body["files"].values():
                 entry["lines"] = [row for row in entry["lines"] if row[0] not in facts]
+            if "marks" in body:  # a quoted line's mark names its source: gone with it
+                body["marks"] = {k: v for k, v in body["marks"].items() if k not in facts}
+                if not body["marks"]:
+                    del body["marks"]
             return json.dumps(body, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
         except (ValueError, KeyError, TypeError, AttributeError, IndexError):
             pass  # not the manifest doxa wrote: scrubbed line by line as any file

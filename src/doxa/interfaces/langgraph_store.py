@@ -42,6 +42,7 @@ from rdflib import Literal
 from doxa.errors import InvalidInput
 from doxa.memory import Memory
 from doxa.model import Fact, Receipt
+from doxa.reads.provenance import quotation
 from doxa.scope import check_name
 
 try:
@@ -67,6 +68,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 
 __all__ = [
     "KEY_PREFIX",
+    "QUOTATION",
     "VALUE",
     "DoxaStore",
     "NamespaceRefused",
@@ -80,6 +82,9 @@ _log = logging.getLogger("doxa.langgraph")
 KEY_PREFIX = "urn:doxa:langgraph:key:"
 #: the predicate of an item's statement: its value, as canonical JSON
 VALUE = "urn:doxa:langgraph:value"
+#: the key an item of outside text (a store with authority ``external`` or ``tool``) comes
+#: back with beside its fields: the quotation mark every read carries (issue 33)
+QUOTATION = "doxa:quotation"
 #: filter entries that are the clocks, not fields of the value
 CLOCKS = ("valid_at", "as_of")
 #: the most facts one topic's recall is asked for when a search filters or pages
@@ -172,15 +177,18 @@ def _key_iri(namespace: tuple[str, ...], key: object) -> str:
 
 
 def _value_text(value: object) -> str:
-    """The canonical JSON of a value: sorted keys, no spaces, Unicode kept as it is."""
+    """The canonical JSON of a value: sorted keys, no spaces, Unicode kept as it is; the
+    :data:`QUOTATION` mark a read added is doxa's, never part of the value, so a value read
+    and put back is stored without it."""
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
         raise InvalidInput(
             f"Value {value!r} is not a dict with string keys; a LangGraph item's value is a "
             'dict such as {"text": "Alice prefers tea"}.'
         )
+    fields = {k: v for k, v in value.items() if k != QUOTATION}
     try:
         return json.dumps(
-            dict(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+            fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
         )
     except (TypeError, ValueError) as error:
         raise InvalidInput(
@@ -385,7 +393,7 @@ class DoxaStore(BaseStore):
         )
         first = min(f.recorded_at for f in (*versions, entry.fact))
         return Item(
-            value=entry.value,
+            value=entry.shown,
             key=entry.key,
             namespace=entry.namespace,
             created_at=first,
@@ -417,7 +425,7 @@ class DoxaStore(BaseStore):
             entries.sort(key=lambda e: e.fact.recorded_at, reverse=True)
         items = [
             SearchItem(
-                e.namespace, e.key, e.value, e.fact.recorded_at, e.fact.recorded_at, e.fact.score
+                e.namespace, e.key, e.shown, e.fact.recorded_at, e.fact.recorded_at, e.fact.score
             )
             for e in entries
             if _matches(e.value, wanted)
@@ -459,6 +467,14 @@ class _Entry:
     key: str
     value: dict[str, Any]
     fact: Fact
+
+    @property
+    def shown(self) -> dict[str, Any]:
+        """The value a read hands back: outside text with its quotation mark under
+        :data:`QUOTATION`, so an agent never takes a page's words for its own (filters
+        compare :attr:`value`, the fields as put)."""
+        mark = quotation(self.fact)
+        return self.value if mark is None else {**self.value, QUOTATION: mark}
 
 
 def _entries(facts: Iterable[Fact]) -> list[_Entry]:

@@ -211,7 +211,10 @@ class MemoryToolHandler:
         for name, (_, rows) in rendered.manifest.files.items():
             rank = {fid: n for n, fid in enumerate(self._order.get(name, ()))}
             ordered = sorted(rows, key=lambda row: (rank.get(row[0], len(rank)), row[0]))
-            texts[name] = "".join(marked_line(fid, text) + "\n" for fid, text in ordered)
+            marks = rendered.manifest.marks
+            texts[name] = "".join(
+                marked_line(fid, text, marks.get(fid)) + "\n" for fid, text in ordered
+            )
         self._empty -= set(texts)
         for name in self._empty:
             texts[name] = ""
@@ -237,7 +240,7 @@ class MemoryToolHandler:
             if text is None:
                 texts.pop(name, None)
             else:
-                _check_size(name, text)
+                _check_size(name, text, shown.manifest.marks)
                 texts[name] = text
         report = self.memory.files.apply_texts(
             shown.manifest, texts, authority=self.authority, retract=retract, limit=MAX_CHANGES
@@ -247,7 +250,7 @@ class MemoryToolHandler:
             if text is None:
                 self._order.pop(name, None)
             else:
-                self._order[name] = _placed(name, text, report)
+                self._order[name] = _placed(name, text, report, shown.manifest.marks)
         return "\n".join(report.lines())
 
 
@@ -267,7 +270,7 @@ class _Snapshot:
         return self.texts[name]
 
 
-def _placed(name: str, text: str, report: SyncReport) -> list[str]:
+def _placed(name: str, text: str, report: SyncReport, marks: Mapping[str, str]) -> list[str]:
     """The fact ids of ``text``'s lines after the sync, in the order the model wrote them:
     an edited line becomes the fact that revised it (while the revision waits for the owner,
     the line it revises keeps its place), a new one the fact it was written as."""
@@ -281,7 +284,7 @@ def _placed(name: str, text: str, report: SyncReport) -> list[str]:
         if item.change is Change.ADDED and item.file == name and item.new_fact:
             added.setdefault(item.text, []).append(item.new_fact)
     order: list[str] = []
-    for line in parse_lines(name, text):
+    for line in parse_lines(name, text, marks):
         if line.fact is not None and line.fact not in added.get(line.text, ()):
             fact: str | None = revised.get(line.fact, line.fact)
         else:
@@ -313,16 +316,17 @@ def _view_range(given: object, count: int, name: str) -> tuple[int, int]:
     return first, count if last == -1 else min(last, count)
 
 
-def _check_size(name: str, text: str) -> None:
+def _check_size(name: str, text: str, marks: Mapping[str, str]) -> None:
     """A file text a command would write: at most :data:`MAX_FILE_LINES` lines, each fact
-    at most :data:`MAX_LINE_CHARS` characters (its bullet and id marker not counted)."""
+    at most :data:`MAX_LINE_CHARS` characters (its bullet, quotation mark and id marker not
+    counted)."""
     lines = text.splitlines()
     if len(lines) > MAX_FILE_LINES:
         raise InvalidInput(
             f"{ROOT}/{name} would hold {len(lines)} lines, more than {MAX_FILE_LINES}; nothing "
             "was written: keep a topic file shorter (split it into two topics)."
         )
-    longest = max((len(line.text) for line in parse_lines(name, text)), default=0)
+    longest = max((len(line.text) for line in parse_lines(name, text, marks)), default=0)
     if longest > MAX_LINE_CHARS:
         raise InvalidInput(
             f"A fact in {ROOT}/{name} would be {longest} characters, more than "

@@ -69,7 +69,11 @@ class RuleJudge(Judge):
                     f"outside text acting as an instruction: {sign.explain()}; it stays in "
                     "quarantine until the owner releases or discards it",
                 )
+        clash = self._rule_clash(proposal, evidence)
+        if clash is not None:
+            return clash
         if proposal.authority is Authority.AGENT and not evidence.released:
+            # (after the rules: a note that clashes with one is held under that reason)
             # the agent's own note that tells later turns what to do: how a tricked agent
             # poisons its memory (issue 33); held with the reason, never quarantined (the
             # words are the agent's) and never admitted unseen
@@ -81,9 +85,6 @@ class RuleJudge(Judge):
                     f"the agent's own note reads as an instruction to later turns: "
                     f"{sign.explain()}; it waits until the owner approves or discards it",
                 )
-        clash = self._rule_clash(proposal, evidence)
-        if clash is not None:
-            return clash
         if evidence.target is not None:
             return self._judge_revision(proposal, evidence, evidence.target)
         if proposal.structured:

@@ -50,6 +50,7 @@ from doxa.reads.projection import (
     write_rendered,
 )
 from doxa.reads.projection import render as render_projection
+from doxa.reads.provenance import quotation
 
 if TYPE_CHECKING:
     from doxa.memory.memory import Memory
@@ -125,7 +126,7 @@ class Files:
         """
         with Folder(Path(folder)) as where:
             base = read_manifest(where)
-            lines, skipped, read = read_files(where)
+            lines, skipped, read = read_files(where, base.marks)
             self._confirm(base, where.path)
             report = self._sync_lines(base, lines, authority=authority, retract=retract)
             rendered = self.render()
@@ -164,20 +165,34 @@ class Files:
         so a command reads the store once (``base`` and ``texts`` from one render). With
         ``limit``, more changes than that are refused (:class:`~doxa.InvalidInput`) before
         any is applied."""
-        lines = {name: parse_lines(name, text) for name, text in texts.items() if topic_of(name)}
+        lines = {
+            name: parse_lines(name, text, base.marks)
+            for name, text in texts.items()
+            if topic_of(name)
+        }
         skipped = tuple(sorted(n for n in texts if topic_of(n) is None and n not in (INDEX,)))
         report = self._sync_lines(base, lines, authority=authority, retract=retract, limit=limit)
         return dataclass_replace(report, skipped=skipped)
 
     def _confirm(self, base: Manifest, where: Path) -> None:
         """Trust a folder's manifest only as far as the store confirms it: each id it lists
-        is a fact of this scope (live or ended) with the line text it gives. A made-up id
+        is a fact of this scope (live or ended) with the line text it gives, and each
+        quotation mark it records is the one that fact's line is rendered with. A made-up id
         would turn a writer's chosen text into a "conflict" in the owner's files."""
         self._check_base(base)
         listed = base.lines()
-        if not listed:
+        if not listed and not base.marks:
             return
-        known = {f.id: one_line(f.text) for f in self._memory.facts(include_ended=True)}
+        found = self._memory.facts(include_ended=True)
+        known = {f.id: one_line(f.text) for f in found}
+        quoted = {f.id: mark for f in found if (mark := quotation(f)) is not None}
+        for fact, mark in sorted(base.marks.items()):
+            if quoted.get(fact) != mark:
+                raise UnsafeFile(
+                    f"{where / MANIFEST} gives {fact} a quotation mark the store does not: "
+                    "the manifest was not written by a render of this scope. Nothing was "
+                    f"applied; render the folder again (`doxa render {where}`) and redo the edits."
+                )
         for fact, (name, text) in sorted(listed.items()):
             if known.get(fact) != text and not (fact in known and self._revised_to(fact, text)):
                 # (a file an earlier sync left alone lists its revised line's edited text,

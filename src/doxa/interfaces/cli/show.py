@@ -11,7 +11,7 @@ from typing import TypeVar
 import click
 
 from doxa.interfaces.cli.running import Settings, emit
-from doxa.interfaces.presentation import Match, table, when, written
+from doxa.interfaces.presentation import Match, quotation, table, when, written
 from doxa.model import Fact, HeldWrite, History, Outcome, Receipt, Why
 
 __all__ = [
@@ -30,7 +30,12 @@ __all__ = [
 
 
 def fact_text(fact: Fact) -> str:
+    """A fact's cell in a table: its words, led by its quotation mark when it is outside
+    or unchecked text (as every read shows it), its rule mode, and what to re-check."""
     text = fact.text
+    mark = quotation(fact)
+    if mark is not None:
+        text = f"[{mark}] {text}"
     if fact.rule_mode is not None:
         text = f"[rule: {fact.rule_mode.value}] {text}"
     if fact.needs_rerun:
