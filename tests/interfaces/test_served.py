@@ -57,6 +57,7 @@ def test_served_admin_and_rdf_take_memorys_parameters() -> None:
         return [(p.name, p.kind) for p in inspect.signature(function).parameters.values()]  # type: ignore[arg-type]
 
     assert shape(ServedAdmin.export) == shape(Admin.export)
+    assert shape(ServedAdmin.audit) == shape(Admin.audit)
     assert shape(ServedRdf.sparql) == shape(Rdf.sparql)[:2]
 
 

@@ -37,6 +37,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from doxa.audit.exports import Progress, format_of, write_export
+from doxa.audit.validation import AuditReport, AuditViolation
 from doxa.errors import ConstraintFailure, DoxaError, InvalidInput, ShapeViolation, StoreError
 from doxa.interfaces.failures import error_from
 from doxa.interfaces.revive import revive
@@ -135,7 +136,10 @@ class Served(Protocol):
 
 
 class ServedAdmin(Protocol):
-    """What of ``memory.admin`` works through a server: the export (``GET /export``)."""
+    """What of ``memory.admin`` works through a server: the export (``GET /export``) and
+    the audit (``GET /audit``)."""
+
+    def audit(self, *, infer: bool = ...) -> AuditReport: ...
 
     def export(
         self,
@@ -353,10 +357,34 @@ class RemoteMemory:
 class RemoteAdmin:
     """``memory.admin.export`` through ``GET /export``: the server sends the scope's quads as
     N-Quads, and they are written here as the store would write them (canonical, in the
-    format asked for), so the file is the same bytes either way."""
+    format asked for), so the file is the same bytes either way. ``memory.admin.audit``
+    through ``GET /audit``."""
 
     def __init__(self, client: RemoteMemory) -> None:
         self._client = client
+
+    def audit(self, *, infer: bool = False) -> AuditReport:
+        """The server's audit of the scope: its results as JSON, and the SHACL report graph
+        as Turtle (two requests, each one validation: the graph is what
+        :meth:`~doxa.audit.validation.AuditReport.serialize` writes)."""
+        found = self._client._call("GET", "/audit", params={"infer": infer})
+        data = self._client._fetch(
+            "/audit", params={"infer": infer, "format": "turtle"}, accept="text/turtle"
+        )
+        try:
+            return AuditReport(
+                conforms=bool(found["conforms"]),
+                violations=revive(tuple[AuditViolation, ...], found["violations"]),
+                triples=int(found["triples"]),
+                shapes=int(found["shapes"]),
+                inferred=int(found["inferred"]),
+                report=Graph().parse(data=data.decode("utf-8"), format="turtle"),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise StoreError(
+                f"The server at {self._client.url} answered /audit with a shape this client "
+                f"does not know ({error}); is it a doxa server of this version?"
+            ) from None
 
     def export(
         self,

@@ -1,6 +1,6 @@
-"""`doxa export` and `doxa sparql` through a running `doxa serve` (they were refused with
-"the REST API has no route", though the routes exist): the same file and the same answers
-as the embedded store gives once the server stops."""
+"""`doxa export`, `doxa sparql` and `doxa audit` through a running `doxa serve` (they were
+refused with "the REST API has no route", though the routes exist): the same file and the
+same answers as the embedded store gives once the server stops."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import json
 import os
 from pathlib import Path
 
+import rdflib
 from click.testing import CliRunner, Result
+from rdflib.compare import isomorphic
 from tests.interfaces.conftest import AGENT, OWNER, config_text, start_server, stop_server
 
 import doxa
@@ -17,6 +19,11 @@ from doxa.interfaces.cli import main
 CLEAN = {name: None for name in os.environ if name.startswith("DOXA_")}
 SELECT = "SELECT ?t WHERE { ?f <https://w3id.org/doxa#text> ?t } ORDER BY ?t"
 ASK = 'ASK { ?f <https://w3id.org/doxa#text> "Alice drinks tea" }'
+AUDITS = {
+    "audit-table": ("audit",),
+    "audit-json": ("--json", "audit"),
+    "audit-turtle": ("audit", "--format", "turtle"),
+}
 CONSTRUCT = "CONSTRUCT { ?f <urn:x:said> ?t } WHERE { ?f <https://w3id.org/doxa#text> ?t }"
 
 
@@ -49,6 +56,12 @@ def test_export_and_sparql_through_a_server_match_the_store(tmp_path: Path) -> N
             through[name] = answer.stdout
         table = cli("--server", server.url, "sparql", SELECT, key=OWNER)
         through["table"] = table.stdout
+        for name, args in AUDITS.items():
+            audited = cli("--server", server.url, *args, key=OWNER)
+            assert audited.exit_code == 0, audited.output
+            through[name] = audited.stdout
+        # the control: the agent's key may not audit, through the server as over REST
+        assert cli("--server", server.url, "audit", key=AGENT).exit_code != 0
         # the control: a bad query fails before any request, as on the store
         bad = cli("--server", server.url, "sparql", "SELEC nothing", key=OWNER)
         assert bad.exit_code == 2
@@ -66,6 +79,17 @@ def test_export_and_sparql_through_a_server_match_the_store(tmp_path: Path) -> N
     assert cli("--store", str(store), "--scope", "alice", "export", str(local_audit),
                "--audit").exit_code == 0  # fmt: skip
     assert through["audit"] == local_audit.read_text(encoding="utf-8")
+    for name, args in AUDITS.items():
+        local_audit_answer = cli("--store", str(store), "--scope", "alice", *args)
+        assert local_audit_answer.exit_code == 0, local_audit_answer.output
+        if name == "audit-turtle":  # one report graph, its blank nodes named anew
+            assert isomorphic(
+                rdflib.Graph().parse(data=through[name], format="turtle"),
+                rdflib.Graph().parse(data=local_audit_answer.stdout, format="turtle"),
+            )
+        else:
+            assert through[name] == local_audit_answer.stdout, name
+    assert "the scope conforms" in through["audit-table"]
     for name, query in (("select", SELECT), ("ask", ASK), ("construct", CONSTRUCT)):
         local = cli("--store", str(store), "--scope", "alice", "--json", "sparql", query)
         if name == "construct":  # a graph is a set: its triples in any order

@@ -90,7 +90,7 @@ def audit(settings: Settings, report_format: str, infer: bool) -> None:
     violation with the facts involved. Exits 1 when the scope does not conform."""
     conforms = True
 
-    def action(memory: Memory) -> None:
+    def action(memory: Served) -> None:
         nonlocal conforms
         report = memory.admin.audit(infer=infer)
         conforms = report.conforms
@@ -101,7 +101,7 @@ def audit(settings: Settings, report_format: str, infer: bool) -> None:
         else:
             click.echo(audit_table(report))
 
-    run_store(settings, action)
+    run(settings, action)
     if not conforms:
         raise SystemExit(EXIT_REJECTED)
 
