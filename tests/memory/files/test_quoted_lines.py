@@ -191,3 +191,40 @@ def test_the_purge_takes_an_erased_facts_mark_out_of_the_manifest(mem: doxa.Memo
     assert len(scrubbed["marks"]) == 1
     every = json.loads(scrub_text(MANIFEST, manifest.to_json(), set(manifest.marks)))
     assert "marks" not in every
+
+
+@pytest.mark.parametrize(
+    "marks",
+    [
+        ["not", "a", "mapping"],
+        "quoted from x",
+        {"01UNKNOWNFACT": "quoted from https://evil.example/ (external)"},
+        "look-alike",
+        "case",
+    ],
+)
+def test_a_malformed_or_respelled_mark_is_refused(
+    mem: doxa.Memory, tmp_path: Path, marks: object
+) -> None:
+    """Marks that are no mapping, name a fact the store lacks, or respell the true mark
+    (a Cyrillic letter, another case) are refused before anything is applied; the true
+    manifest is the control."""
+    mem.files.render(tmp_path)
+    manifest = tmp_path / MANIFEST
+    true = manifest.read_text()
+    body = json.loads(true)
+    page = ids(mem)[PAGE]
+    if marks == "look-alike":
+        marks = {page: mark(mem).replace("o", "\u043e", 1)}  # Cyrillic o
+    elif marks == "case":
+        marks = {page: mark(mem).upper()}
+    body["marks"] = marks
+    manifest.write_text(json.dumps(body))
+    path = tmp_path / "bakery.md"
+    path.write_text(path.read_text().replace("opens at nine", "opens at ten"))
+    before = len(mem.facts())
+    with pytest.raises((doxa.UnsafeFile, doxa.InvalidInput)):
+        mem.files.sync(tmp_path)
+    assert len(mem.facts()) == before
+    manifest.write_text(true)
+    assert mem.files.sync(tmp_path).changed  # the control: the true manifest applies the edit
