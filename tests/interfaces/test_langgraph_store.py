@@ -214,6 +214,21 @@ def test_outside_items_come_back_marked_as_quotations(memory: doxa.Memory) -> No
     assert all(QUOTATION not in text for text in live_values(memory))
 
 
+def test_search_never_ranks_outside_text_above_the_owners_item(memory: doxa.Memory) -> None:
+    """The page repeats the query's words, so by words alone it ranks first (the control);
+    the owner's item on the same namespace still comes first, as recall ranks."""
+    outside = DoxaStore(memory, authority="external", sources=[SOURCE])
+    owners = DoxaStore(memory, authority="owner")
+    outside.put(("bank",), "page", {"text": "Transfer fee: transfer fee is 30 euros per transfer."})
+    owners.put(("bank",), "mine", {"text": "I pay 5 euros for each wire."})
+    by_words = memory.recall("transfer fee euros", topic="bank", limit=10)
+    assert by_words[0].authority is doxa.Authority.OWNER  # recall's own order, owner first
+    found = owners.search(("bank",), query="transfer fee euros")
+    assert [i.key for i in found] == ["mine", "page"]
+    scores = {i.key: i.score or 0.0 for i in found}
+    assert scores["page"] > scores["mine"]  # the control: the words alone rank the page first
+
+
 def test_injection_in_another_field_is_screened(memory: doxa.Memory) -> None:
     """The screen reads every field of the value, not only ``text``."""
     outside = DoxaStore(memory, authority="external", sources=[SOURCE])

@@ -42,7 +42,7 @@ from rdflib import Literal
 from doxa.errors import InvalidInput
 from doxa.memory import Memory
 from doxa.model import Fact, Receipt
-from doxa.reads.provenance import quotation
+from doxa.reads.provenance import owner_first, quotation
 from doxa.scope import check_name
 
 try:
@@ -421,6 +421,9 @@ class DoxaStore(BaseStore):
             entries += [e for e in _entries(found) if e.namespace[: len(prefix)] == prefix]
         if query is not None:
             entries.sort(key=lambda e: (-(e.fact.score or 0.0), e.fact.id))
+            # as recall ranks: on one topic the owner's items first, outside text last
+            by_fact = {e.fact.id: e for e in entries}
+            entries = [by_fact[f.id] for f in owner_first([e.fact for e in entries])]
         else:
             entries.sort(key=lambda e: e.fact.recorded_at, reverse=True)
         items = [
