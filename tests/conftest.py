@@ -11,6 +11,7 @@ tests/servers.py). Every other test runs on the embedded store only, to keep CI 
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,10 +92,10 @@ def memory(store: Store, clock: doxa.FixedClock) -> Iterator[doxa.Memory]:
 #: start first (a worker handed the longest one last runs alone at the end)
 LONGEST_FIRST = (
     "tests/stress/test_model.py::test_memory_matches_its_model_at_length",
-    "tests/store/test_erasure_lifecycle.py::test_kill_9_during_an_erasure_fifty_times",
-    "tests/store/test_erasure_lifecycle.py::test_erasing_under_load_fifty_times",
-    "tests/stress/test_crash.py::test_sigkill_two_hundred_times",
-    "tests/store/test_interrupted.py::test_a_kill_at_random_points_of_restore_thirty_times",
+    "tests/store/test_erasure_lifecycle.py::test_kill_9_during_an_erasure_many_times",
+    "tests/store/test_erasure_lifecycle.py::test_erasing_under_load_many_times",
+    "tests/stress/test_crash.py::test_sigkill_many_times",
+    "tests/store/test_interrupted.py::test_a_kill_at_random_points_of_restore_many_times",
     "tests/interfaces/http/test_rest_fuzz.py::test_no_agent_body_fails_or_writes_as_the_owner_long",
     "tests/interfaces/langgraph_suites/test_langgraph_suites.py::"
     "test_langgraph_suites_fail_only_by_design",
@@ -106,3 +107,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the longest tests first (a stable sort: every other test keeps its place)."""
     rank = {nodeid: at for at, nodeid in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid, len(rank)))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what collection made (every test module, hypothesis' tables, the judges'
+    patterns): collections then skip it. Closing an on-disk store runs a full
+    ``gc.collect()`` (so RocksDB releases the directory at once, for the next open), and in a
+    test process that walk over every long-lived object cost 0.27 s a call: tests/gate and
+    tests/reads spent 23.8 s of 215 s in it, 3.2 s of 176 s frozen (stop 41)."""
+    gc.collect()
+    gc.freeze()

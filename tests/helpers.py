@@ -9,6 +9,7 @@ Fixtures stay in the conftest.py of their folder (tests/conftest.py: the store, 
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 import doxa
@@ -21,12 +22,25 @@ __all__ = [
     "DOMAIN",
     "EX",
     "INJECTED",
+    "SLOW_SCALE",
     "FlakyJudge",
     "domain_memory",
     "error_text",
+    "scaled",
     "statement",
     "structured",
 ]
+
+#: how long the long variants (``pytest -m slow``) run, as a multiple of their sizes in the
+#: code, which CI's time budget sets; ``DOXA_SLOW_SCALE=2`` runs them at twice the length
+#: (the sizes before stop 41), more for a session hunting failures (docs/stress.md)
+SLOW_SCALE = float(os.environ.get("DOXA_SLOW_SCALE", "1"))
+
+
+def scaled(count: int) -> int:
+    """A long variant's size ``count`` at :data:`SLOW_SCALE` (at least one)."""
+    return max(1, round(count * SLOW_SCALE))
+
 
 #: the example namespace every test's terms live in
 EX = "http://example.org/"

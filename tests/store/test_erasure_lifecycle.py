@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from rdflib import Literal, URIRef
 from tests.gate.test_erasure import ERASED, KEPT, hits, people
+from tests.helpers import scaled
 
 import doxa
 from doxa.store import EmbeddedStore
@@ -98,14 +99,16 @@ def test_erasing_while_threads_read_and_write_keeps_every_scope(tmp_path: Path) 
 
 
 @pytest.mark.slow
-def test_erasing_under_load_fifty_times(tmp_path: Path) -> None:
-    """The long variant: 50 trials of erasing beside readers and a writer."""
+def test_erasing_under_load_many_times(tmp_path: Path) -> None:
+    """The long variant: 25 trials of erasing beside readers and a writer (scaled by
+    ``DOXA_SLOW_SCALE``)."""
+    trials = scaled(25)
     totals = {"reads": 0, "writes": 0}
-    for trial in range(50):
+    for trial in range(trials):
         counts = _erase_under_load(tmp_path / f"memory-{trial}", fill=20)
         totals = {k: totals[k] + counts[k] for k in totals}
-    assert totals["reads"] > 50
-    assert totals["writes"] > 50
+    assert totals["reads"] > trials
+    assert totals["writes"] > trials
 
 
 def test_a_second_process_cannot_touch_a_store_in_use(tmp_path: Path) -> None:
@@ -197,10 +200,11 @@ def test_kill_9_during_an_erasure_then_reopen_finishes_the_purge(tmp_path: Path)
 
 
 @pytest.mark.slow
-def test_kill_9_during_an_erasure_fifty_times(tmp_path: Path) -> None:
-    """The long variant: 50 SIGKILLs at random points of an erase."""
-    stages = _trials(tmp_path, 50, seed=1414)
-    assert sum(stages.values()) == 50
+def test_kill_9_during_an_erasure_many_times(tmp_path: Path) -> None:
+    """The long variant: 25 SIGKILLs at random points of an erase (scaled by
+    ``DOXA_SLOW_SCALE``)."""
+    stages = _trials(tmp_path, scaled(25), seed=1414)
+    assert sum(stages.values()) == scaled(25)
 
 
 def _half_removed_first_database(tmp_path: Path) -> tuple[Path, list[Path]]:
@@ -226,7 +230,7 @@ def test_a_kill_while_the_first_database_was_deleted_leaves_none_of_its_files(
     tmp_path: Path,
 ) -> None:
     """Reopening removes every file of the replaced first database, even when the kill took
-    CURRENT first (found by the fifty-kill variant: a WAL with the erased name survived)."""
+    CURRENT first (found by the long kill variant, at fifty kills: a WAL with the erased name survived)."""
     path, strays = _half_removed_first_database(tmp_path)
     assert not (path / "CURRENT").exists()
     with doxa.Memory.open(path, scope="alice") as mem:

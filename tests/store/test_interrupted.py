@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from tests.gate.test_erasure import EX, hits
+from tests.helpers import scaled
 
 import doxa
 from doxa.scope import Scope
@@ -253,13 +254,14 @@ def test_doxa_serve_finishes_an_interrupted_restore_before_it_serves(
 
 
 @pytest.mark.slow
-def test_a_kill_at_random_points_of_restore_thirty_times(
+def test_a_kill_at_random_points_of_restore_many_times(
     tmp_path: Path, erased_since_backup: tuple[Path, str, dict[str, str]]
 ) -> None:
-    """The long variant: 30 restores, each SIGKILLed a random while in, then reopened."""
+    """The long variant: 15 restores, each SIGKILLed a random while in, then reopened
+    (scaled by ``DOXA_SLOW_SCALE``)."""
     template, backup_name, ids = erased_since_backup
     rng = random.Random(44)
-    for trial in range(30):
+    for trial in range(scaled(15)):
         path = tmp_path / f"t{trial}" / "memory"
         path.parent.mkdir()
         _copy(template, path)

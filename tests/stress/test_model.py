@@ -21,6 +21,7 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
+from tests.helpers import scaled
 from tests.stress.writer import EX, ONTOLOGY
 
 import doxa
@@ -405,7 +406,7 @@ def _settings(examples: int, steps: int) -> settings:
 
 
 quick = _settings(6, 20)
-thorough = _settings(50, 40)
+thorough = _settings(scaled(20), 40)  # 40 steps each; DOXA_SLOW_SCALE scales the examples
 
 
 def test_memory_matches_its_model() -> None:

@@ -18,9 +18,18 @@ from rdflib.term import Node
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
 from doxa.gate.basis import basis_entries, question
 from doxa.gate.index import STEM, TERM, claim_stems
-from doxa.gate.receipts import Triple, content_digest, covered, produced_digest, quad_digest
+from doxa.gate.receipts import (
+    Triple,
+    content_digest,
+    covered,
+    held_digest,
+    produced_digest,
+    quad_digest,
+    work_area,
+)
 from doxa.judges.patterns import head_keys
 from doxa.judges.sentences import frame_key
+from doxa.model import Outcome
 from doxa.store.convert import ntriples, read_quads
 from doxa.text import DEFAULT_LANGUAGE, LANGUAGES, text_key, words
 from doxa.vocabulary import DOXA, RDF
@@ -47,7 +56,9 @@ class LogHead:
     hash: str  # the latest receipt's doxa:receiptHash; "" for an empty log
 
 
-def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, int]:
+def verify_chain(
+    quads: Iterable[tuple[Node, Node, Node, Node]], *, quarantine: bool | None = None
+) -> dict[str, int]:
     """Check every scope's receipt chain and that receipts account for every claim and event.
 
     Takes the quads of an export (or of a live store); returns the number of receipts
@@ -55,11 +66,18 @@ def verify_chain(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, in
     a receipt altered, missing or out of order; a claim or event altered, moved or removed
     after its receipt was written; or a claim or event that no receipt produced.
     """
-    return {log: head.receipts for log, head in verify_heads(quads).items()}
+    return {log: head.receipts for log, head in verify_heads(quads, quarantine=quarantine).items()}
 
 
-def verify_heads(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, LogHead]:
-    """:func:`verify_chain`, returning each log's :class:`LogHead` (count and last hash)."""
+def verify_heads(
+    quads: Iterable[tuple[Node, Node, Node, Node]], *, quarantine: bool | None = None
+) -> dict[str, LogHead]:
+    """:func:`verify_chain`, returning each log's :class:`LogHead` (count and last hash).
+
+    ``quarantine`` says whether the quads show the quarantine; None reads it off the quads:
+    an audit export's marker, or any quad in a quarantine graph (an ordinary export leaves
+    the quarantine out, and a store loaded from one has none).
+    """
     by_node: dict[tuple[Node, Node], list[Triple]] = defaultdict(list)
     content: dict[Node, list[tuple[Node, Node, Node, Node]]] = defaultdict(list)
     receipts: dict[Node, set[Node]] = defaultdict(set)
@@ -68,8 +86,12 @@ def verify_heads(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, Lo
     derived: list[tuple[Node, Node, Node, Node]] = []
     erased: dict[Node, Node] = {}  # erasure event -> the node it erased
     kept: dict[Node, str] = {}  # erasure event -> the digest it kept
+    waiting: dict[Node, list[tuple[Node, Node, Node, Node]]] = defaultdict(list)
+    marked = False  # an audit export: it shows the quarantine
     for s, p, o, g in quads:
         by_node[(g, s)].append((s, p, o))
+        if work_area(g):
+            waiting[s].append((s, p, o, g))
         if str(g).endswith(("/search", "/current")):
             derived.append((s, p, o, g))
         if covered(g):
@@ -80,6 +102,8 @@ def verify_heads(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, Lo
                 kept[s] = str(o)
         if p == DOXA.head:
             heads[g] = o
+        elif p == RDF.type and o == DOXA.AuditExport:
+            marked = True
         elif p == RDF.type and o == DOXA.Receipt:
             receipts[g].add(s)
         elif p == RDF.type and o in _ACCOUNTABLE and covered(g):
@@ -96,6 +120,7 @@ def verify_heads(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, Lo
     }
     resealed = _reseals(content, receipts, by_node)
     verified: dict[str, LogHead] = {}
+    holders = _Holders()
     produced_anywhere: set[Node] = set()
     digested: set[Node] = set()  # produced by a receipt whose content digest covers them
     for log, members in receipts.items():
@@ -125,6 +150,8 @@ def verify_heads(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, Lo
                 )
             if _value(triples, DOXA.previous) != previous:
                 raise ChainBroken(f"Receipt {name} names the wrong previous receipt.")
+            if str(log).endswith("/log"):  # a "receipt" outside a log vouches for nothing
+                holders.read(receipt, triples)
             produced = [o for _, p, o in triples if p == DOXA.produced]
             produced_anywhere.update(produced)
             expected = _value(triples, DOXA.contentDigest)
@@ -155,7 +182,99 @@ def verify_heads(quads: Iterable[tuple[Node, Node, Node, Node]]) -> dict[str, Lo
             "it was written past the gate."
         )
     _check_strays(content, receipts, digested)
+    if quarantine is None:
+        quarantine = marked or any(
+            str(q[3]).endswith("/quarantine") for found in waiting.values() for q in found
+        )
+    holders.check(waiting, quarantine=quarantine)
     return verified
+
+
+class _Holders:
+    """The receipts that wrote into or took nodes out of the work areas (pending,
+    quarantine), read in chain order, and the check that what waits there is what the
+    latest of them left.
+
+    A receipt names each node it touched there (``doxa:holds``) and digests the nodes'
+    quads as it left them, in pending (``doxa:heldDigest``) and in the quarantine
+    (``doxa:quarantineDigest``; a node taken out digests to nothing). The latest receipt
+    holding a node decides it: the quads of all its nodes must match its digests, so a
+    waiting write altered, added to, cut or deleted fails, and a write that left the work
+    area (approved, rejected, moved, erased) must stay gone. The quarantine is checked where
+    it is shown (the live store, an audit export); an ordinary export leaves it out. An
+    erasure takes the digests off the receipts that held the erased write (they would
+    confirm a guess of the words); the erasure's own receipt then holds those nodes, gone.
+    Receipts written before held digests existed hold nothing: a held or quarantined write
+    such a receipt decided is accepted as it waits, and anything else waiting fails.
+    """
+
+    _LEGACY = frozenset({Outcome.HELD.iri, Outcome.QUARANTINED.iri})
+
+    def __init__(self) -> None:
+        self.latest: dict[Node, Node] = {}  # node -> the latest receipt holding it
+        self.nodes: dict[Node, list[Node]] = {}  # receipt -> the nodes it holds
+        #: receipt -> its digests in pending and quarantine (gone once erased)
+        self.digests: dict[Node, tuple[str | None, str | None]] = {}
+        self.legacy: set[Node] = set()  # what pre-digest hold receipts decided
+
+    def read(self, receipt: Node, triples: list[Triple]) -> None:
+        nodes = [o for _, p, o in triples if p == DOXA.holds]
+        if not nodes:
+            decides = _value(triples, DOXA.decides)
+            if decides is not None and _value(triples, DOXA.outcome) in self._LEGACY:
+                self.legacy.add(decides)
+            return
+        self.nodes[receipt] = nodes
+        pending, quarantine = (_value(triples, p) for p in (DOXA.heldDigest, DOXA.quarantineDigest))
+        self.digests[receipt] = (
+            None if pending is None else str(pending),
+            None if quarantine is None else str(quarantine),
+        )
+        for node in nodes:
+            self.latest[node] = receipt
+
+    def check(
+        self, waiting: dict[Node, list[tuple[Node, Node, Node, Node]]], *, quarantine: bool
+    ) -> None:
+        """Check what waits; ``quarantine``: whether these quads show the quarantine."""
+        for node in sorted(waiting, key=str):
+            if node not in self.latest and not self._legacy(node, waiting[node]):
+                q = waiting[node][0]
+                raise ChainBroken(
+                    f"{ntriples(node)} waits in {q[3]} but no receipt held it: it was written "
+                    "past the gate; restore the scope from a backup or an export that "
+                    "verifies."
+                )
+        quads = [q for found in waiting.values() for q in found]
+        pending = [q for q in quads if str(q[3]).endswith("/pending")]
+        quarantined = [q for q in quads if str(q[3]).endswith("/quarantine")]
+        for receipt in sorted(set(self.latest.values()), key=str):
+            nodes = self.nodes[receipt]
+            in_pending, in_quarantine = self.digests[receipt]
+            if in_pending is not None and all(self.latest[n] == receipt for n in nodes):
+                if held_digest(nodes, pending) == in_pending and (
+                    not quarantine
+                    or in_quarantine is None
+                    or held_digest(nodes, quarantined) == in_quarantine
+                ):
+                    continue
+                altered = nodes
+            else:  # erased since (its digests taken off), or some nodes held again later:
+                altered = [n for n in nodes if self.latest[n] == receipt and n in waiting]
+                if not altered:  # what it alone still answers for is gone, as it must be
+                    continue
+            node = next((n for n in altered if n in waiting), altered[0])
+            raise ChainBroken(
+                f"{ntriples(node)} is not what receipt {receipt} left in the pending or "
+                "quarantine graph: a waiting write was altered, added, cut or deleted after "
+                "it was held; restore the scope from a backup or an export that verifies."
+            )
+
+    def _legacy(self, node: Node, quads: list[tuple[Node, Node, Node, Node]]) -> bool:
+        """Whether a pre-digest hold receipt decided ``node`` or the claim it proposes."""
+        return node in self.legacy or any(
+            q[1] == DOXA.proposes and q[2] in self.legacy for q in quads
+        )
 
 
 def _check_strays(

@@ -238,8 +238,8 @@ def claim_hashes(store: Store, salt_value: str, values: dict[URIRef, Node]) -> l
 def strip_origins(
     store: Store, scope: Scope, delete: Sequence[Quad], new_node: Callable[[], URIRef]
 ) -> tuple[list[Quad], list[Quad], list[URIRef]]:
-    """Take off receipts the traces of the erased writes: origins only they used, and the
-    input digests of their content.
+    """Take off receipts the traces of the erased writes: origins only they used, the
+    input digests of their content, and the held digests of erased writes that waited.
 
     A receipt names its write's sources and turn (``doxa:origin``) to count bursts; once the
     erasure's ``delete`` is applied, an origin IRI that no other quad of the scope uses would
@@ -248,14 +248,19 @@ def strip_origins(
     no ids or times: hashing guessed texts and matching it would confirm the erased content,
     so the digest leaves every receipt that decided about or produced an erased node, and
     every other receipt carrying the same digest (the same content, refused or written
-    again). Each receipt that loses triples keeps its hash (the chain still links) and gets
-    one ``doxa:Reseal`` node saying what its triples digest to now; the caller has the
-    erasure's receipt produce the reseals, so they are covered like any event.
+    again). A held digest (``doxa:heldDigest``) leaves the receipts that held an erased
+    node in pending or quarantine, for the same reason. Each receipt that loses triples
+    keeps its hash (the chain still links) and gets one ``doxa:Reseal`` node saying what its
+    triples digest to now; the caller has the erasure's receipt produce the reseals, so they
+    are covered like any event.
 
     Returns the quads to delete, the quads to insert and the reseal nodes.
     """
     removals = _erased_origins(store, scope, delete)
-    for receipt, pair in _erased_inputs(store, scope, delete):
+    for receipt, pair in [
+        *_erased_inputs(store, scope, delete),
+        *_erased_holds(store, scope, delete),
+    ]:
         removals[receipt].add(pair)
     receipts = sorted(removals)
     if not receipts:
@@ -343,6 +348,21 @@ def _erased_inputs(
         return []
     rows = store.select(query("receipts_with_input"), dataset=log, bindings={"digest": digests})
     return [(URIRef(str(row["receipt"])), (DOXA.inputDigest, row["digest"])) for row in rows]
+
+
+def _erased_holds(
+    store: Store, scope: Scope, delete: Sequence[Quad]
+) -> list[tuple[URIRef, tuple[Node, Node]]]:
+    """The held and quarantine digests to take off receipts: those that held an erased node in
+    pending or quarantine, whether it still waits or was approved since (the digest of its
+    words there would confirm a guess of them, as an input digest would)."""
+    nodes = sorted({s for s, _, _, _ in delete if isinstance(s, URIRef)})
+    if not nodes:
+        return []
+    rows = store.select(
+        query("receipts_holding"), dataset=Dataset(default=(scope.log,)), bindings={"node": nodes}
+    )
+    return [(URIRef(str(row["receipt"])), (row["p"], row["digest"])) for row in rows]
 
 
 def unused_names(store: Store, scope: Scope, delete: Sequence[Quad]) -> list[Quad]:

@@ -25,13 +25,17 @@ from doxa.vocabulary import DOXA, PROV, RDF
 
 __all__ = [
     "ChainHead",
+    "Held",
     "ReceiptDraft",
     "Triple",
     "content_digest",
     "covered",
+    "held_digest",
+    "held_nodes",
     "produced_digest",
     "quad_digest",
     "receipt_triples",
+    "work_area",
 ]
 
 Triple = tuple[Node, Node, Node]
@@ -61,6 +65,8 @@ class ReceiptDraft:
     input_digest: str = ""
     content_digest: str = ""
     produced: tuple[URIRef, ...] = ()
+    #: the nodes the decision wrote into or took out of pending or quarantine, as it left them
+    held: Held | None = None
     actor: URIRef | None = None
     grants_kind: str | None = None
     kind: str | None = None  # the kind of memory the decided write belongs to
@@ -114,6 +120,69 @@ def covered(graph: Node) -> bool:
     return "/topic/" in text or text.endswith(("/rules", "/log"))
 
 
+def work_area(graph: Node) -> bool:
+    """Whether a graph is a work area: pending (held writes) or quarantine.
+
+    What waits there is not yet part of the record, but a later decision reads it (an
+    approval admits the held write as it stands), so every decision that writes into a work
+    area or takes a node out of one says so in its receipt (:func:`held_nodes`).
+    """
+    return str(graph).endswith(("/pending", "/quarantine"))
+
+
+Quads = Iterable[tuple[Node, Node, Node, Node]]
+
+
+@dataclass(frozen=True)
+class Held:
+    """What a decision leaves in the work areas: the nodes it touched there, and their
+    digests in pending and in quarantine (each over every node, "" when none)."""
+
+    nodes: tuple[URIRef, ...] = ()
+    pending: str = ""
+    quarantine: str = ""
+
+
+def held_nodes(insert: Quads, delete: Quads = ()) -> Held:
+    """The nodes a decision's change writes into or takes out of a work area, with their
+    digests there as the decision leaves them (as :func:`produced_digest` digests produced
+    nodes), one for pending and one for the quarantine, which an ordinary export leaves out.
+
+    A node is always written whole (a hold, a re-hold, a move) or taken out whole (an
+    approval, a rejection, an erasure), so what the change inserts is what the node holds
+    afterwards, and a node it only deletes holds nothing: the digests need no read.
+    """
+    nodes: set[URIRef] = set()
+    inserted: list[tuple[Node, Node, Node, Node]] = []
+    for quad in delete:
+        if work_area(quad[3]) and isinstance(quad[0], URIRef):
+            nodes.add(quad[0])
+    for quad in insert:
+        if work_area(quad[3]) and isinstance(quad[0], URIRef):
+            nodes.add(quad[0])
+            inserted.append(quad)
+    if not nodes:
+        return Held()
+    ordered = tuple(sorted(nodes, key=str))
+    return Held(
+        ordered,
+        held_digest(ordered, [q for q in inserted if str(q[3]).endswith("/pending")]),
+        held_digest(ordered, [q for q in inserted if str(q[3]).endswith("/quarantine")]),
+    )
+
+
+def held_digest(nodes: Iterable[Node], quads: Quads) -> str:
+    """The digest of ``nodes``' quads among ``quads`` (one work area's), a node with none
+    counting as empty: what a receipt's ``doxa:heldDigest`` (pending) or
+    ``doxa:quarantineDigest`` records and what verify recomputes."""
+    found: dict[Node, list[tuple[Node, Node, Node, Node]]] = {node: [] for node in nodes}
+    for quad in quads:
+        if quad[0] in found:
+            found[quad[0]].append(quad)
+    digests: dict[Node, str | None] = {node: quad_digest(q) for node, q in found.items()}
+    return produced_digest(digests)
+
+
 def receipt_triples(
     iri: URIRef, draft: ReceiptDraft, head: ChainHead, recorded_at: datetime
 ) -> tuple[list[Triple], str]:
@@ -141,6 +210,10 @@ def receipt_triples(
     if draft.content_digest:
         triples.append((iri, DOXA.contentDigest, Literal(draft.content_digest)))
     triples.extend((iri, DOXA.produced, node) for node in draft.produced)
+    if draft.held is not None:
+        triples.extend((iri, DOXA.holds, node) for node in draft.held.nodes)
+        triples.append((iri, DOXA.heldDigest, Literal(draft.held.pending)))
+        triples.append((iri, DOXA.quarantineDigest, Literal(draft.held.quarantine)))
     if draft.actor is not None:
         triples.append((iri, PROV.wasAttributedTo, draft.actor))
     if draft.grants_kind is not None:

@@ -19,6 +19,7 @@ from doxa.gate.receipts import (
     ChainHead,
     ReceiptDraft,
     covered,
+    held_nodes,
     produced_digest,
     quad_digest,
     receipt_triples,
@@ -472,6 +473,9 @@ class Record:
                 ),
                 produced=tuple(decision.produced),
             )
+        held = held_nodes(decision.change.insert, decision.change.delete)
+        if held.nodes:  # what waits in pending or quarantine, as this decision leaves it
+            draft = replace(draft, held=held)
         receipt_id = new_id()
         iri = self.scope.receipt(receipt_id)
         triples, receipt_hash = receipt_triples(iri, draft, head, now)

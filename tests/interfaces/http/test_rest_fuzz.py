@@ -18,6 +18,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from tests.helpers import scaled
 
 from doxa.interfaces.http.app import create_app
 from doxa.interfaces.http.config import ScopeKeys, ServerConfig
@@ -294,7 +295,7 @@ FAST = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     database=None,
 )
-LONG = settings(FAST, max_examples=2000)
+LONG = settings(FAST, max_examples=scaled(1000))
 
 PATHS = st.sampled_from(["/remember", "/preview"])
 
