@@ -165,6 +165,7 @@ DOXA_TERMS: dict[str, tuple[str, ...]] = {
         "contentDigest",
         "heldDigest",
         "quarantineDigest",
+        "nameDigest",
         "judge",
         "judgeVersion",
         "grantsKind",

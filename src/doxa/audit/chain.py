@@ -25,6 +25,7 @@ from doxa.gate.receipts import (
     held_digest,
     produced_digest,
     quad_digest,
+    read_name_entry,
     work_area,
 )
 from doxa.judges.patterns import head_keys
@@ -88,10 +89,14 @@ def verify_heads(
     kept: dict[Node, str] = {}  # erasure event -> the digest it kept
     waiting: dict[Node, list[tuple[Node, Node, Node, Node]]] = defaultdict(list)
     marked = False  # an audit export: it shows the quarantine
+    names: dict[tuple[Node, Node], list[tuple[Node, Node, Node, Node]]] = defaultdict(list)
+    named: dict[tuple[Node, Node], tuple[Node, str]] = {}  # the latest entry of each name
     for s, p, o, g in quads:
         by_node[(g, s)].append((s, p, o))
         if work_area(g):
             waiting[s].append((s, p, o, g))
+        elif str(g).endswith("/vocabulary"):
+            names[(g, s)].append((s, p, o, g))
         if str(g).endswith(("/search", "/current")):
             derived.append((s, p, o, g))
         if covered(g):
@@ -152,6 +157,7 @@ def verify_heads(
                 raise ChainBroken(f"Receipt {name} names the wrong previous receipt.")
             if str(log).endswith("/log"):  # a "receipt" outside a log vouches for nothing
                 holders.read(receipt, triples)
+                _read_names(log, receipt, triples, named)
             produced = [o for _, p, o in triples if p == DOXA.produced]
             produced_anywhere.update(produced)
             expected = _value(triples, DOXA.contentDigest)
@@ -187,7 +193,41 @@ def verify_heads(
             str(q[3]).endswith("/quarantine") for found in waiting.values() for q in found
         )
     holders.check(waiting, quarantine=quarantine)
+    _check_names(names, named)
     return verified
+
+
+def _read_names(
+    log: Node,
+    receipt: Node,
+    triples: list[Triple],
+    named: dict[tuple[Node, Node], tuple[Node, str]],
+) -> None:
+    """Note each vocabulary name a receipt digested (``doxa:nameDigest``); read in chain
+    order, the latest entry of a name wins."""
+    vocabulary = URIRef(str(log)[: -len("/log")] + "/vocabulary")
+    for _, p, o in triples:
+        if p == DOXA.nameDigest and (entry := read_name_entry(str(o))) is not None:
+            named[(vocabulary, URIRef(entry[0]))] = (receipt, entry[1])
+
+
+def _check_names(
+    names: dict[tuple[Node, Node], list[tuple[Node, Node, Node, Node]]],
+    named: dict[tuple[Node, Node], tuple[Node, str]],
+) -> None:
+    """Each vocabulary name must be as the latest receipt that wrote it left it.
+
+    A name decides what later writes' names resolve to (a label changed from "Bob" to
+    "Robert" would send the next "Bob" elsewhere), so a name a receipt digested that was
+    altered, added to, cut or deleted fails. A name no receipt digested is accepted: names
+    written before name digests existed have none (docs/decisions.md)."""
+    for (graph, node), (receipt, digest) in sorted(named.items(), key=str):
+        if quad_digest(names.get((graph, node), [])) != digest:
+            raise ChainBroken(
+                f"The name {ntriples(node)} in {graph} is not what receipt {receipt} left: "
+                "the vocabulary was altered after the decision that wrote it; restore the "
+                "scope from a backup or an export that verifies."
+            )
 
 
 class _Holders:

@@ -177,14 +177,16 @@ class Erasing:
     def _strip_origins(self, decision: Decision) -> None:
         """Origins only the erased writes used and their input digests leave the receipts
         (reseals say so); names only they used leave the vocabulary."""
+        # names only the erased content used leave the vocabulary, and their digests the
+        # receipts: one reseal per receipt for all it loses
+        names = unused_names(self.store, self.scope, decision.change.delete)
+        decision.change.delete += names
         removed, inserted, reseals = strip_origins(
             self.store, self.scope, decision.change.delete, lambda: self.scope.event(new_id())
         )
         decision.change.delete += removed
         decision.change.insert += inserted
         decision.produced += reseals
-        # names only the erased content used leave the vocabulary
-        decision.change.delete += unused_names(self.store, self.scope, decision.change.delete)
 
     def _adopt_reseals(self, decision: Decision) -> None:
         """Reseals a backup's purge wrote (it makes no receipt) become this decision's, under

@@ -249,7 +249,9 @@ def strip_origins(
     so the digest leaves every receipt that decided about or produced an erased node, and
     every other receipt carrying the same digest (the same content, refused or written
     again). A held digest (``doxa:heldDigest``) leaves the receipts that held an erased
-    node in pending or quarantine, for the same reason. Each receipt that loses triples
+    node in pending or quarantine, and a name's digest (``doxa:nameDigest``) the receipts
+    that wrote a vocabulary name the erasure removes, for the same reason (pass those
+    names' quads in ``delete``). Each receipt that loses triples
     keeps its hash (the chain still links) and gets one ``doxa:Reseal`` node saying what its
     triples digest to now; the caller has the erasure's receipt produce the reseals, so they
     are covered like any event.
@@ -260,6 +262,7 @@ def strip_origins(
     for receipt, pair in [
         *_erased_inputs(store, scope, delete),
         *_erased_holds(store, scope, delete),
+        *_erased_names(store, scope, delete),
     ]:
         removals[receipt].add(pair)
     receipts = sorted(removals)
@@ -363,6 +366,20 @@ def _erased_holds(
         query("receipts_holding"), dataset=Dataset(default=(scope.log,)), bindings={"node": nodes}
     )
     return [(URIRef(str(row["receipt"])), (row["p"], row["digest"])) for row in rows]
+
+
+def _erased_names(
+    store: Store, scope: Scope, delete: Sequence[Quad]
+) -> list[tuple[URIRef, tuple[Node, Node]]]:
+    """The ``doxa:nameDigest`` entries to take off receipts: those of the vocabulary names
+    the erasure removes (an entry keeps the name's IRI, made from the name itself)."""
+    nodes = sorted({s for s, _, _, g in delete if isinstance(s, URIRef) and g == scope.vocabulary})
+    if not nodes:
+        return []
+    rows = store.select(
+        query("receipts_naming"), dataset=Dataset(default=(scope.log,)), bindings={"node": nodes}
+    )
+    return [(URIRef(str(row["receipt"])), (DOXA.nameDigest, row["entry"])) for row in rows]
 
 
 def unused_names(store: Store, scope: Scope, delete: Sequence[Quad]) -> list[Quad]:

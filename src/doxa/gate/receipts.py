@@ -32,8 +32,10 @@ __all__ = [
     "covered",
     "held_digest",
     "held_nodes",
+    "name_entry",
     "produced_digest",
     "quad_digest",
+    "read_name_entry",
     "receipt_triples",
     "work_area",
 ]
@@ -67,6 +69,8 @@ class ReceiptDraft:
     produced: tuple[URIRef, ...] = ()
     #: the nodes the decision wrote into or took out of pending or quarantine, as it left them
     held: Held | None = None
+    #: each vocabulary node the decision wrote, as it left it (:func:`name_entry`)
+    names: tuple[str, ...] = ()
     actor: URIRef | None = None
     grants_kind: str | None = None
     kind: str | None = None  # the kind of memory the decided write belongs to
@@ -183,6 +187,18 @@ def held_digest(nodes: Iterable[Node], quads: Quads) -> str:
     return produced_digest(digests)
 
 
+def name_entry(node: URIRef, quads: Quads) -> str:
+    """A receipt's ``doxa:nameDigest`` for one vocabulary node: its IRI, a space and the
+    digest of its quads there (one entry per node, so an erasure can take off one name's)."""
+    return f"{node} {quad_digest(quads)}"
+
+
+def read_name_entry(entry: str) -> tuple[str, str] | None:
+    """The node IRI and digest of a ``doxa:nameDigest`` entry (None: not one)."""
+    node, _, digest = entry.rpartition(" ")
+    return (node, digest) if node and len(digest) == 64 else None
+
+
 def receipt_triples(
     iri: URIRef, draft: ReceiptDraft, head: ChainHead, recorded_at: datetime
 ) -> tuple[list[Triple], str]:
@@ -214,6 +230,7 @@ def receipt_triples(
         triples.extend((iri, DOXA.holds, node) for node in draft.held.nodes)
         triples.append((iri, DOXA.heldDigest, Literal(draft.held.pending)))
         triples.append((iri, DOXA.quarantineDigest, Literal(draft.held.quarantine)))
+    triples.extend((iri, DOXA.nameDigest, Literal(entry)) for entry in draft.names)
     if draft.actor is not None:
         triples.append((iri, PROV.wasAttributedTo, draft.actor))
     if draft.grants_kind is not None:

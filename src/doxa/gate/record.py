@@ -20,6 +20,7 @@ from doxa.gate.receipts import (
     ReceiptDraft,
     covered,
     held_nodes,
+    name_entry,
     produced_digest,
     quad_digest,
     receipt_triples,
@@ -476,6 +477,9 @@ class Record:
         held = held_nodes(decision.change.insert, decision.change.delete)
         if held.nodes:  # what waits in pending or quarantine, as this decision leaves it
             draft = replace(draft, held=held)
+        names = self._names(decision)
+        if names:
+            draft = replace(draft, names=names)
         receipt_id = new_id()
         iri = self.scope.receipt(receipt_id)
         triples, receipt_hash = receipt_triples(iri, draft, head, now)
@@ -527,6 +531,35 @@ class Record:
             receipt_hash=receipt_hash,
             previous_hash=head.receipt_hash,
         )
+
+    def _names(self, decision: Decision) -> tuple[str, ...]:
+        """One ``doxa:nameDigest`` entry per vocabulary node the decision writes, as it
+        leaves it: a minted name, or a predicate the owner taught about (a lesson adds to a
+        node other decisions wrote, so its quads there are read first). An erasure's removed
+        names get none: the entry would keep the erased name's IRI."""
+        vocabulary = self.scope.vocabulary
+        change = decision.change
+        touched = sorted(
+            {q[0] for q in (*change.insert, *change.delete) if q[3] == vocabulary},
+            key=str,
+        )
+        if not touched or decision.erasure is not None:
+            return ()
+        rows = self.store.select(
+            query("node_quads"),
+            dataset=Dataset(default=(), named=(vocabulary,)),
+            bindings={"node": touched},
+        )
+        gone = set(change.delete)
+        after: dict[Node, set[Quad]] = {node: set() for node in touched}
+        for row in rows:
+            quad = (row["node"], row["p"], row["o"], vocabulary)
+            if quad not in gone:
+                after[row["node"]].add(quad)
+        for quad in change.insert:
+            if quad[3] == vocabulary:
+                after[quad[0]].add(quad)
+        return tuple(name_entry(node, after[node]) for node in touched if isinstance(node, URIRef))
 
     def _flag_dependents(self, decision: Decision, now: datetime) -> None:
         """Flag, in the decision's own change, what rests on the facts it ends and the empty
