@@ -285,17 +285,19 @@ class _Holders:
                     "past the gate; restore the scope from a backup or an export that "
                     "verifies."
                 )
-        quads = [q for found in waiting.values() for q in found]
-        pending = [q for q in quads if str(q[3]).endswith("/pending")]
-        quarantined = [q for q in quads if str(q[3]).endswith("/quarantine")]
+
+        def among(nodes: list[Node], area: str) -> list[tuple[Node, Node, Node, Node]]:
+            """The quads of ``nodes`` in one work area (each node's, read off ``waiting``)."""
+            return [q for n in nodes for q in waiting.get(n, ()) if str(q[3]).endswith(area)]
+
         for receipt in sorted(set(self.latest.values()), key=str):
             nodes = self.nodes[receipt]
             in_pending, in_quarantine = self.digests[receipt]
             if in_pending is not None and all(self.latest[n] == receipt for n in nodes):
-                if held_digest(nodes, pending) == in_pending and (
+                if held_digest(nodes, among(nodes, "/pending")) == in_pending and (
                     not quarantine
                     or in_quarantine is None
-                    or held_digest(nodes, quarantined) == in_quarantine
+                    or held_digest(nodes, among(nodes, "/quarantine")) == in_quarantine
                 ):
                     continue
                 altered = nodes
