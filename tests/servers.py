@@ -38,8 +38,11 @@ class Server:
         return RemoteStore(self.query_url, self.update_url)
 
     def clear(self) -> None:
-        """Drop every graph the tests may have written."""
-        store = self.store()
+        """Drop every graph the tests may have written.
+
+        Listing the graphs scans every quad on Virtuoso, and a test that failed may have left
+        many: the listing gets two minutes, not a store's usual 30 s."""
+        store = RemoteStore(self.query_url, self.update_url, timeout=120)
         try:
             graphs = [g for g in store.graphs() if str(g).startswith(TEST_GRAPHS)]
             for start in range(0, len(graphs), 200):
