@@ -20,7 +20,7 @@ from typing import Any
 from rdflib import URIRef
 
 from doxa.errors import StoreError
-from doxa.gate.erasure import erasure_plan, strip_origins, subject_hash, unused_names
+from doxa.gate.erasure import erasure_plan, strip_origins, subject_hash
 from doxa.resources import query
 from doxa.scope import Scope, new_id
 from doxa.store import Change, Dataset, EmbeddedStore, Store, intents
@@ -75,13 +75,13 @@ def purge_backup(backup: Path, erasures: Sequence[tuple[str, dict[str, Any]]]) -
                 removed += len(plan.change.delete)
             # sources and turns only the erased writes used leave the backup's receipts too;
             # the reseals are taken over by the erasure a restore re-applies
+            # (and names only they used leave its vocabulary, their entries its receipts)
             gone, reseals, _ = strip_origins(
                 store, scope, plan.change.delete, functools.partial(_event, scope)
             )
-            names = unused_names(store, scope, [*plan.change.delete, *gone])
-            if gone or names:
-                store.apply(Change(delete=[*gone, *names], insert=reseals))
-                removed += len(gone) + len(names)
+            if gone:
+                store.apply(Change(delete=gone, insert=reseals))
+                removed += len(gone)
         store.compact()
         return removed
     finally:

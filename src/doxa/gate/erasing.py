@@ -23,7 +23,6 @@ from doxa.gate.erasure import (
     salt,
     strip_origins,
     subject_hash,
-    unused_names,
 )
 from doxa.gate.receipts import ReceiptDraft
 from doxa.gate.record import Decision
@@ -177,10 +176,6 @@ class Erasing:
     def _strip_origins(self, decision: Decision) -> None:
         """Origins only the erased writes used and their input digests leave the receipts
         (reseals say so); names only they used leave the vocabulary."""
-        # names only the erased content used leave the vocabulary, and their digests the
-        # receipts: one reseal per receipt for all it loses
-        names = unused_names(self.store, self.scope, decision.change.delete)
-        decision.change.delete += names
         removed, inserted, reseals = strip_origins(
             self.store, self.scope, decision.change.delete, lambda: self.scope.event(new_id())
         )

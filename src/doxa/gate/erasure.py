@@ -256,18 +256,26 @@ def strip_origins(
     triples digest to now; the caller has the erasure's receipt produce the reseals, so they
     are covered like any event.
 
-    Returns the quads to delete, the quads to insert and the reseal nodes.
+    The names only the erased content used (:func:`unused_names`, once the origins are
+    gone too) leave the vocabulary here as well, so that their entries leave the receipts
+    with one reseal per receipt for all it loses.
+
+    Returns the quads to delete (receipts' triples and unused names), the quads to insert
+    and the reseal nodes.
     """
     removals = _erased_origins(store, scope, delete)
+    origins = [(r, p, o, scope.log) for r, pairs in removals.items() for p, o in pairs]
+    names = unused_names(store, scope, [*delete, *origins])
+    gone = [*delete, *names]
     for receipt, pair in [
-        *_erased_inputs(store, scope, delete),
-        *_erased_holds(store, scope, delete),
-        *_erased_names(store, scope, delete),
+        *_erased_inputs(store, scope, gone),
+        *_erased_holds(store, scope, gone),
+        *_erased_names(store, scope, gone),
     ]:
         removals[receipt].add(pair)
     receipts = sorted(removals)
     if not receipts:
-        return [], [], []
+        return names, [], []
     triples = store.select(
         query("node_quads"),
         dataset=Dataset(default=(), named=(scope.log,)),
@@ -294,7 +302,7 @@ def strip_origins(
             (node, DOXA.reseals, receipt, scope.log),
             (node, DOXA.bodyDigest, Literal(content_digest(body)), scope.log),
         ]
-    return removed, inserted, nodes
+    return [*removed, *names], inserted, nodes
 
 
 def _erased_origins(
