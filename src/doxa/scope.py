@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import difflib
+import enum
 import re
 import secrets
 import time
@@ -30,8 +31,10 @@ from doxa.vocabulary import DOXA
 
 __all__ = [
     "SCOPES_GRAPH",
+    "Role",
     "Scope",
     "check_name",
+    "graph_role",
     "known_scopes",
     "mark_scope",
     "new_id",
@@ -56,6 +59,51 @@ def check_name(value: str, what: str) -> str:
             "'_', '.' or '-', starting with a letter or digit (for example 'meetings')."
         )
     return value
+
+
+class Role(enum.Enum):
+    """What one of a scope's graphs holds, read off its IRI by :func:`graph_role`."""
+
+    TOPIC = "topic"
+    RULES = "rules"
+    LOG = "log"
+    PENDING = "pending"
+    QUARANTINE = "quarantine"
+    SEARCH = "search"
+    CURRENT = "current"
+    VOCABULARY = "vocabulary"
+
+
+_SCOPE_PREFIX = "urn:doxa:scope:"
+
+
+def graph_role(graph: object) -> Role | None:
+    """The role of a scope graph, parsed from its IRI ``urn:doxa:scope:NAME/LOCAL``: the
+    topic graphs are ``topic/TOPIC``, the others one fixed word. None for any other graph.
+
+    Parsed, never matched by suffix: a topic may be named ``current`` or ``pending``.
+
+    >>> graph_role(Scope.named("alice").topic("pending"))
+    <Role.TOPIC: 'topic'>
+    >>> graph_role(Scope.named("alice").pending), graph_role("urn:doxa:scope:alice/Pending")
+    (<Role.PENDING: 'pending'>, None)
+    """
+    text = str(graph)
+    if not text.startswith(_SCOPE_PREFIX):
+        return None
+    name, _, local = text[len(_SCOPE_PREFIX) :].partition("/")
+    if not _NAME.fullmatch(name):
+        return None
+    kind, _, topic = local.partition("/")
+    if kind == "topic":
+        return Role.TOPIC if _NAME.fullmatch(topic) else None
+    if topic:
+        return None
+    try:
+        role = Role(kind)
+    except ValueError:
+        return None
+    return None if role is Role.TOPIC else role
 
 
 def new_id() -> str:

@@ -282,3 +282,26 @@ def test_the_quarantine_is_checked_where_an_export_shows_it(
     assert verify_export(plain) == expected
     with pytest.raises(doxa.ChainBroken, match="is not what receipt"):
         verify_export(audit)
+
+
+@pytest.mark.parametrize(
+    "topic", ["pending", "quarantine", "vocabulary", "search", "current", "log", "rules"]
+)
+def test_a_topic_named_like_a_scope_graph_is_a_topic(
+    clock: doxa.FixedClock, tmp_path: Path, topic: str
+) -> None:
+    """Graphs are told apart by their parsed IRI, not a suffix: a topic named "current" or
+    "pending" holds claims like any topic (a topic "current" failed verify before, read as
+    the derived graph), and a claim altered there still fails (control)."""
+    mem = doxa.Memory.open(None, scope="alice", clock=clock)
+    first = mem.remember("Alice prefers tea", topic=topic, authority="owner")
+    mem.remember("Alice prefers green tea", topic=topic, authority="owner")
+    assert mem.verify() == len(mem.receipts())
+    path = tmp_path / "audit.nq"
+    mem.admin.export(path, audit=True)
+    assert verify_export(path) == {str(mem.scope.log): len(mem.receipts())}
+    graph, claim = mem.scope.topic(topic), mem.scope.fact(first.fact or "")
+    old = (claim, DOXA.text, Literal("Alice prefers tea"), graph)
+    mem.store.apply(Change(delete=[old], insert=[(claim, DOXA.text, Literal("gin"), graph)]))
+    with pytest.raises(doxa.ChainBroken, match="does not match the digest"):
+        mem.verify()

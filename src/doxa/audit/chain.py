@@ -26,11 +26,11 @@ from doxa.gate.receipts import (
     produced_digest,
     quad_digest,
     read_name_entry,
-    work_area,
 )
 from doxa.judges.patterns import head_keys
 from doxa.judges.sentences import frame_key
 from doxa.model import Outcome
+from doxa.scope import Role, graph_role
 from doxa.store.convert import ntriples, read_quads
 from doxa.text import DEFAULT_LANGUAGE, LANGUAGES, text_key, words
 from doxa.vocabulary import DOXA, RDF
@@ -93,11 +93,12 @@ def verify_heads(
     named: dict[tuple[Node, Node], tuple[Node, str]] = {}  # the latest entry of each name
     for s, p, o, g in quads:
         by_node[(g, s)].append((s, p, o))
-        if work_area(g):
+        role = graph_role(g)
+        if role in _WORK_AREAS:
             waiting[s].append((s, p, o, g))
-        elif str(g).endswith("/vocabulary"):
+        elif role is Role.VOCABULARY:
             names[(g, s)].append((s, p, o, g))
-        if str(g).endswith(("/search", "/current")):
+        elif role in _DERIVED:
             derived.append((s, p, o, g))
         if covered(g):
             content[s].append((s, p, o, g))
@@ -155,13 +156,14 @@ def verify_heads(
                 )
             if _value(triples, DOXA.previous) != previous:
                 raise ChainBroken(f"Receipt {name} names the wrong previous receipt.")
-            if str(log).endswith("/log"):  # a "receipt" outside a log vouches for nothing
+            in_log = graph_role(log) is Role.LOG  # a "receipt" elsewhere vouches for nothing
+            if in_log:
                 holders.read(receipt, triples)
                 _read_names(log, receipt, triples, named)
             produced = [o for _, p, o in triples if p == DOXA.produced]
             produced_anywhere.update(produced)
             expected = _value(triples, DOXA.contentDigest)
-            if expected is not None and str(log).endswith("/log"):
+            if expected is not None and in_log:
                 digested.update(produced)  # a "receipt" outside a log vouches for nothing
             if expected is not None:
                 digests = {
@@ -190,11 +192,15 @@ def verify_heads(
     _check_strays(content, receipts, digested)
     if quarantine is None:
         quarantine = marked or any(
-            str(q[3]).endswith("/quarantine") for found in waiting.values() for q in found
+            graph_role(q[3]) is Role.QUARANTINE for found in waiting.values() for q in found
         )
     holders.check(waiting, quarantine=quarantine)
     _check_names(names, named)
     return verified
+
+
+_WORK_AREAS = frozenset({Role.PENDING, Role.QUARANTINE})
+_DERIVED = frozenset({Role.SEARCH, Role.CURRENT})
 
 
 def _read_names(
@@ -286,18 +292,18 @@ class _Holders:
                     "verifies."
                 )
 
-        def among(nodes: list[Node], area: str) -> list[tuple[Node, Node, Node, Node]]:
+        def among(nodes: list[Node], area: Role) -> list[tuple[Node, Node, Node, Node]]:
             """The quads of ``nodes`` in one work area (each node's, read off ``waiting``)."""
-            return [q for n in nodes for q in waiting.get(n, ()) if str(q[3]).endswith(area)]
+            return [q for n in nodes for q in waiting.get(n, ()) if graph_role(q[3]) is area]
 
         for receipt in sorted(set(self.latest.values()), key=str):
             nodes = self.nodes[receipt]
             in_pending, in_quarantine = self.digests[receipt]
             if in_pending is not None and all(self.latest[n] == receipt for n in nodes):
-                if held_digest(nodes, among(nodes, "/pending")) == in_pending and (
+                if held_digest(nodes, among(nodes, Role.PENDING)) == in_pending and (
                     not quarantine
                     or in_quarantine is None
-                    or held_digest(nodes, among(nodes, "/quarantine")) == in_quarantine
+                    or held_digest(nodes, among(nodes, Role.QUARANTINE)) == in_quarantine
                 ):
                     continue
                 altered = nodes
@@ -339,9 +345,9 @@ def _check_strays(
             continue
         bookkeeping: dict[tuple[Node, Node], int] = defaultdict(int)
         for s, p, o, g in quads:
-            if subject in receipts.get(g, ()) and str(g).endswith("/log"):
+            if subject in receipts.get(g, ()) and graph_role(g) is Role.LOG:
                 continue
-            if s == g and str(g).endswith("/log") and _bookkeeping(p, o):
+            if s == g and graph_role(g) is Role.LOG and _bookkeeping(p, o):
                 bookkeeping[(g, p)] += 1
                 if bookkeeping[(g, p)] == 1:
                     continue
@@ -407,7 +413,7 @@ def _check_derived(
     every_language: set[Node] = set()  # claims whose stems were tried in every language
     current: dict[Node, set[Triple]] = defaultdict(set)
     for s, p, o, g in derived:
-        if str(g).endswith("/current"):
+        if graph_role(g) is Role.CURRENT:
             current[g].add((s, p, o))
             continue
         if p == TERM:
@@ -465,7 +471,9 @@ def _live_statements(
             continue
         graph = quads[0][3]
         text = str(graph)
-        if "/topic/" not in text or not any(q[1:3] == (RDF.type, DOXA.Claim) for q in quads):
+        if graph_role(graph) is not Role.TOPIC or not any(
+            q[1:3] == (RDF.type, DOXA.Claim) for q in quads
+        ):
             continue
         values = {q[1]: q[2] for q in quads if q[3] == graph}
         s, p, o = (values.get(k) for k in (RDF.subject, RDF.predicate, RDF.object))

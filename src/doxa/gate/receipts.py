@@ -19,6 +19,7 @@ from rdflib.term import Node
 
 from doxa.model import Outcome, Relation
 from doxa.reads.ledger import closing_minute
+from doxa.scope import Role, graph_role
 from doxa.store.convert import ntriples
 from doxa.terms import dt_literal
 from doxa.vocabulary import DOXA, PROV, RDF
@@ -41,6 +42,9 @@ __all__ = [
 ]
 
 Triple = tuple[Node, Node, Node]
+
+_COVERED = frozenset({Role.TOPIC, Role.RULES, Role.LOG})
+_WORK_AREAS = frozenset({Role.PENDING, Role.QUARANTINE})
 
 
 @dataclass(frozen=True)
@@ -120,8 +124,7 @@ def covered(graph: Node) -> bool:
     Derived graphs (current, search) are rebuildable; pending and quarantine are work areas
     whose content is covered once admitted.
     """
-    text = str(graph)
-    return "/topic/" in text or text.endswith(("/rules", "/log"))
+    return graph_role(graph) in _COVERED
 
 
 def work_area(graph: Node) -> bool:
@@ -131,7 +134,7 @@ def work_area(graph: Node) -> bool:
     approval admits the held write as it stands), so every decision that writes into a work
     area or takes a node out of one says so in its receipt (:func:`held_nodes`).
     """
-    return str(graph).endswith(("/pending", "/quarantine"))
+    return graph_role(graph) in _WORK_AREAS
 
 
 Quads = Iterable[tuple[Node, Node, Node, Node]]
@@ -170,8 +173,8 @@ def held_nodes(insert: Quads, delete: Quads = ()) -> Held:
     ordered = tuple(sorted(nodes, key=str))
     return Held(
         ordered,
-        held_digest(ordered, [q for q in inserted if str(q[3]).endswith("/pending")]),
-        held_digest(ordered, [q for q in inserted if str(q[3]).endswith("/quarantine")]),
+        held_digest(ordered, [q for q in inserted if graph_role(q[3]) is Role.PENDING]),
+        held_digest(ordered, [q for q in inserted if graph_role(q[3]) is Role.QUARANTINE]),
     )
 
 
