@@ -334,7 +334,9 @@ class Gate:
             self.score.decisions += 1
             if truth[key] == value:
                 self.score.needless_holds += 1
-                receipt = self.memory.owner.approve(item.id)
+                # "replace or add?" needs the owner's answer: each key holds one value
+                answer = doxa.Relation.REPLACES if item.asks is not None else None
+                receipt = self.memory.owner.approve(item.id, as_relation=answer)
                 if receipt.fact is not None:
                     self.meaning[receipt.fact] = (key, value)
             else:

@@ -288,4 +288,9 @@ def _store_given(memory: CaseMemory, case: Case) -> None:
                 f"case {case.id}: given write {number} was rejected: {receipt.reason}"
             )
         if receipt.outcome is Outcome.HELD and receipt.held is not None:
-            memory.owner.approve(receipt.held)
+            try:  # a given write asking "replace or add?" needs an answer nobody gave
+                memory.owner.approve(receipt.held)
+            except InvalidInput as error:
+                raise InvalidInput(
+                    f"case {case.id}: given write {number} waits for the owner: {error}"
+                ) from None

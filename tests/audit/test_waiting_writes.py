@@ -141,7 +141,7 @@ def test_approving_rejecting_and_erasing_held_writes_keep_verifying(
     clock: doxa.FixedClock,
 ) -> None:
     mem, held = held_memory(clock)
-    mem.owner.approve(held)
+    mem.owner.approve(held, as_relation=doxa.Relation.REPLACES)
     assert mem.verify() == len(mem.receipts())
     clock.advance(MINUTE)
     again = _statement(mem, "Rome", "agent")
@@ -181,7 +181,7 @@ def test_an_erased_held_write_takes_its_digest_off_the_receipt(clock: doxa.Fixed
     assert after[kept.held] != []
     assert mem.verify() == len(mem.receipts())
     # approved first, then erased: the hold's digest of its words goes all the same
-    mem.owner.approve(kept.held)
+    mem.owner.approve(kept.held, as_relation=doxa.Relation.REPLACES)
     assert digests()[kept.held] != []  # control: approved, the hold keeps its digest
     mem.owner.erase(kept.held, reason="asked to forget", wait=True)
     assert digests()[kept.held] == []

@@ -102,13 +102,18 @@ def test_approving_as_new_teaches_many_values(mem: doxa.Memory) -> None:
     assert mem.held() == []
 
 
-def test_approving_without_a_choice_teaches_nothing(mem: doxa.Memory) -> None:
-    """A plain approval admits the write and records no lesson; the next second value asks
-    again (the control: a choice records one)."""
+def test_approving_without_a_choice_is_refused_and_teaches_nothing(mem: doxa.Memory) -> None:
+    """A plain approval of the question is refused: no lesson, the write still waits and
+    the next second value waits on the same question (the control: a choice records one)."""
     phone(mem, "bob", "1")
-    mem.owner.approve(phone(mem, "bob", "2").held or "")
+    held = phone(mem, "bob", "2").held or ""
+    with pytest.raises(doxa.InvalidInput, match="replace or add"):
+        mem.owner.approve(held)
     assert lesson(mem) == set()
+    assert [h.id for h in mem.held()] == [held]
     assert phone(mem, "bob", "3").outcome is doxa.Outcome.HELD
+    mem.owner.approve(held, as_relation="new")
+    assert lesson(mem) != set()
 
 
 def test_rejecting_teaches_nothing(mem: doxa.Memory) -> None:

@@ -257,13 +257,26 @@ def test_closings_an_answer_lets_through_still_count_as_a_burst(
     assert [a for a in mem.owner.alarms() if a.open]
 
 
-def test_a_plain_approval_teaches_nothing_and_leaves_the_others_waiting(
+def test_a_plain_approval_of_the_question_is_refused_and_changes_nothing(
     mem: doxa.Memory, clock: doxa.FixedClock
 ) -> None:
-    """Control: approving without an answer decides that write only."""
+    """Approving a "replace or add?" write without an answer would leave two values live
+    and teach nothing: it is refused, naming the answers, and nothing changes (no receipt,
+    every write still waits, each subject keeps its one value). Control: the answer then
+    decides every waiting write."""
     waiting = asked(mem, 3, clock)
-    mem.owner.approve(waiting[0].fact or "")
-    assert len(mem.held()) == 2
+    receipts = len(mem.receipts())
+    with pytest.raises(doxa.InvalidInput, match=r"--as replaces") as refused:
+        mem.owner.approve(waiting[0].fact or "")
+    assert "as new" in str(refused.value)
+    assert "as was_wrong" in str(refused.value)
+    assert len(mem.held()) == 3
+    assert len(mem.receipts()) == receipts
+    assert all(len(mem.facts(subject=EX + f"p{i}")) == 1 for i in range(3))
+    mem.verify()
+    mem.owner.approve(waiting[0].fact or "", as_relation=doxa.Relation.REPLACES)
+    assert [f.text for f in mem.facts(subject=EX + "p0")] == ["p0 drinks coffee"]
+    assert all(h.asks is None for h in mem.held())  # the rest wait on earned closing only
 
 
 def test_the_same_write_sent_three_times_waits_once(

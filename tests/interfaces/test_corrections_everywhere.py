@@ -156,6 +156,16 @@ def assert_moved(mem: doxa.Memory, old_id: str, new_id: str, received: datetime)
         assert live_ids(mem, valid_at=old.valid_from - second) == []
 
 
+def assert_still_asks(mem: doxa.Memory, old_id: str, new_fact: str) -> None:
+    """A plain approval of a "replace or add?" write was refused and changed nothing: the
+    old value is still the only one live, and the write still waits on its question."""
+    assert live_ids(mem) == [old_id]
+    [held] = mem.held()
+    assert held.fact == new_fact
+    assert (held.relation, held.status) == (doxa.Relation.UNCLEAR, doxa.HoldStatus.AWAITING_OWNER)
+    assert held.asks is not None
+
+
 def assert_waits(mem: doxa.Memory, old_id: str, new_fact: str) -> None:
     """The agent's correction waits for the owner: the old value is still the only one live,
     now and at every instant; the correction is held as a replacement of it."""
@@ -317,6 +327,19 @@ def test_cli_owner_answers_replace_or_add(cli_store: Path, clock: doxa.FixedCloc
     with opened(cli_store, clock) as mem:
         assert live_ids(mem) == [old["fact"]]
     clock.set(ANSWER)
+    # a plain approve cannot answer the question: refused, naming --as, nothing changed
+    plain = CliRunner().invoke(
+        main,
+        ["--store", str(cli_store), "approve", new["held"]],
+        prog_name="doxa",
+        obj=clock,
+        env={"DOXA_STORE": None, "DOXA_SCOPE": None},
+    )
+    assert plain.exit_code != 0
+    assert "--as replaces" in plain.output, plain.output
+    assert "Traceback" not in plain.output
+    with opened(cli_store, clock) as mem:
+        assert_still_asks(mem, old["fact"], new["fact"])
     cli_json(cli_store, clock, "approve", new["held"], "--as", "replaces")
     clock.set(READ)
     with opened(cli_store, clock) as mem:
@@ -412,6 +435,10 @@ def test_rest_owner_answers_replace_or_add(rest: Rest, clock: doxa.FixedClock) -
     assert (new["relation"], new["outcome"]) == ("unclear", "held")
     assert live_ids(rest.mem) == [old["fact"]]
     clock.set(ANSWER)
+    plain = rest.owner.post(f"/held/{new['held']}/approve")
+    assert plain.status_code == 400
+    assert "as_relation" in plain.text, plain.text
+    assert_still_asks(rest.mem, old["fact"], new["fact"])
     post(rest.owner, f"/held/{new['held']}/approve", {"as_relation": "replaces"})
     clock.set(READ)
     assert_moved(rest.mem, old["fact"], new["fact"], instant(new["recorded_at"]))
@@ -516,6 +543,18 @@ def test_mcp_owner_answers_replace_or_add(mem: doxa.Memory, clock: doxa.FixedClo
     assert (new["relation"], new["outcome"]) == ("unclear", "held")
     assert live_ids(mem) == [old["fact"]]
     clock.set(ANSWER)
+
+    async def plain(client: Client) -> list[CallToolResult]:
+        return [await client.call_tool("approve", {"held": new["held"]})]
+
+    async def run_plain() -> CallToolResult:
+        async with Client(build_server(mem, owner=True, quiet=True)) as client:
+            return (await plain(client))[0]
+
+    refused = anyio.run(run_plain)
+    assert refused.is_error
+    assert "as_relation" in str(refused.content), refused.content
+    assert_still_asks(mem, old["fact"], new["fact"])
     answered = {"held": new["held"], "as_relation": "replaces"}
     assert mcp_tool(mem, "approve", answered, owner=True)["outcome"] == "approved"
     clock.set(READ)

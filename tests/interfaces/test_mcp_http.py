@@ -166,14 +166,18 @@ def test_approve_takes_the_owners_answer(server: Server) -> None:
     assert fact_status(server, held) == "live"
 
 
-def test_approve_without_an_answer_applies_the_judges_relation(server: Server) -> None:
-    """Without ``as_relation`` the tool behaves as before: the judge's relation (``unclear``)
-    is applied, nothing ends, nothing is learned; both values stay live."""
+def test_approve_without_an_answer_is_refused_and_changes_nothing(server: Server) -> None:
+    """Without ``as_relation`` the question is not answered: admitted as judged it would
+    leave both values live and teach nothing, so the tool's answer is an error naming
+    ``as_relation``, and the write still waits (the old value alone live). Control: with
+    ``as_relation: new`` both values stay live, as the owner said."""
     old, held = second_value_on(server, "eats")
-    approved = structured(call(server, OWNER, "approve", {"held": held}))
-    assert (approved["outcome"], approved["relation"]) == ("approved", "unclear"), approved
-    assert approved["targets"] == []
-    assert "learned" not in approved["reason"]
+    refused = call(server, OWNER, "approve", {"held": held})
+    assert "as_relation" in error_text(refused)
+    assert held in {h["id"] for h in structured(call(server, OWNER, "held", {}))["held"]}
+    assert fact_status(server, old) == "live"
+    approved = structured(call(server, OWNER, "approve", {"held": held, "as_relation": "new"}))
+    assert (approved["outcome"], approved["relation"]) == ("approved", "new"), approved
     assert fact_status(server, old) == fact_status(server, held) == "live"
 
 

@@ -56,7 +56,7 @@ def memory() -> Iterator[doxa.Memory]:
             authority="owner",
         )
         if moved.held is not None:
-            mem.owner.approve(moved.held)
+            mem.owner.approve(moved.held, as_relation=doxa.Relation.REPLACES)
         mem.remember("Bob prefers aisle seats", topic="travel")
         mem.remember("Carol's phone is 555-0101", topic="people")
         yield mem

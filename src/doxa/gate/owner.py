@@ -105,12 +105,17 @@ class OwnerDecisions:
 
         On a "replace or add?" question (nobody has said how many values the predicate
         holds) ``as_relation`` is also the owner's lesson: ``replaces`` one value at a time,
-        ``new`` or ``adds_detail`` many, ``was_wrong`` one value that never changes.
+        ``new`` or ``adds_detail`` many, ``was_wrong`` one value that never changes. Such a
+        write is refused without an answer (:class:`~doxa.InvalidInput`, nothing changed):
+        admitted as judged it would stand beside the old value and teach nothing.
         """
 
         def step(decision: Decision) -> tuple[Receipt, URIRef | None]:
             held, claim = self.record.held(held_id)
             relation = as_relation or _held_relation(held)
+            asks = next((URIRef(str(o)) for p, o in held if p == DOXA.asks), None)
+            if as_relation is None and relation is Relation.UNCLEAR and asks is not None:
+                raise InvalidInput(_unanswered(held_id, asks))
             saved = tuple(URIRef(str(t)) for p, t in held if p == DOXA.target)
             now = self.decider.clock.now()
             self.record.unhold(decision, held_id, held, claim)
@@ -128,7 +133,6 @@ class OwnerDecisions:
             undated = starts is None and Relation.WAS_WRONG not in (as_relation, relation)
             if undated:
                 starts = _received(claim, now, values.get(DOXA.validUntil))
-            asks = next((URIRef(str(o)) for p, o in held if p == DOXA.asks), None)
             lesson = (
                 None if is_rule or as_relation is None else self._lesson(values, relation, asks)
             )
@@ -632,6 +636,20 @@ def _unjudged_endings(
     if not found:
         return ""
     return "; ended by when they start (not among the judged targets): " + ", ".join(found)
+
+
+def _unanswered(held_id: str, asks: URIRef) -> str:
+    """Why a plain approval of a write asking "replace or add?" is refused: admitting it
+    beside the old value would leave two values live and teach nothing, so the owner must
+    say which (each surface spells the answer its own way; the values are the same)."""
+    return (
+        f'Held write {held_id!r} asks "replace or add?" about <{asks}>: nobody has said '
+        "whether it holds one value or many. Approve it with an answer: as replaces (one "
+        "value at a time: the old value ends), as new (a second value: both stay) or as "
+        f"was_wrong (it never changes: the old value was wrong); e.g. `doxa approve {held_id} "
+        "--as replaces` (REST and MCP: as_relation). Every write waiting on the same question "
+        "follows that answer."
+    )
 
 
 def _held_relation(held: list[Pair]) -> Relation:

@@ -91,7 +91,9 @@ class Owner:
         time: the old value ends), ``new`` (a second value: both stay) or ``was_wrong`` (the
         property never changes: the old value was wrong); the answer is kept for the
         predicate or sentence pattern and decides every write waiting on the same question.
-        Without it the judge's relation applies."""
+        Such a write needs the answer: approving it without one raises
+        :class:`~doxa.InvalidInput` and changes nothing (it would leave both values live and
+        teach nothing). For any other held write, without it the judge's relation applies."""
         relation = Relation.parse(as_relation) if as_relation is not None else None
         receipt = self.gate.approve(held_id_of(item), as_relation=relation)
         self.gate.embed_admitted(self._memory.embedder, [receipt])

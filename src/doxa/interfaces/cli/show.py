@@ -12,7 +12,7 @@ import click
 
 from doxa.interfaces.cli.running import Settings, emit
 from doxa.interfaces.presentation import Match, quotation, table, when, written
-from doxa.model import Fact, HeldWrite, History, Outcome, Receipt, Why
+from doxa.model import Fact, HeldWrite, History, Outcome, Receipt, Relation, Why
 
 __all__ = [
     "fact_text",
@@ -79,8 +79,10 @@ def receipt_text(receipt: Receipt) -> str:
     if receipt.reason:
         lines.append(f"  {receipt.reason}")
     if receipt.outcome is Outcome.HELD and receipt.held is not None:
+        # an unclear write may ask "replace or add?", which a plain approve cannot answer
+        answer = " --as replaces|new|was_wrong" if receipt.relation is Relation.UNCLEAR else ""
         lines.append(
-            f"  waiting for the owner: `doxa approve {receipt.held}` or "
+            f"  waiting for the owner: `doxa approve {receipt.held}{answer}` or "
             f"`doxa reject {receipt.held} --reason TEXT`"
         )
     return "\n".join(lines)
