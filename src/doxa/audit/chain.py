@@ -17,7 +17,7 @@ from rdflib.term import Node
 
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
 from doxa.gate.basis import basis_entries, question
-from doxa.gate.index import STEM, TERM, claim_stems
+from doxa.gate.index import COPIED, STEM, TERM, claim_stems
 from doxa.gate.receipts import (
     Triple,
     content_digest,
@@ -410,6 +410,7 @@ def _check_derived(
     depend on the ontology, which an export does not carry, so those are checked loosely).
     """
     terms: dict[Node, set[Node]] = {}
+    entries = _Entries(content)
     every_language: set[Node] = set()  # claims whose stems were tried in every language
     current: dict[Node, set[Triple]] = defaultdict(set)
     for s, p, o, g in derived:
@@ -418,7 +419,7 @@ def _check_derived(
             continue
         if p == TERM:
             if s not in terms:
-                terms[s] = _own_terms(content.get(s, []))
+                terms[s] = _own_terms(content.get(s, []), entries.spellings(s))
             if str(o).startswith(STEM) and o not in terms[s] and s not in every_language:
                 # stems follow the scope's language, which an export does not name
                 every_language.add(s)
@@ -429,17 +430,16 @@ def _check_derived(
             ok = o in terms[s] or (
                 str(o).startswith(("@", "~@", "^@")) and _structured(content.get(s, []))
             )
-        elif p == DOXA.awaitsAnswer and isinstance(s, URIRef):
-            # an empty search result's question follows from its subject and predicate
-            own = [(URIRef(str(q[1])), q[2]) for q in content.get(s, [])]
-            ok = (s, p, o) in basis_entries(s, own, question(own))
         else:
-            ok = any(q[:3] == (s, p, o) for q in content.get(s, []))
+            # a copy of a claim's own field (topic, clocks), a link to what it rests on, or
+            # an empty search result's question: exactly what the writer indexed for it
+            ok = (p, o) in entries.of(s)
         if not ok:
             raise ChainBroken(
                 f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in {g} does not follow from any "
                 "receipted claim: a derived graph was altered."
             )
+    _check_indexed(derived, content, entries)
     expected = _live_statements(content)
     for graph in sorted({*current, *expected}, key=str):
         have, want = current.get(graph, set()), expected.get(graph, set())
@@ -453,6 +453,102 @@ def _check_derived(
                     f"{ntriples(s)} {ntriples(p)} {ntriples(o)} in {graph} {label} the live "
                     "receipted claims: a derived graph was altered."
                 )
+
+
+def _entries(claim: Node, quads: list[tuple[Node, Node, Node, Node]]) -> set[tuple[Node, Node]]:
+    """The search-graph entries, beside its words and keys, that the writer gives a claim
+    (:func:`doxa.gate.index.index_entries` and :func:`doxa.gate.basis.basis_entries`): the
+    copies of its topic and clocks, its links, its question. Nothing, for a node that is not
+    a claim of a topic or the rules."""
+    if not isinstance(claim, URIRef) or not _indexed_claim(quads):
+        return set()
+    own = [
+        (q[1], q[2])
+        for q in quads
+        if isinstance(q[1], URIRef) and graph_role(q[3]) in _CLAIM_GRAPHS
+    ]
+    copies: set[tuple[Node, Node]] = {(p, o) for p, o in own if p in COPIED}
+    asked = question(own) if (DOXA.support, DOXA.Absent) in own else None
+    return copies | {(p, o) for _, p, o in basis_entries(claim, own, asked)}
+
+
+_CLAIM_GRAPHS = frozenset({Role.TOPIC, Role.RULES})
+
+
+def _indexed_claim(quads: list[tuple[Node, Node, Node, Node]]) -> bool:
+    """Whether these quads are a claim the writer indexed: typed a claim in a topic graph or
+    the rules (a claim waiting in pending or the quarantine is not indexed)."""
+    return any(
+        q[1:3] == (RDF.type, DOXA.Claim) and graph_role(q[3]) in _CLAIM_GRAPHS for q in quads
+    )
+
+
+def _check_indexed(
+    derived: list[tuple[Node, Node, Node, Node]],
+    content: dict[Node, list[tuple[Node, Node, Node, Node]]],
+    entries: _Entries,
+) -> None:
+    """Every claim has its search entries: the copies of its topic and clocks, its links and
+    question, and the words of its text (as normalised now or before format characters were
+    dropped). Without this check, dropping a claim's entries hid it from ``recall`` and the
+    gate's lookups and still verified. Stems and keys are not required: stems follow the
+    scope's language and keys the ontology and the claim's history, which an export does not
+    carry; each one present is still held to its claim (:func:`_check_derived`)."""
+    indexed: dict[Node, set[tuple[Node, Node]]] = defaultdict(set)
+    for s, p, o, g in derived:
+        if graph_role(g) is Role.SEARCH:
+            indexed[s].add((p, o))
+    missing: list[tuple[str, Node, Node, Node]] = []
+    for claim in content:
+        want = entries.of(claim)
+        if not want:
+            continue
+        have = indexed.get(claim, set())
+        lost = want - have
+        spellings = entries.spellings(claim)
+        terms = {o for p, o in have if p == TERM}
+        if not lost and spellings and not any(spelled <= terms for spelled in spellings):
+            lost = {(TERM, word) for word in spellings[0] - terms}
+        missing += [(str(claim), claim, p, o) for p, o in lost]
+    if missing:
+        _, claim, p, o = min(missing, key=lambda m: (m[0], str(m[2]), str(m[3])))
+        raise ChainBroken(
+            f"{ntriples(claim)} {ntriples(p)} {ntriples(o)} is missing from the search "
+            "graph: an index entry of a receipted claim was removed (recall and the gate "
+            "would no longer find it)."
+        )
+
+
+class _Entries:
+    """Each claim's search entries beside its words and keys (:func:`_entries`), worked out
+    once per claim for both directions of the check."""
+
+    def __init__(self, content: dict[Node, list[tuple[Node, Node, Node, Node]]]) -> None:
+        self._content = content
+        self._found: dict[Node, set[tuple[Node, Node]]] = {}
+        self._spellings: dict[Node, tuple[frozenset[Literal], ...]] = {}
+
+    def spellings(self, claim: Node) -> tuple[frozenset[Literal], ...]:
+        """The index words of the claim's text, as normalised now and as before format
+        characters were dropped (claims indexed then); none for a node without a text."""
+        found = self._spellings.get(claim)
+        if found is None:
+            quads = self._content.get(claim, [])
+            text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
+            found = self._spellings[claim] = (
+                ()
+                if text is None
+                else tuple(
+                    frozenset(map(Literal, words(text, legacy=legacy))) for legacy in (False, True)
+                )
+            )
+        return found
+
+    def of(self, claim: Node) -> set[tuple[Node, Node]]:
+        found = self._found.get(claim)
+        if found is None:
+            found = self._found[claim] = _entries(claim, self._content.get(claim, []))
+        return found
 
 
 def _live_statements(
@@ -482,19 +578,19 @@ def _live_statements(
     return found
 
 
-def _own_terms(quads: list[tuple[Node, Node, Node, Node]]) -> set[Node]:
+def _own_terms(
+    quads: list[tuple[Node, Node, Node, Node]], spellings: tuple[frozenset[Literal], ...]
+) -> set[Node]:
     """The index words and keys a claim's own text gives it (as normalised now, or as
-    before format characters were dropped, for claims indexed then)."""
+    before format characters were dropped, for claims indexed then); ``spellings`` are its
+    words both ways (:meth:`_Entries.spellings`)."""
     text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
     if text is None:
         return set()
     value, heads = frame_key(text), head_keys(text)
     return (
-        {
-            Literal(key)
-            for legacy in (False, True)
-            for key in (text_key(text, legacy=legacy), *words(text, legacy=legacy))
-        }
+        {Literal(text_key(text, legacy=legacy)) for legacy in (False, True)}
+        | {word for spelled in spellings for word in spelled}
         | ({Literal(value)} if value is not None else set())
         | {Literal(head) for head in heads}
         | _own_stems(quads, (DEFAULT_LANGUAGE,))

@@ -46,6 +46,7 @@ from doxa.text import DEFAULT_LANGUAGE, index_words, label_words, text_key
 from doxa.vocabulary import DOXA, RDF
 
 __all__ = [
+    "COPIED",
     "FRONT",
     "PAST",
     "STEM",
@@ -138,12 +139,14 @@ def _index_literal(term: str) -> Literal:
     return Literal(term)
 
 
-_COPIED = frozenset((DOXA.topic, DOXA.recordedAt, DOXA.validFrom, DOXA.validUntil))
+#: the claim fields the search graph repeats beside its index words, as they stand on the
+#: claim (verify holds the copies to the claim, both ways)
+COPIED = frozenset((DOXA.topic, DOXA.recordedAt, DOXA.validFrom, DOXA.validUntil))
 
 
 def index_entries(
     pairs: list[tuple[URIRef, Node]], table: PropertyTable, language: str = DEFAULT_LANGUAGE
 ) -> list[tuple[URIRef, Node]]:
     """The (predicate, object) pairs a newly admitted claim gets in the search graph."""
-    copied = [(p, o) for p, o in pairs if p in _COPIED]
+    copied = [(p, o) for p, o in pairs if p in COPIED]
     return [*((TERM, term) for term in index_terms(pairs, table, language)), *copied]
