@@ -137,7 +137,9 @@ def run_stream(name: str, writes: int, seed: int, calibrate: list[Case] | None) 
                     result.needless += 1
                     if receipt.relation is not None and receipt.relation.closes:
                         result.needless_closings += 1
-                    approved = mem.owner.approve(receipt.held or "")
+                    approved = mem.owner.approve(
+                        receipt.held or "", as_relation=_answer(mem, receipt, w)
+                    )
                     stream.observe(w, "admitted" if approved.admitted else outcome)
                     continue
                 mem.owner.reject(receipt.held or "", reason="not what the owner meant")
@@ -145,6 +147,16 @@ def run_stream(name: str, writes: int, seed: int, calibrate: list[Case] | None) 
         result.seconds = time.perf_counter() - started
         result.stats_needless = sum(k.needless_holds for k in mem.stats().kinds)
     return result
+
+
+def _answer(mem: doxa.Memory, receipt: doxa.Receipt, write: Write) -> doxa.Relation | None:
+    """The owner's answer where the held write asks "replace or add?" (a plain approval is
+    refused there): one value at a time for the stream's replacements, a second value for
+    the rest (a new note beside the others); None, the judge's relation, elsewhere."""
+    asks = next((h.asks for h in mem.held() if h.id == receipt.held), None)
+    if asks is None:
+        return None
+    return doxa.Relation.REPLACES if write.op == "replace" else doxa.Relation.NEW
 
 
 def _progress(stream: Stream, writes: int, label: str) -> Iterator[Write]:

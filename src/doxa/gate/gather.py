@@ -19,7 +19,7 @@ from doxa.gate.revising import revision_target
 from doxa.judges.base import Evidence
 from doxa.judges.patterns import align, head_keys
 from doxa.judges.sentences import frame_key
-from doxa.model import Fact, Proposal
+from doxa.model import Authority, Fact, Proposal
 from doxa.ontology.closure import broader_objects, property_table
 from doxa.reads.claims import load_facts
 from doxa.reads.facts import recall
@@ -177,6 +177,7 @@ def gather(
     the same live, quarantine and scope rules as :meth:`doxa.Memory.recall`.
     """
     target = None
+    outside: tuple[Fact, ...] = ()
     if proposal.revises is not None:  # first: a bad target is refused before any other read
         as_of = now if now is not None else datetime.now(UTC)
         target = revision_target(store, scope, claim_graphs, proposal.revises, as_of)
@@ -200,8 +201,19 @@ def gather(
         rule_predicates = list(table.members(table.family(canonical)))
     else:
         value = frame_key(proposal.text)  # one lookup: the same text, or the same subject
-        keys = [Literal(text_key(proposal.text)), *([Literal(value)] if value else [])]
-        same = [f for f in live_by_keys(store, scope, keys) if f.topic == proposal.topic]
+        key = text_key(proposal.text)
+        keys = [Literal(key), *([Literal(value)] if value else [])]
+        found = live_by_keys(store, scope, keys)
+        same = [f for f in found if f.topic == proposal.topic]
+        # outside text of another topic, the same once normalised (not the same subject's
+        # other value, which the second key finds)
+        outside = tuple(
+            f
+            for f in found
+            if f.topic != proposal.topic
+            and f.authority is Authority.EXTERNAL
+            and text_key(f.text) == key
+        )
         known = {f.id for f in same}  # and the texts it is the same sentence of, another value
         same += [
             f
@@ -247,6 +259,7 @@ def gather(
         superseded=tuple(superseded),
         target=target,
         now=now,
+        outside=outside,
     )
 
 

@@ -51,6 +51,10 @@ class Evidence:
     an undated write as starting after every start it sees). ``lessons`` are the owner's
     answers in this scope, by predicate or sentence pattern
     (:func:`doxa.judges.patterns.pattern_iri`): one value, many, or one that never changes.
+    ``outside`` holds, for a text-only write, the live outside facts (authority
+    ``external``) of other topics with the same normalised text: an agent's note that
+    repeats one of them without naming its source would turn a quotation into the agent's
+    own words (issue 33). Found by the same key lookup as ``same_topic``: no extra read.
     """
 
     same_topic: tuple[Fact, ...]
@@ -64,12 +68,20 @@ class Evidence:
     released: bool = False
     now: datetime | None = None
     lessons: Mapping[URIRef, Cardinality] = field(default_factory=dict)
+    outside: tuple[Fact, ...] = ()
 
     @property
     def consulted(self) -> tuple[Fact, ...]:
         seen: dict[str, Fact] = {}
         revised = (self.target,) if self.target is not None else ()
-        for fact in (*revised, *self.same_topic, *self.rules, *self.observations, *self.superseded):
+        for fact in (
+            *revised,
+            *self.same_topic,
+            *self.rules,
+            *self.observations,
+            *self.superseded,
+            *self.outside,
+        ):
             seen.setdefault(fact.id, fact)
         return tuple(seen.values())
 

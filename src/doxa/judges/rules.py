@@ -85,6 +85,9 @@ class RuleJudge(Judge):
                     f"the agent's own note reads as an instruction to later turns: "
                     f"{sign.explain()}; it waits until the owner approves or discards it",
                 )
+        copied = _copied_outside(proposal, evidence)
+        if copied is not None:
+            return copied
         if evidence.target is not None:
             return self._judge_revision(proposal, evidence, evidence.target)
         if proposal.structured:
@@ -528,6 +531,28 @@ def _structured_revision(proposal: Proposal, evidence: Evidence, target: Fact) -
     if how == "conflict" or predicate == t_predicate:
         return "change"
     return "elsewhere"
+
+
+def _copied_outside(proposal: Proposal, evidence: Evidence) -> Verdict | None:
+    """An agent's note that repeats an outside text of another topic word for word without
+    naming its source: held, or the quotation would come back as the agent's own words (and
+    rank as them). Naming one of the outside fact's sources keeps it attributed: admitted as
+    usual. The same text in the same topic is the same fact (merged), not a copy."""
+    if proposal.authority is not Authority.AGENT or evidence.released:
+        return None
+    named = set(proposal.sources)
+    copies = [f for f in evidence.outside if not named & set(f.sources)]
+    if not copies:
+        return None
+    first = copies[0]
+    source = f" ({first.sources[0]})" if first.sources else ""
+    return Verdict(
+        Relation.UNCLEAR,
+        tuple(f.id for f in copies),
+        f"the agent's own note repeats outside text without naming its source: fact "
+        f"{first.id} in topic {first.topic!r}{source}; it waits until the owner approves it "
+        "as the agent's words or discards it (naming the source admits it as attributed)",
+    )
 
 
 def _replace_or_add(facts: list[Fact], what: str, question: URIRef) -> Verdict:
