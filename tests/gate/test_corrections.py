@@ -279,6 +279,22 @@ def test_a_plain_approval_of_the_question_is_refused_and_changes_nothing(
     assert all(h.asks is None for h in mem.held())  # the rest wait on earned closing only
 
 
+@pytest.mark.parametrize("answer", ["unclear", "same", "instruction", "clashes_with_rule"])
+def test_a_relation_that_answers_nothing_is_refused_too(
+    mem: doxa.Memory, clock: doxa.FixedClock, answer: str
+) -> None:
+    """Another spelling of "no answer": approving the question as ``unclear`` (or ``same``,
+    ``instruction``, a rule clash) left both values live and taught nothing. Refused, naming
+    the answers; control: ``new`` is an answer, and both values stay as the owner said."""
+    [waiting] = asked(mem, 1, clock)
+    with pytest.raises(doxa.InvalidInput, match="replace or add"):
+        mem.owner.approve(waiting.fact or "", as_relation=answer)
+    assert len(mem.held()) == 1
+    assert len(mem.facts(subject=EX + "p0")) == 1
+    mem.owner.approve(waiting.fact or "", as_relation="new")
+    assert len(mem.facts(subject=EX + "p0")) == 2
+
+
 def test_the_same_write_sent_three_times_waits_once(
     mem: doxa.Memory, clock: doxa.FixedClock
 ) -> None:

@@ -114,7 +114,9 @@ class OwnerDecisions:
             held, claim = self.record.held(held_id)
             relation = as_relation or _held_relation(held)
             asks = next((URIRef(str(o)) for p, o in held if p == DOXA.asks), None)
-            if as_relation is None and relation is Relation.UNCLEAR and asks is not None:
+            if asks is not None and as_relation not in _TEACHES:
+                # no answer, or a relation that answers nothing ("unclear", "same"): it
+                # would stand beside the old value and teach nothing
                 raise InvalidInput(_unanswered(held_id, asks))
             saved = tuple(URIRef(str(t)) for p, t in held if p == DOXA.target)
             now = self.decider.clock.now()
@@ -589,13 +591,17 @@ class OwnerDecisions:
                 return None
         if self.names.cardinality(canonical) is not Cardinality.UNKNOWN:
             return None
-        if relation is Relation.WAS_WRONG:
-            return canonical, Cardinality.UNCHANGING
-        if relation is Relation.REPLACES:
-            return canonical, Cardinality.ONE
-        if relation in (Relation.NEW, Relation.ADDS_DETAIL):
-            return canonical, Cardinality.MANY
-        return None
+        taught = _TEACHES.get(relation)
+        return None if taught is None else (canonical, taught)
+
+
+#: what each answer to "replace or add?" teaches; the only answers such a write takes
+_TEACHES = {
+    Relation.WAS_WRONG: Cardinality.UNCHANGING,
+    Relation.REPLACES: Cardinality.ONE,
+    Relation.NEW: Cardinality.MANY,
+    Relation.ADDS_DETAIL: Cardinality.MANY,
+}
 
 
 #: how the receipt words a lesson
