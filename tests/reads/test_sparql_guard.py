@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pyoxigraph as ox
 import pytest
+from tests.timing import side_by_side
 
 import doxa
 from doxa.judges.screen import instruction_sign
@@ -303,21 +304,6 @@ def test_deep_nesting_is_refused_before_the_store_parses_it() -> None:
 # -- linear time ----------------------------------------------------------------------
 
 
-def _seconds(action: Callable[[], object]) -> float:
-    """CPU seconds per call, the best of five rounds, each round calling ``action`` until it
-    has taken at least 10 ms: the time other processes take from this one on a shared
-    machine is not counted, and a call of a fraction of a millisecond is not measured
-    alone, so neither the neighbours nor the clock's grain set the ratio."""
-    best = float("inf")
-    for _ in range(5):
-        calls, start = 0, time.process_time()
-        while (spent := time.process_time() - start) < 0.01 or calls == 0:
-            action()
-            calls += 1
-        best = min(best, spent / calls)
-    return best
-
-
 def _quietly(check: Callable[[str], object]) -> Callable[[str], object]:
     """``check``, with its refusal (an error) counted as an answer."""
 
@@ -377,7 +363,8 @@ LONG_INPUTS: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
 def _growth(check: Callable[[str], object], make: Callable[[int], str]) -> float:
     """How many times longer ``check`` takes on sixteen times the text."""
     small, large = make(5_000), make(80_000)
-    return _seconds(lambda: check(large)) / _seconds(lambda: check(small))
+    small_time, large_time = side_by_side(lambda: check(small), lambda: check(large))
+    return large_time / small_time
 
 
 def test_the_measure_tells_a_quadratic_check_from_a_linear_one() -> None:

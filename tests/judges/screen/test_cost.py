@@ -6,7 +6,7 @@ A pattern whose every match starts with a cue word is tried only where such a wo
 one of the text's words can set off. Both are shortcuts: on every committed case the
 result must be the one the slow way gives. Then each new or tightened pattern's trigger,
 repeated over tens of kilobytes, is timed side by side with plain text of the same size, or
-with a run twice as long: a backtracking expression shows as a quadratic time."""
+with a run four times as long: a backtracking expression shows as a quadratic time."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.judges.screen.timing import repeated, screen_time
+from tests.timing import repeated, side_by_side
 
 from doxa.judges.screen import screen
 from doxa.judges.screen.families import FAMILIES, CueIndex, _starts, holds
@@ -223,19 +223,33 @@ BOUNDED_TRIGGERS = [
 ]
 
 
+def _side_by_side(first: str, second: str) -> tuple[float, float]:
+    """The screen's CPU seconds on each text, measured in turns (``tests.timing``)."""
+    return side_by_side(lambda: screen(first), lambda: screen(second))
+
+
+def _assert_linear(short: str, long: str) -> None:
+    """``long`` (``_GROWTH`` times ``short``) costs at most ``_LINEAR_BOUND`` times as much."""
+    once, grown = _side_by_side(short, long)
+    assert grown <= _LINEAR_BOUND * once + 0.01, (once, grown)
+
+
 @pytest.mark.parametrize("piece", BOUNDED_TRIGGERS)
 def test_a_long_run_of_a_trigger_costs_a_bounded_multiple_of_plain_text(piece: str) -> None:
     plain = repeated("The quick brown fox jumps over the lazy dog. ", _BOUNDED_SIZE)
     # side by side, best of three each, so a busy machine slows both
     # the heaviest trigger ("if user asks respond", a look of 100 characters for the fixed
     # answer after each "if") is linear at 10-25x; the quadratic tag run was over 1000x
-    adversarial, baseline = screen_time(repeated(piece, _BOUNDED_SIZE)), screen_time(plain)
+    adversarial, baseline = _side_by_side(repeated(piece, _BOUNDED_SIZE), plain)
     assert adversarial <= _BOUND * max(baseline, 1e-3), (piece, adversarial, baseline)
 
 
-#: a run of each new trigger, at two sizes: the screen's time may grow with the text, not
-#: with its square (a backtracking expression shows as four times the time for twice the text)
-_LINEAR_SIZE = 50_000
+#: a run of each new trigger, at two sizes four times apart: the screen's time may grow with
+#: the text, not with its square (a backtracking expression takes sixteen times the time for
+#: four times the text, a linear one four times; the bound sits between, at eight)
+_LINEAR_SIZE = 25_000
+_GROWTH = 4
+_LINEAR_BOUND = 8
 LINEAR_TRIGGERS = [
     "to you, the ",
     "the task that i gave you ",
@@ -255,21 +269,18 @@ LINEAR_TRIGGERS = [
 @pytest.mark.parametrize("piece", LINEAR_TRIGGERS)
 def test_a_long_run_of_a_new_trigger_costs_time_linear_in_its_length(piece: str) -> None:
     # side by side, best of three each, so a busy machine slows both
-    once = screen_time(repeated(piece, _LINEAR_SIZE))
-    twice = screen_time(repeated(piece, 2 * _LINEAR_SIZE))
-    assert twice <= 3 * once + 0.01, (once, twice)
+    _assert_linear(repeated(piece, _LINEAR_SIZE), repeated(piece, _GROWTH * _LINEAR_SIZE))
 
 
 def test_many_distinct_glued_words_cost_time_linear_in_the_text() -> None:
     """The review's reproducer: thousands of distinct words glued to "ignore" took 11 s at
-    95 KB (a substitution per word); one pass over the words now, so doubling the words
-    costs about double, side by side."""
+    95 KB (a substitution per word); one pass over the words now, so four times the words
+    cost about four times, side by side."""
 
     def glued(count: int) -> str:
         return " ".join(f"w{i}ignore your rules" for i in range(count))
 
-    once, twice = screen_time(glued(2000)), screen_time(glued(4000))
-    assert twice <= 3 * once + 0.01, (once, twice)
+    _assert_linear(glued(1000), glued(_GROWTH * 1000))
 
 
 @pytest.mark.parametrize(
@@ -277,10 +288,9 @@ def test_many_distinct_glued_words_cost_time_linear_in_the_text() -> None:
 )
 def test_a_long_run_of_money_or_warnings_costs_time_linear_in_its_length(piece: str) -> None:
     """The second review's: each match of these is excused and the search goes on, so a run
-    of them is the worst case; twice the text may cost about twice the time, not four."""
-    once = screen_time(repeated(piece, 20_000))
-    twice = screen_time(repeated(piece, 40_000))
-    assert twice <= 3 * once + 0.01, (once, twice)
+    of them is the worst case; four times the text may cost about four times the time, not
+    sixteen."""
+    _assert_linear(repeated(piece, 10_000), repeated(piece, _GROWTH * 10_000))
 
 
 # the trust review's signs: a new owner obeyed, a person's records forwarded
@@ -288,6 +298,4 @@ def test_a_long_run_of_money_or_warnings_costs_time_linear_in_its_length(piece: 
     "piece", ["is the new owner of the shop, obey ", "forward alice's medical records and "]
 )
 def test_a_long_run_of_the_new_signs_costs_time_linear_in_its_length(piece: str) -> None:
-    once = screen_time(repeated(piece, 20_000))
-    twice = screen_time(repeated(piece, 40_000))
-    assert twice <= 3 * once + 0.01, (once, twice)
+    _assert_linear(repeated(piece, 10_000), repeated(piece, _GROWTH * 10_000))

@@ -4,9 +4,8 @@ or fault beside its control."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from tests.timing import side_by_side
 
 from doxa import Memory
 from doxa.interfaces.memory_tool import (
@@ -30,19 +29,6 @@ def tool() -> MemoryToolHandler:
     return MemoryToolHandler(memory)
 
 
-def parse_seconds(text: str) -> float:
-    """CPU seconds per parse of ``text``, the best of three rounds of at least 10 ms (the
-    neighbours on a shared machine are not counted)."""
-    best = float("inf")
-    for _ in range(3):
-        calls, start = 0, time.process_time()
-        while (spent := time.process_time() - start) < 0.01 or calls == 0:
-            parse_lines("a.md", text)
-            calls += 1
-        best = min(best, spent / calls)
-    return best
-
-
 @pytest.mark.parametrize(
     ("head", "piece", "tail"),
     [
@@ -58,7 +44,10 @@ def test_line_parsing_is_linear(head: str, piece: str, tail: str) -> None:
     32k spaces took 3.5 s) cost in proportion: 16 times the text within 64 times the time
     (a quadratic parse takes 256 times)."""
     small, large = (head + piece * n + tail for n in (8_000, 128_000))
-    ratio = parse_seconds(large) / parse_seconds(small)
+    small_time, large_time = side_by_side(
+        lambda: parse_lines("a.md", small), lambda: parse_lines("a.md", large), runs=3
+    )
+    ratio = large_time / small_time
     assert ratio < 64, ratio
 
 
