@@ -32,8 +32,15 @@ def outside_id(mem: doxa.Memory) -> str:
 
 @pytest.mark.parametrize(
     "copy",
-    [LINE, LINE + ".", "ACME'S  support line is 555-0199", "Acme\u200b's support line is 555-0199"],
-    ids=["as-is", "full-stop", "case-and-spaces", "zero-width"],
+    [
+        LINE,
+        LINE + ".",
+        "ACME'S  support line is 555-0199",
+        "Acme\u200b's support line is 555-0199",
+        "\u0410cm\u0435's supp\u043ert line is 555-0199",  # Cyrillic А, е and о
+        "Acme's support line is 555\u20100199",  # a Unicode hyphen
+    ],
+    ids=["as-is", "full-stop", "case-and-spaces", "zero-width", "look-alikes", "hyphen"],
 )
 def test_an_agents_copy_in_another_topic_waits_naming_the_outside_fact(
     mem: doxa.Memory, copy: str
@@ -90,4 +97,21 @@ def test_the_owner_decides_the_held_copy(mem: doxa.Memory) -> None:
     assert again.held is not None
     mem.owner.reject(again.held, reason="a quotation, not our note")
     assert mem.facts(topic="travel") == []
+    assert mem.verify() == len(mem.receipts())
+
+
+def test_a_plain_copy_of_outside_text_with_look_alikes_waits_too(mem: doxa.Memory) -> None:
+    """A page that spoofs letters (to slip past screens), copied as it is or in plain
+    letters (what a model writing the note back tends to do): the same text, held. A note
+    in another script, which folds to other letters, is its own (control)."""
+    spoofed = "The Acme off\u0456ce opens at n\u0456ne"  # Ukrainian і
+    mem.remember(spoofed, topic="web", authority="external", sources=[PAGE])
+    for copy, topic in [(spoofed, "notes"), ("The Acme office opens at nine", "plans")]:
+        held = mem.remember(copy, topic=topic, authority="agent")
+        assert (held.outcome, held.relation) == (doxa.Outcome.HELD, doxa.Relation.UNCLEAR), copy
+        assert "repeats outside text" in held.reason
+    russian = mem.remember("Офис Acme открывается в девять", topic="notes", authority="agent")
+    assert russian.outcome is doxa.Outcome.ADMITTED
+    own = mem.remember("The Acme office opens at ten", topic="plans", authority="agent")
+    assert own.outcome is doxa.Outcome.ADMITTED
     assert mem.verify() == len(mem.receipts())

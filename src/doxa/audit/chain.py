@@ -32,7 +32,7 @@ from doxa.judges.sentences import frame_key
 from doxa.model import Outcome
 from doxa.scope import Role, graph_role
 from doxa.store.convert import ntriples, read_quads
-from doxa.text import DEFAULT_LANGUAGE, LANGUAGES, text_key, words
+from doxa.text import DEFAULT_LANGUAGE, LANGUAGES, text_key, unconfused, words
 from doxa.vocabulary import DOXA, RDF
 
 __all__ = [
@@ -590,6 +590,7 @@ def _own_terms(
     value, heads = frame_key(text), head_keys(text)
     return (
         {Literal(text_key(text, legacy=legacy)) for legacy in (False, True)}
+        | {Literal(text_key(unconfused(text)))}  # outside text's folded key
         | {word for spelled in spellings for word in spelled}
         | ({Literal(value)} if value is not None else set())
         | {Literal(head) for head in heads}

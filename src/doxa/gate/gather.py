@@ -29,7 +29,7 @@ from doxa.scope import Scope
 from doxa.store import Change, Dataset, Row, Store
 from doxa.store.cache import CacheKey, Derived
 from doxa.store.capabilities import cache_of
-from doxa.text import text_key
+from doxa.text import text_key, unconfused
 from doxa.vocabulary import DOXA
 
 __all__ = ["KeptRules", "gather", "kept_rules", "live_by_key", "live_by_keys", "live_rules"]
@@ -205,14 +205,21 @@ def gather(
         keys = [Literal(key), *([Literal(value)] if value else [])]
         found = live_by_keys(store, scope, keys)
         same = [f for f in found if f.topic == proposal.topic]
-        # outside text of another topic, the same once normalised (not the same subject's
-        # other value, which the second key finds)
+        # outside text of another topic, the same once normalised and look-alike letters
+        # read as the ASCII they imitate (not the same subject's other value, which the
+        # second key finds); a text with look-alikes is also looked up by its folded key
+        folded = text_key(unconfused(proposal.text))
+        candidates = found
+        if folded != key:
+            seen = {f.id for f in found}
+            more = live_by_keys(store, scope, [Literal(folded)])
+            candidates = [*found, *(f for f in more if f.id not in seen)]
         outside = tuple(
             f
-            for f in found
+            for f in candidates
             if f.topic != proposal.topic
             and f.authority is Authority.EXTERNAL
-            and text_key(f.text) == key
+            and text_key(unconfused(f.text)) == folded
         )
         known = {f.id for f in same}  # and the texts it is the same sentence of, another value
         same += [

@@ -40,9 +40,10 @@ from rdflib.term import Node
 
 from doxa.judges.patterns import head_keys
 from doxa.judges.sentences import frame_key
+from doxa.model import Authority
 from doxa.ontology import PropertyTable, statement_key
 from doxa.reads.word_index import STEM
-from doxa.text import DEFAULT_LANGUAGE, index_words, label_words, text_key
+from doxa.text import DEFAULT_LANGUAGE, index_words, label_words, text_key, unconfused
 from doxa.vocabulary import DOXA, RDF
 
 __all__ = [
@@ -82,7 +83,13 @@ def front_key(key: Literal) -> Literal:
 
 def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Literal]:
     """The keys a live claim carries: one statement key per property its canonical form
-    states (see :class:`~doxa.ontology.PropertyTable`), or the text key of a text-only claim."""
+    states (see :class:`~doxa.ontology.PropertyTable`), or the text key of a text-only claim.
+
+    Outside text with look-alike letters also carries the key of its text with them read as
+    the ASCII they imitate (:func:`doxa.text.unconfused`): an agent that copies a page's
+    spoofed sentence in plain letters as its own note meets the quotation (issue 33). Only
+    outside text: a text in another script folds to other letters, and the owner's and the
+    agent's own words need no second key."""
     values = dict(pairs)
     if (RDF.type, DOXA.Rule) in pairs:
         return []
@@ -92,7 +99,12 @@ def live_keys(pairs: list[tuple[URIRef, Node]], table: PropertyTable) -> list[Li
     text = str(values[DOXA.text])
     value = frame_key(text)  # the same sentence with another value finds it (docs/judge.md)
     heads = head_keys(text)  # so do the texts that may align with it (doxa.judges.patterns)
-    found = [text_key(text), *([value] if value is not None else []), *heads]
+    key = text_key(text)
+    found = [key, *([value] if value is not None else []), *heads]
+    if values.get(DOXA.authority) == Authority.EXTERNAL.iri:
+        folded = text_key(unconfused(text))
+        if folded != key:
+            found.append(folded)
     return [Literal(k) for k in found]
 
 
