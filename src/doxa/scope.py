@@ -73,6 +73,8 @@ class Role(enum.Enum):
     SEARCH = "search"
     CURRENT = "current"
     VOCABULARY = "vocabulary"
+    #: the audit export's marker graph: in an export file only, never in a store
+    EXPORT = "export"
 
 
 _SCOPE_PREFIX = "urn:doxa:scope:"
@@ -199,6 +201,12 @@ class Scope:
         """Names given where IRIs were expected (each minted IRI with its ``rdfs:label``) and
         what the owner taught about predicates (one value or many)."""
         return self._graph("vocabulary")
+
+    @property
+    def export(self) -> URIRef:
+        """``<scope>/export``: the graph of an audit export's one marker quad (in the file
+        only; an import leaves it out)."""
+        return self._graph("export")
 
     def minted(self, role: str, slug: str) -> URIRef:
         """A scope-local IRI minted for a name: ``<scope>/entity/<slug>`` or ``…/property/…``."""

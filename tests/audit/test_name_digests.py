@@ -163,7 +163,7 @@ def test_names_from_before_name_digests_still_verify(
 ) -> None:
     """A store written before name digests: its names have no entries and are accepted as
     they are; a name minted after the upgrade is checked (control)."""
-    monkeypatch.setattr(record.Record, "_names", lambda self, decision: ())
+    monkeypatch.setattr(record.Record, "_names", lambda self, decision: ((), False))
     mem, _ = named(clock)
     monkeypatch.undo()
     assert not any(entries(mem).values())
@@ -180,5 +180,51 @@ def test_names_from_before_name_digests_still_verify(
             insert=[(dan, RDFS.label, Literal("Daniel"), graph)],
         )
     )
+    with pytest.raises(doxa.ChainBroken, match="is not what receipt"):
+        mem.verify()
+
+
+def test_a_name_added_past_the_gate_fails_once_the_scope_has_its_baseline(
+    clock: doxa.FixedClock,
+) -> None:
+    """The scope's first name receipt digests every name (``doxa:nameBaseline``): after it,
+    a vocabulary node no receipt wrote (a label copied in, a receipt's quad copied in) was
+    added past the gate and fails; before any name receipt, there is nothing to require."""
+    mem, receipt = named(clock)
+    log = list(mem.store.quads(mem.scope.log))
+    baselines = [s for s, p, o, _ in log if p == DOXA.nameBaseline and o == Literal(True)]
+    assert baselines == [mem.scope.receipt(receipt.id)]
+    graph = mem.scope.vocabulary
+    for stray in [
+        (URIRef(EX + "robert"), RDFS.label, Literal("Robert"), graph),
+        (mem.scope.receipt(receipt.id), DOXA.sequence, Literal(1), graph),
+    ]:
+        assert mem.verify() == len(mem.receipts())  # control: untouched, it verifies
+        mem.store.apply(Change(insert=[stray]))
+        with pytest.raises(doxa.ChainBroken, match="was written by no receipt"):
+            mem.verify()
+        mem.store.apply(Change(delete=[stray]))
+    # control: a second name receipt is no baseline (one per scope)
+    mem.remember("Bob likes tea", topic="people", subject="Bob", predicate="likes", object="tea")
+    log = list(mem.store.quads(mem.scope.log))
+    assert len([s for s, p, o, _ in log if p == DOXA.nameBaseline]) == 1
+    assert mem.verify() == len(mem.receipts())
+
+
+def test_an_upgraded_store_baselines_its_older_names_with_its_next_name(
+    clock: doxa.FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names written before digests get their entries from the first name receipt after the
+    upgrade: from then on, altering an older name fails as a new one does."""
+    monkeypatch.setattr(record.Record, "_names", lambda self, decision: ((), False))
+    mem, _ = named(clock)
+    monkeypatch.undo()
+    older = bob(mem)
+    baseline = mem.remember(
+        "Eve lives in Oslo", topic="people", subject="Eve", predicate="lives in", object="Oslo"
+    )
+    assert any(e.startswith(f"{older} ") for e in entries(mem)[baseline.id])
+    assert mem.verify() == len(mem.receipts())
+    _alter(mem, "relabel")
     with pytest.raises(doxa.ChainBroken, match="is not what receipt"):
         mem.verify()

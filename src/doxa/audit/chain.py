@@ -7,9 +7,11 @@ claim and event the graphs hold.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from rdflib import Literal, URIRef
@@ -17,7 +19,7 @@ from rdflib.term import Node
 
 from doxa.errors import ChainBroken, InvalidInput, NotFound, StoreError
 from doxa.gate.basis import basis_entries, question
-from doxa.gate.index import COPIED, STEM, TERM, claim_stems
+from doxa.gate.index import COPIED, FRONT, PAST, STEM, TERM, claim_stems
 from doxa.gate.receipts import (
     Triple,
     content_digest,
@@ -32,6 +34,7 @@ from doxa.judges.sentences import frame_key
 from doxa.model import Outcome
 from doxa.scope import Role, graph_role
 from doxa.store.convert import ntriples, read_quads
+from doxa.terms import instant
 from doxa.text import DEFAULT_LANGUAGE, LANGUAGES, text_key, unconfused, words
 from doxa.vocabulary import DOXA, RDF
 
@@ -43,6 +46,9 @@ __all__ = [
     "verify_export",
     "verify_heads",
 ]
+
+#: ``rdf:type``, read once: rdflib builds it anew on each attribute read (a few per quad)
+_TYPE = RDF.type
 
 
 @dataclass(frozen=True)
@@ -89,8 +95,10 @@ def verify_heads(
     kept: dict[Node, str] = {}  # erasure event -> the digest it kept
     waiting: dict[Node, list[tuple[Node, Node, Node, Node]]] = defaultdict(list)
     marked = False  # an audit export: it shows the quarantine
+    foreign: list[tuple[Node, Node, Node, Node]] = []  # in a graph no doxa writer writes
     names: dict[tuple[Node, Node], list[tuple[Node, Node, Node, Node]]] = defaultdict(list)
     named: dict[tuple[Node, Node], tuple[Node, str]] = {}  # the latest entry of each name
+    baselined: set[Node] = set()  # vocabularies whose every name must have an entry
     for s, p, o, g in quads:
         by_node[(g, s)].append((s, p, o))
         role = graph_role(g)
@@ -100,6 +108,10 @@ def verify_heads(
             names[(g, s)].append((s, p, o, g))
         elif role in _DERIVED:
             derived.append((s, p, o, g))
+        elif role is Role.EXPORT and s == g and (p, o) == (_TYPE, DOXA.AuditExport):
+            marked = True  # an audit export: it shows the quarantine
+        elif role is None or role is Role.EXPORT:
+            foreign.append((s, p, o, g))
         if covered(g):
             content[s].append((s, p, o, g))
             if p == DOXA.ends:
@@ -108,17 +120,19 @@ def verify_heads(
                 kept[s] = str(o)
         if p == DOXA.head:
             heads[g] = o
-        elif p == RDF.type and o == DOXA.AuditExport:
-            marked = True
-        elif p == RDF.type and o == DOXA.Receipt:
+        elif p == _TYPE and o == DOXA.Receipt:
             receipts[g].add(s)
-        elif p == RDF.type and o in _ACCOUNTABLE and covered(g):
+        elif p == _TYPE and o in _ACCOUNTABLE and covered(g):
             accountable.add(s)
+    if foreign:
+        s, p, o, g = min(foreign, key=lambda q: tuple(ntriples(t) for t in q))
+        raise ChainBroken(
+            f"{ntriples(s)} {ntriples(p)} {ntriples(o)} is in graph {g}, which doxa never "
+            "writes (an export holds its scopes' graphs and, for an audit, one marker quad): "
+            "it was added after the export; ask for the export again."
+        )
     erasures = {
-        q[0]
-        for found in content.values()
-        for q in found
-        if (q[1], q[2]) == (RDF.type, DOXA.Erasure)
+        q[0] for found in content.values() for q in found if (q[1], q[2]) == (_TYPE, DOXA.Erasure)
     }
     # what each erased node's quads digested to, as its tombstone kept it
     tombstones = {
@@ -160,6 +174,8 @@ def verify_heads(
             if in_log:
                 holders.read(receipt, triples)
                 _read_names(log, receipt, triples, named)
+                if _value(triples, DOXA.nameBaseline) == Literal(True):
+                    baselined.add(_vocabulary_of(log))
             produced = [o for _, p, o in triples if p == DOXA.produced]
             produced_anywhere.update(produced)
             expected = _value(triples, DOXA.contentDigest)
@@ -180,6 +196,8 @@ def verify_heads(
             previous_hash, previous = stated, receipt
         if heads.get(log) not in (None, previous):
             raise ChainBroken(f"The head of {log} is not its latest receipt: receipts were cut.")
+        if graph_role(log) is Role.LOG and chain:
+            _check_bookkeeping(log, heads, by_node, subjects)
         verified[str(log)] = LogHead(len(chain), previous_hash)
     _check_derived(derived, content)
     unaccounted = sorted(str(n) for n in accountable - produced_anywhere)
@@ -195,7 +213,7 @@ def verify_heads(
             graph_role(q[3]) is Role.QUARANTINE for found in waiting.values() for q in found
         )
     holders.check(waiting, quarantine=quarantine)
-    _check_names(names, named)
+    _check_names(names, named, baselined)
     return verified
 
 
@@ -211,22 +229,37 @@ def _read_names(
 ) -> None:
     """Note each vocabulary name a receipt digested (``doxa:nameDigest``); read in chain
     order, the latest entry of a name wins."""
-    vocabulary = URIRef(str(log)[: -len("/log")] + "/vocabulary")
+    vocabulary = _vocabulary_of(log)
     for _, p, o in triples:
         if p == DOXA.nameDigest and (entry := read_name_entry(str(o))) is not None:
             named[(vocabulary, URIRef(entry[0]))] = (receipt, entry[1])
 
 
+def _vocabulary_of(log: Node) -> URIRef:
+    """The vocabulary graph of the scope whose log is ``log``."""
+    return URIRef(str(log)[: -len("/log")] + "/vocabulary")
+
+
 def _check_names(
     names: dict[tuple[Node, Node], list[tuple[Node, Node, Node, Node]]],
     named: dict[tuple[Node, Node], tuple[Node, str]],
+    baselined: set[Node],
 ) -> None:
     """Each vocabulary name must be as the latest receipt that wrote it left it.
 
     A name decides what later writes' names resolve to (a label changed from "Bob" to
     "Robert" would send the next "Bob" elsewhere), so a name a receipt digested that was
-    altered, added to, cut or deleted fails. A name no receipt digested is accepted: names
-    written before name digests existed have none (docs/decisions.md)."""
+    altered, added to, cut or deleted fails. Once a scope has its names' baseline (a receipt
+    that digested every name, ``doxa:nameBaseline``), a name no receipt digested was added
+    past the gate and fails too. Before it, such a name is accepted: names written before
+    name digests existed have none (docs/decisions.md)."""
+    for graph, node in sorted(names, key=str):
+        if graph in baselined and (graph, node) not in named:
+            raise ChainBroken(
+                f"The name {ntriples(node)} in {graph} was written by no receipt (the "
+                "scope's receipts digest every name since its baseline): it was added past "
+                "the gate; restore the scope from a backup or an export that verifies."
+            )
     for (graph, node), (receipt, digest) in sorted(named.items(), key=str):
         if quad_digest(names.get((graph, node), [])) != digest:
             raise ChainBroken(
@@ -359,6 +392,36 @@ def _check_strays(
             )
 
 
+def _check_bookkeeping(
+    log: Node,
+    heads: dict[Node, Node],
+    by_node: dict[tuple[Node, Node], list[Triple]],
+    receipts: dict[Node, list[Triple]],
+) -> None:
+    """A log with receipts names its head (the gate chains the next receipt after it: without
+    it, the next decision would start a second chain at 1), and, once a receipt admitted a
+    fact, carries its change counter (what a decision re-reads to see that a write landed
+    while it judged). The counter's value is not derived: no outcome depends on it."""
+    if log not in heads:
+        raise ChainBroken(
+            f"{log} names no head receipt (doxa:head): it was removed, and the next decision "
+            "would start a second chain; restore the scope from a backup or an export that "
+            "verifies."
+        )
+    facts = f"{str(log)[: -len('/log')]}/fact/"
+    admitted = any(
+        p == DOXA.produced and str(o).startswith(facts)
+        for triples in receipts.values()
+        for _, p, o in triples
+    )
+    counted = any(p == DOXA.version for _, p, _ in by_node.get((log, log), ()))
+    if admitted and not counted:
+        raise ChainBroken(
+            f"{log} has no change counter (doxa:version), though its receipts admitted facts: "
+            "it was removed; restore the scope from a backup or an export that verifies."
+        )
+
+
 def _bookkeeping(predicate: Node, value: Node) -> bool:
     """Whether a quad on a log graph itself is its chain head, change counter or salt."""
     if predicate == DOXA.head:
@@ -386,7 +449,7 @@ def _reseals(
                     produced_at[o] = sequence
     latest: dict[Node, tuple[int, str]] = {}
     for node, quads in content.items():
-        if not any(q[1:3] == (RDF.type, DOXA.Reseal) for q in quads):
+        if not any(q[1:3] == (_TYPE, DOXA.Reseal) for q in quads):
             continue
         values = {q[1]: q[2] for q in quads}
         sealed, body = values.get(DOXA.reseals), values.get(DOXA.bodyDigest)
@@ -419,7 +482,9 @@ def _check_derived(
             continue
         if p == TERM:
             if s not in terms:
-                terms[s] = _own_terms(content.get(s, []), entries.spellings(s))
+                terms[s] = _own_terms(
+                    content.get(s, []), entries.spellings(s), entries.stems(s, DEFAULT_LANGUAGE)
+                )
             if str(o).startswith(STEM) and o not in terms[s] and s not in every_language:
                 # stems follow the scope's language, which an export does not name
                 every_language.add(s)
@@ -428,7 +493,7 @@ def _check_derived(
             # does not carry: a structured claim may hold any; words and text keys must match
             # (a superseded claim's past and front keys, "~@…" and "^@…", likewise)
             ok = o in terms[s] or (
-                str(o).startswith(("@", "~@", "^@")) and _structured(content.get(s, []))
+                _STATEMENT_KEY.fullmatch(str(o)) is not None and _structured(content.get(s, []))
             )
         else:
             # a copy of a claim's own field (topic, clocks), a link to what it rests on, or
@@ -478,9 +543,7 @@ _CLAIM_GRAPHS = frozenset({Role.TOPIC, Role.RULES})
 def _indexed_claim(quads: list[tuple[Node, Node, Node, Node]]) -> bool:
     """Whether these quads are a claim the writer indexed: typed a claim in a topic graph or
     the rules (a claim waiting in pending or the quarantine is not indexed)."""
-    return any(
-        q[1:3] == (RDF.type, DOXA.Claim) and graph_role(q[3]) in _CLAIM_GRAPHS for q in quads
-    )
+    return any(q[1:3] == (_TYPE, DOXA.Claim) and graph_role(q[3]) in _CLAIM_GRAPHS for q in quads)
 
 
 def _check_indexed(
@@ -491,13 +554,19 @@ def _check_indexed(
     """Every claim has its search entries: the copies of its topic and clocks, its links and
     question, and the words of its text (as normalised now or before format characters were
     dropped). Without this check, dropping a claim's entries hid it from ``recall`` and the
-    gate's lookups and still verified. Stems and keys are not required: stems follow the
-    scope's language and keys the ontology and the claim's history, which an export does not
-    carry; each one present is still held to its claim (:func:`_check_derived`)."""
+    gate's lookups and still verified.
+
+    Stems and keys are required as far as the export shows which the claim was given
+    (:func:`_lost_stems`, :func:`_lost_keys`): stems follow the scope's language, keys the
+    ontology and the doxa that wrote the claim, none of which an export names. Each one
+    present is also held to its claim (:func:`_check_derived`)."""
     indexed: dict[Node, set[tuple[Node, Node]]] = defaultdict(set)
     for s, p, o, g in derived:
         if graph_role(g) is Role.SEARCH:
             indexed[s].add((p, o))
+    ended = _ended(content)
+    since = _Since(indexed)
+    history = _History(content)
     missing: list[tuple[str, Node, Node, Node]] = []
     for claim in content:
         want = entries.of(claim)
@@ -509,7 +578,14 @@ def _check_indexed(
         terms = {o for p, o in have if p == TERM}
         if not lost and spellings and not any(spelled <= terms for spelled in spellings):
             lost = {(TERM, word) for word in spellings[0] - terms}
+        if not lost:
+            lost = {(TERM, t) for t in _lost_stems(claim, terms, entries, since)}
+        if not lost and claim not in ended:
+            lost = {(TERM, t) for t in _lost_keys(claim, content[claim], terms, since)}
+        if not lost and history.lost_past(claim, content[claim], terms):
+            lost = {(TERM, Literal(PAST + "@"))}  # any past key: named by its kind
         missing += [(str(claim), claim, p, o) for p, o in lost]
+    missing += history.lost_fronts(indexed)
     if missing:
         _, claim, p, o = min(missing, key=lambda m: (m[0], str(m[2]), str(m[3])))
         raise ChainBroken(
@@ -517,6 +593,169 @@ def _check_indexed(
             "graph: an index entry of a receipted claim was removed (recall and the gate "
             "would no longer find it)."
         )
+
+
+class _History:
+    """The claims the record superseded (with the latest end any supersession gave each) and
+    retracted, and the check of the statements' fronts against them.
+
+    A superseded structured claim keeps a past key (``~@…``) for each statement key it had;
+    the claims of a statement superseded latest in valid time carry its front key (``^@…``),
+    which stays through a retraction (:mod:`doxa.gate.index`). The gate reads the front to
+    know that a write starting after it need not read the history, so a dropped front key
+    would let a back-dated value miss the superseded ones it overlaps."""
+
+    def __init__(self, content: dict[Node, list[tuple[Node, Node, Node, Node]]]) -> None:
+        self.superseded: dict[Node, datetime | None] = {}
+        self.retracted: set[Node] = set()
+        for quads in content.values():
+            kinds = {q[2] for q in quads if q[1] == _TYPE}
+            targets = [q[2] for q in quads if q[1] == DOXA.ends]
+            if DOXA.Retraction in kinds:
+                self.retracted.update(targets)
+            if DOXA.Supersession not in kinds:
+                continue
+            until = next((q[2] for q in quads if q[1] == DOXA.validUntil), None)
+            end = _instant(until)
+            for target in targets:
+                before = self.superseded.get(target)
+                self.superseded[target] = (
+                    end if before is None or (end is not None and end > before) else before
+                )
+
+    def lost_past(
+        self, claim: Node, quads: list[tuple[Node, Node, Node, Node]], terms: set[Node]
+    ) -> bool:
+        """Whether a superseded (not retracted) structured claim has lost every past key."""
+        return (
+            claim in self.superseded
+            and claim not in self.retracted
+            and _structured(quads)
+            and not any(str(t).startswith(PAST) for t in terms)
+        )
+
+    def lost_fronts(
+        self, indexed: dict[Node, set[tuple[Node, Node]]]
+    ) -> list[tuple[str, Node, Node, Node]]:
+        """A front key missing from a statement: none of its superseded claims carries it,
+        or a claim that ends later than every front claim does not."""
+        carriers: dict[str, list[Node]] = defaultdict(list)
+        fronts: dict[str, set[Node]] = defaultdict(set)
+        for claim, have in indexed.items():
+            for p, o in have:
+                key = str(o)
+                if p != TERM or not key.startswith((PAST, FRONT)):
+                    continue
+                carriers[key[1:]].append(claim)
+                if key.startswith(FRONT):
+                    fronts[key[1:]].add(claim)
+        missing: list[tuple[str, Node, Node, Node]] = []
+        for key, claims in carriers.items():
+            ends = {c: self.superseded.get(c) for c in claims}
+            if any(end is None for end in ends.values()):
+                continue  # a claim superseded without an end: nothing to order by
+            latest = max(end for end in ends.values() if end is not None)
+            on_front = fronts.get(key, set())
+            if not on_front or any(ends[c] != latest for c in on_front):
+                claim = max((c for c in claims if ends[c] == latest), key=str)
+                missing.append((str(claim), claim, TERM, Literal(FRONT + key)))
+        return missing
+
+
+def _instant(node: Node | None) -> datetime | None:
+    """The instant an ``xsd:dateTime`` literal holds; None for anything else."""
+    if not isinstance(node, Literal):
+        return None
+    try:
+        return instant(node)
+    except ValueError:
+        return None
+
+
+class _Since:
+    """Since which claim of each scope its claims carry stems, and head keys: the first
+    claim (ids follow the clock) that carries any. A claim written before a kind of entry
+    existed has none of it; one written after was given all of its own, so dropping every
+    stem or head key of a later claim fails too, as a claim from before cannot explain it."""
+
+    def __init__(self, indexed: dict[Node, set[tuple[Node, Node]]]) -> None:
+        self.stems: dict[str, str] = {}
+        self.heads: dict[str, str] = {}
+        for claim, have in indexed.items():
+            scope, _, local = str(claim).rpartition("/fact/")
+            if not local:
+                continue
+            kinds = {str(o)[:3] for p, o in have if p == TERM}
+            for marks, first in ((_STEMMED, self.stems), (_HEADED, self.heads)):
+                if kinds & marks and (scope not in first or local < first[scope]):
+                    first[scope] = local
+
+    @staticmethod
+    def _after(first: dict[str, str], claim: Node) -> bool:
+        scope, _, local = str(claim).rpartition("/fact/")
+        return scope in first and local > first[scope]
+
+    def stemmed(self, claim: Node) -> bool:
+        """Whether ``claim`` was written after its scope's first stemmed claim."""
+        return self._after(self.stems, claim)
+
+    def headed(self, claim: Node) -> bool:
+        """Whether ``claim`` was written after its scope's first claim with head keys."""
+        return self._after(self.heads, claim)
+
+
+#: the first characters of a stem term, and of a head key (``=h2…``, ``=h3…``)
+_STEMMED = frozenset(STEM + c for c in "abcdefghijklmnopqrstuvwxyz0123456789")
+_HEADED = frozenset({"=h2", "=h3"})
+
+
+#: a statement key as :func:`doxa.ontology.statement_key` writes it, live, past or front
+_STATEMENT_KEY = re.compile(r"[~^]?@[0-9a-f]{24}")
+
+
+def _lost_stems(claim: Node, terms: set[Node], entries: _Entries, since: _Since) -> set[Node]:
+    """The stems a claim lacks. A claim indexed before stems existed has none (reindex gives
+    them); one that has any, or was written after a stemmed claim of its scope, was given
+    all of one language's, so those of the language that fits best (the default first)
+    must all be there."""
+    have = {t for t in terms if str(t).startswith(STEM)}
+    if not have and not since.stemmed(claim):
+        return set()
+    best: set[Node] | None = None
+    for language in (DEFAULT_LANGUAGE, *LANGUAGES):
+        lost = set(entries.stems(claim, language) - have)
+        if not lost:
+            return set()
+        if best is None or len(lost) < len(best):
+            best = lost
+    return best or set()
+
+
+def _lost_keys(
+    claim: Node, quads: list[tuple[Node, Node, Node, Node]], terms: set[Node], since: _Since
+) -> set[Node]:
+    """The live keys a live claim of a topic lacks (a rule has none). A structured claim has
+    at least one statement key (which ones follow the ontology); a text-only claim has its
+    text key, in one of its two normalisations, and once it has the keys of its first words
+    (written since 2026-12-03) or was written after a claim of its scope that has them, all
+    of them and the key of the value it states."""
+    if not any(q[1:3] == (_TYPE, DOXA.Claim) and graph_role(q[3]) is Role.TOPIC for q in quads):
+        return set()
+    if _structured(quads):
+        if any(str(t).startswith("@") for t in terms):
+            return set()
+        return {Literal("@")}  # any statement key: named by its kind
+    text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
+    if text is None:
+        return set()
+    keys = {Literal(text_key(text, legacy=legacy)) for legacy in (False, True)}
+    if not keys & terms:
+        return {Literal(text_key(text))}
+    heads: set[Node] = {Literal(head) for head in head_keys(text)}
+    if not heads & terms and not since.headed(claim):
+        return set()
+    value = frame_key(text)
+    return (heads | ({Literal(value)} if value is not None else set())) - terms
 
 
 class _Entries:
@@ -527,6 +766,7 @@ class _Entries:
         self._content = content
         self._found: dict[Node, set[tuple[Node, Node]]] = {}
         self._spellings: dict[Node, tuple[frozenset[Literal], ...]] = {}
+        self._stems: dict[tuple[Node, str], frozenset[Node]] = {}
 
     def spellings(self, claim: Node) -> tuple[frozenset[Literal], ...]:
         """The index words of the claim's text, as normalised now and as before format
@@ -544,6 +784,14 @@ class _Entries:
             )
         return found
 
+    def stems(self, claim: Node, language: str) -> frozenset[Node]:
+        """The stem terms the claim's text and labels give it in ``language``."""
+        found = self._stems.get((claim, language))
+        if found is None:
+            quads = self._content.get(claim, [])
+            found = self._stems[(claim, language)] = frozenset(_own_stems(quads, (language,)))
+        return found
+
     def of(self, claim: Node) -> set[tuple[Node, Node]]:
         found = self._found.get(claim)
         if found is None:
@@ -556,11 +804,7 @@ def _live_statements(
 ) -> dict[Node, set[Triple]]:
     """What each scope's ``current`` graph must hold: the statements of its live structured
     claims in topic graphs (claims not ended by a supersession or a retraction)."""
-    ended: set[Node] = set()
-    for quads in content.values():
-        kinds = {q[2] for q in quads if q[1] == RDF.type}
-        if kinds & {DOXA.Supersession, DOXA.Retraction}:
-            ended.update(q[2] for q in quads if q[1] == DOXA.ends)
+    ended = _ended(content)
     found: dict[Node, set[Triple]] = defaultdict(set)
     for claim, quads in content.items():
         if claim in ended:
@@ -568,7 +812,7 @@ def _live_statements(
         graph = quads[0][3]
         text = str(graph)
         if graph_role(graph) is not Role.TOPIC or not any(
-            q[1:3] == (RDF.type, DOXA.Claim) for q in quads
+            q[1:3] == (_TYPE, DOXA.Claim) for q in quads
         ):
             continue
         values = {q[1]: q[2] for q in quads if q[3] == graph}
@@ -578,12 +822,25 @@ def _live_statements(
     return found
 
 
+def _ended(content: dict[Node, list[tuple[Node, Node, Node, Node]]]) -> set[Node]:
+    """The claims a supersession or a retraction of the record ended."""
+    ended: set[Node] = set()
+    for quads in content.values():
+        kinds = {q[2] for q in quads if q[1] == _TYPE}
+        if kinds & {DOXA.Supersession, DOXA.Retraction}:
+            ended.update(q[2] for q in quads if q[1] == DOXA.ends)
+    return ended
+
+
 def _own_terms(
-    quads: list[tuple[Node, Node, Node, Node]], spellings: tuple[frozenset[Literal], ...]
+    quads: list[tuple[Node, Node, Node, Node]],
+    spellings: tuple[frozenset[Literal], ...],
+    stems: frozenset[Node],
 ) -> set[Node]:
     """The index words and keys a claim's own text gives it (as normalised now, or as
     before format characters were dropped, for claims indexed then); ``spellings`` are its
-    words both ways (:meth:`_Entries.spellings`)."""
+    words both ways (:meth:`_Entries.spellings`), ``stems`` its stems in the default
+    language (:meth:`_Entries.stems`)."""
     text = next((str(q[2]) for q in quads if q[1] == DOXA.text), None)
     if text is None:
         return set()
@@ -594,7 +851,7 @@ def _own_terms(
         | {word for spelled in spellings for word in spelled}
         | ({Literal(value)} if value is not None else set())
         | {Literal(head) for head in heads}
-        | _own_stems(quads, (DEFAULT_LANGUAGE,))
+        | stems
     )
 
 
@@ -709,5 +966,11 @@ def _export_heads(path: str | Path) -> dict[str, LogHead]:
             f"{file} holds no named graphs (a Turtle projection?), so it has no receipt chain "
             "to verify; verify the N-Quads or TriG export instead."
         )
-    # receipts live in named graphs only: a triple in the default graph belongs to no log
-    return verify_heads((s, p, o, g) for s, p, o, g in quads if g is not None)
+    # doxa names the graph of every quad it exports: a triple in the default graph was added
+    loose = next(((s, p, o) for s, p, o, g in quads if g is None), None)
+    if loose is not None:
+        raise ChainBroken(
+            f"{' '.join(ntriples(t) for t in loose)} is outside any named graph, where doxa "
+            "never writes: it was added after the export; ask for the export again."
+        )
+    return verify_heads([(s, p, o, g) for s, p, o, g in quads if g is not None])

@@ -120,8 +120,7 @@ def format_of(
 
 def marker(scope: Scope) -> Quad:
     """The quad that marks an audit export of ``scope``."""
-    node = URIRef(f"{scope.iri}/export")
-    return (node, RDF.type, DOXA.AuditExport, node)
+    return (scope.export, RDF.type, DOXA.AuditExport, scope.export)
 
 
 def scope_quads(store: Store, scope: Scope, *, audit: bool) -> list[Quad]:

@@ -75,6 +75,8 @@ class ReceiptDraft:
     held: Held | None = None
     #: each vocabulary node the decision wrote, as it left it (:func:`name_entry`)
     names: tuple[str, ...] = ()
+    #: whether ``names`` covers every node of the vocabulary (the scope's first name receipt)
+    name_baseline: bool = False
     actor: URIRef | None = None
     grants_kind: str | None = None
     kind: str | None = None  # the kind of memory the decided write belongs to
@@ -234,6 +236,8 @@ def receipt_triples(
         triples.append((iri, DOXA.heldDigest, Literal(draft.held.pending)))
         triples.append((iri, DOXA.quarantineDigest, Literal(draft.held.quarantine)))
     triples.extend((iri, DOXA.nameDigest, Literal(entry)) for entry in draft.names)
+    if draft.name_baseline:
+        triples.append((iri, DOXA.nameBaseline, Literal(True)))
     if draft.actor is not None:
         triples.append((iri, PROV.wasAttributedTo, draft.actor))
     if draft.grants_kind is not None:

@@ -81,6 +81,8 @@ class _Memo:
     #: how many topics there were, and the claim graphs then: topics only ever grow, so the
     #: count tells a list built from fewer (by a thread that raced a commit) from a fresh one
     graphs: tuple[int, list[URIRef]] | None = None
+    #: whether the scope's names have their baseline receipt (only ever becomes true)
+    name_baseline: bool = False
 
 
 #: the store cache's key of what the gate remembers of one scope (``_GATE.of(scope.name)``)
@@ -477,9 +479,9 @@ class Record:
         held = held_nodes(decision.change.insert, decision.change.delete)
         if held.nodes:  # what waits in pending or quarantine, as this decision leaves it
             draft = replace(draft, held=held)
-        names = self._names(decision)
+        names, baseline = self._names(decision)
         if names:
-            draft = replace(draft, names=names)
+            draft = replace(draft, names=names, name_baseline=baseline)
         receipt_id = new_id()
         iri = self.scope.receipt(receipt_id)
         triples, receipt_hash = receipt_triples(iri, draft, head, now)
@@ -532,26 +534,32 @@ class Record:
             previous_hash=head.receipt_hash,
         )
 
-    def _names(self, decision: Decision) -> tuple[str, ...]:
+    def _names(self, decision: Decision) -> tuple[tuple[str, ...], bool]:
         """One ``doxa:nameDigest`` entry per vocabulary node the decision writes, as it
         leaves it: a minted name, or a predicate the owner taught about (a lesson adds to a
         node other decisions wrote, so its quads there are read first). An erasure's removed
-        names get none: the entry would keep the erased name's IRI."""
+        names get none: the entry would keep the erased name's IRI.
+
+        The scope's first decision that writes names is its baseline (True beside the
+        entries): it digests every node of the vocabulary, the names written before digests
+        existed included, so that from then on verify can require an entry for every name
+        (one read of the vocabulary, once per scope)."""
         vocabulary = self.scope.vocabulary
         change = decision.change
-        touched = sorted(
-            {q[0] for q in (*change.insert, *change.delete) if q[3] == vocabulary},
-            key=str,
-        )
+        touched = {q[0] for q in (*change.insert, *change.delete) if q[3] == vocabulary}
         if not touched or decision.erasure is not None:
-            return ()
+            return (), False
+        baseline = not self._name_baseline()
+        if baseline:
+            touched |= {q[0] for q in self.store.quads(vocabulary)}
+        nodes = sorted(touched, key=str)
         rows = self.store.select(
             query("node_quads"),
             dataset=Dataset(default=(), named=(vocabulary,)),
-            bindings={"node": touched},
+            bindings={"node": nodes},
         )
         gone = set(change.delete)
-        after: dict[Node, set[Quad]] = {node: set() for node in touched}
+        after: dict[Node, set[Quad]] = {node: set() for node in nodes}
         for row in rows:
             quad = (row["node"], row["p"], row["o"], vocabulary)
             if quad not in gone:
@@ -559,7 +567,20 @@ class Record:
         for quad in change.insert:
             if quad[3] == vocabulary:
                 after[quad[0]].add(quad)
-        return tuple(name_entry(node, after[node]) for node in touched if isinstance(node, URIRef))
+        entries = tuple(name_entry(node, after[node]) for node in nodes if isinstance(node, URIRef))
+        return entries, baseline
+
+    def _name_baseline(self) -> bool:
+        """Whether a receipt of the scope is its names' baseline (see :meth:`_names`); a
+        positive answer is remembered (a baseline stays)."""
+        memo = self._memo()
+        if not memo.name_baseline:
+            memo.name_baseline = self.store.ask(
+                "ASK WHERE { ?receipt ?baseline true }",
+                dataset=Dataset(default=(self.scope.log,)),
+                bindings={"baseline": DOXA.nameBaseline},
+            )
+        return memo.name_baseline
 
     def _flag_dependents(self, decision: Decision, now: datetime) -> None:
         """Flag, in the decision's own change, what rests on the facts it ends and the empty
