@@ -500,6 +500,20 @@ RULES: tuple[tuple[str, str, URIRef, str, str], ...] = (
 )
 
 
+def breaks_rule(write: Write) -> bool:
+    """Whether a structured write states what one of the owner's :data:`RULES` forbids, or
+    another value than one requires: what the stream means by it is a clash."""
+    for _, predicate, subject, obj, mode in RULES:
+        if write.predicate != URIRef(EX + predicate):
+            continue
+        if subject != ANYTHING and write.subject != subject:
+            continue
+        ruled = URIRef(EX + obj.replace(":", "/"))
+        if (write.value == ruled) == (mode == "forbids"):
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class Write:
     """One call of ``Memory.remember``: its keyword arguments, plus what the stream meant."""
@@ -652,7 +666,11 @@ class Stream:
             "text": self._text,
             "text_repeat": self._text_repeat,
         }
-        return makers[op]() or self._new()
+        made = makers[op]() or self._new()
+        if made.op in ("new", "replace") and breaks_rule(made):
+            # the owner's own rule says otherwise: the stream means a clash, held for them
+            return replace(made, op="clash")
+        return made
 
     def _when(self) -> datetime:
         return BASE_TIME + timedelta(minutes=37 * self.count)
