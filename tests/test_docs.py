@@ -128,3 +128,77 @@ def test_every_mcp_tool_is_documented() -> None:
     assert len(AGENT_TOOLS) == 7
     missing = [name for name in AGENT_TOOLS if f"### `{name}`" not in text]
     assert missing == []
+
+
+def _documented_doxa_lines() -> list[tuple[str, list[str]]]:
+    """Every ``$ doxa …`` line of a fenced block in the README and docs/ (a line ending in
+    ``\\`` goes on), comments dropped, split as a shell does; with the file it is in."""
+    found: list[tuple[str, list[str]]] = []
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for block in re.findall(r"```[a-z]*\n(.*?)```", path.read_text("utf-8"), re.DOTALL):
+            line = ""
+            for piece in block.splitlines():
+                if not line and not piece.startswith("$ doxa "):
+                    continue
+                line += piece.removesuffix("\\") + " "
+                if not piece.endswith("\\"):
+                    found.append((path.name, shlex.split(line[2:], comments=True)))
+                    line = ""
+    return found
+
+
+DOCUMENTED = _documented_doxa_lines()
+
+
+def _parse(words: list[str]) -> None:
+    """Parse a command line as ``doxa`` would, down to its (sub)command, running nothing:
+    an unknown command or option, a missing argument or a bad value raises a UsageError."""
+    from doxa.interfaces.cli import main
+
+    command: click.Command = main
+    parent: click.Context | None = None
+    name, args = "doxa", words[1:]
+    while True:
+        ctx = command.make_context(name, list(args), parent=parent)
+        if not isinstance(command, click.Group):
+            return
+        # click keeps the command name and what follows it apart (``protected_args`` is
+        # deprecated since click 8.2 in favour of this attribute, which ``Group.invoke`` reads)
+        rest = [*ctx._protected_args, *ctx.args]
+        if not rest:
+            return  # a group run without a command (``doxa judge``): its own listing
+        found_name, found, args = command.resolve_command(ctx, rest)
+        assert found is not None
+        assert found_name is not None
+        command, parent, name = found, ctx, found_name
+
+
+def test_the_docs_give_many_command_lines() -> None:
+    """Control for the next test: it reads the lines it should (the README's four and the
+    CLI reference's examples), and a wrong line fails to parse."""
+    files = {name for name, _ in DOCUMENTED}
+    assert {"README.md", "cli.md", "mcp.md"} <= files
+    assert len(DOCUMENTED) >= 60
+    with pytest.raises(click.UsageError):
+        _parse(["doxa", "facts", "--json"])  # --json is global: before the command
+    with pytest.raises(click.UsageError):
+        _parse(["doxa", "remember", "x", "--topic"])
+    _parse(["doxa", "--json", "facts"])
+
+
+@pytest.mark.parametrize(
+    "words", [w for _, w in DOCUMENTED], ids=[f"{n}:{' '.join(w)[:60]}" for n, w in DOCUMENTED]
+)
+def test_every_documented_command_line_parses(words: list[str], tmp_path: Path) -> None:
+    """Each ``$ doxa …`` line of the docs names real commands and options, in their places,
+    with values of the right type (the README's once put a global option after its command).
+    ``~/…`` is expanded into a home folder of the test's, where the folder it names exists
+    (as it does on a reader's machine that follows the docs)."""
+    home = tmp_path / "home"
+    expanded = []
+    for word in words:
+        if word.startswith("~/"):
+            word = str(home / word[2:])
+            Path(word).mkdir(parents=True, exist_ok=True)
+        expanded.append(word)
+    _parse(expanded)
