@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import types
+import typing
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -29,6 +31,7 @@ __all__ = [
     "matches",
     "plain",
     "quotation",
+    "result_schema",
     "sparql_json",
     "sparql_term",
     "table",
@@ -73,6 +76,80 @@ def plain(value: object) -> Any:
     if isinstance(value, dict):
         return {str(key): plain(item) for key, item in value.items()}
     return value
+
+
+def result_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of what :func:`plain` makes of a value of type ``hint`` (a result
+    dataclass, a list of them, an optional one …), the dataclasses' schemas added to
+    ``defs`` by name and referred to as ``#/components/schemas/NAME``. Raises ``TypeError``
+    for a type whose JSON form :func:`plain` does not define.
+
+    >>> defs = {}
+    >>> result_schema(list[Receipt], defs)
+    {'type': 'array', 'items': {'$ref': '#/components/schemas/Receipt'}}
+    >>> defs["Receipt"]["properties"]["outcome"]["enum"][:2]
+    ['admitted', 'merged']
+    """
+    return _schema_of(hint, defs)
+
+
+def _dataclass_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of what :func:`plain` makes of a ``cls`` (a dataclass of results):
+    a reference to ``#/components/schemas/NAME``, with NAME's schema (and those of the
+    dataclasses in its fields) added to ``defs``. Derived from the same fields and
+    :data:`_DERIVED` table as :func:`plain`, so the two cannot drift apart: what the REST
+    API's OpenAPI document says a route returns is what it sends."""
+    name = cls.__name__
+    if name not in defs:
+        defs[name] = {}  # a placeholder: a field that refers back finds the name taken
+        hints = typing.get_type_hints(cls)
+        properties = {f.name: _schema_of(hints[f.name], defs) for f in dataclasses.fields(cls)}
+        for derived_cls, names in _DERIVED:
+            if issubclass(cls, derived_cls):
+                for derived in names:
+                    returns = typing.get_type_hints(getattr(cls, derived).fget)["return"]
+                    properties[derived] = _schema_of(returns, defs)
+        if issubclass(cls, Fact):
+            properties["quotation"] = _schema_of(typing.get_type_hints(quotation)["return"], defs)
+        defs[name] = {
+            "title": name,
+            "type": "object",
+            "description": (cls.__doc__ or "").strip().split("\n\n")[0],
+            "properties": properties,
+            "required": sorted(properties),
+        }
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _schema_of(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """The schema of one field's JSON form, by its type hint (as :func:`plain` writes it)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        choices = [_schema_of(arg, defs) for arg in args if arg is not type(None)]
+        if type(None) in args:
+            choices.append({"type": "null"})
+        unique = [c for i, c in enumerate(choices) if c not in choices[:i]]
+        return unique[0] if len(unique) == 1 else {"anyOf": unique}
+    if origin in (tuple, list):
+        return {"type": "array", "items": _schema_of(args[0], defs) if args else {}}
+    if origin is dict:
+        return {"type": "object", "additionalProperties": _schema_of(args[1], defs)}
+    if isinstance(hint, type):
+        if dataclasses.is_dataclass(hint):
+            return _dataclass_schema(hint, defs)
+        if issubclass(hint, enum.Enum):
+            return {"type": "string", "enum": [member.value for member in hint]}
+        if issubclass(hint, bool):
+            return {"type": "boolean"}
+        if issubclass(hint, int):
+            return {"type": "integer"}
+        if issubclass(hint, float | Decimal):
+            return {"type": "number"}
+        if issubclass(hint, datetime):
+            return {"type": "string", "format": "date-time"}
+        if issubclass(hint, str | Node):
+            return {"type": "string"}
+    raise TypeError(f"no JSON form is written for {hint!r}; add it to plain() and here")
 
 
 def sparql_term(term: Node) -> dict[str, str]:

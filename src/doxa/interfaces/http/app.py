@@ -222,7 +222,7 @@ def create_app(
         # a route, not a Starlette mount: /mcp itself is the endpoint (no redirect to /mcp/)
         app.router.routes.append(Route(path, KeyedMount(config, keyed), include_in_schema=False))
     app.add_middleware(_BodyLimit, limit=config.max_body_bytes)
-    install_openapi(app)
+    install_openapi(app, rest.RESULTS)
     return app
 
 

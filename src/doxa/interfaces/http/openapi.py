@@ -19,10 +19,15 @@ generated document is completed once, from the routes themselves:
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+
+from doxa.interfaces.presentation import Match, result_schema, written
+from doxa.model import Receipt
 
 __all__ = ["ERROR_SCHEMA", "PUBLIC", "install_openapi"]
 
@@ -79,8 +84,11 @@ _WHY = {
 _BODY_METHODS = frozenset({"post", "put", "patch"})
 
 
-def install_openapi(app: FastAPI) -> None:
-    """Make ``app.openapi()`` return the completed document (built once, then cached)."""
+def install_openapi(
+    app: FastAPI, results: Mapping[tuple[str, str], Callable[..., Any]] | None = None
+) -> None:
+    """Make ``app.openapi()`` return the completed document (built once, then cached);
+    ``results`` name what each route answers (:data:`doxa.interfaces.http.rest.RESULTS`)."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -91,19 +99,27 @@ def install_openapi(app: FastAPI) -> None:
                 description=app.description,
                 routes=app.routes,
             )
-            app.openapi_schema = complete(document)
+            app.openapi_schema = complete(document, results or {})
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def complete(document: dict[str, Any]) -> dict[str, Any]:
-    """``document`` with the bearer scheme, the Error schema and every route's statuses."""
+def complete(
+    document: dict[str, Any], results: Mapping[tuple[str, str], Callable[..., Any]]
+) -> dict[str, Any]:
+    """``document`` with the bearer scheme, the Error schema, every route's statuses and
+    the schema of what each route of ``results`` answers."""
     components = document.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     for fastapi_own in ("HTTPValidationError", "ValidationError"):
         schemas.pop(fastapi_own, None)
     schemas["Error"] = ERROR_SCHEMA
+    paths = document.get("paths", {})
+    for (method, path), source in results.items():
+        operation = paths.get(path, {}).get(method)
+        if operation is not None:
+            _answer(operation, source, schemas)
     components["securitySchemes"] = {
         "apiKey": {
             "type": "http",
@@ -116,6 +132,26 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
         for method, operation in operations.items():
             _statuses(path, method, operation)
     return document
+
+
+def _answer(operation: dict[str, Any], source: Callable[..., Any], schemas: dict[str, Any]) -> None:
+    """Set the 200 answer's schema from what ``source`` returns (the JSON form of its result;
+    ``written``: a receipt with its matches)."""
+    if source is written:
+        schema: dict[str, Any] = {
+            "allOf": [
+                result_schema(Receipt, schemas),
+                {
+                    "type": "object",
+                    "required": ["matched"],
+                    "properties": {"matched": result_schema(list[Match], schemas)},
+                },
+            ]
+        }
+    else:
+        schema = result_schema(typing.get_type_hints(source)["return"], schemas)
+    ok = operation.setdefault("responses", {}).setdefault("200", {"description": "OK"})
+    ok["content"] = {"application/json": {"schema": schema}}
 
 
 def _statuses(path: str, method: str, operation: dict[str, Any]) -> None:

@@ -24,7 +24,9 @@ from doxa.interfaces.http.runner import QueryRunner
 from doxa.interfaces.presentation import audit_json, matches, plain, written
 from doxa.interfaces.read_schema import read_signature
 from doxa.interfaces.write_schema import json_fields
+from doxa.memory import Memory
 from doxa.memory.decisions import DECISIONS, Decision
+from doxa.memory.owner import Owner as MemoryOwner
 from doxa.reads.parameters import FACTS, RECALL, Read
 from doxa.writes import Role, remember_arguments
 
@@ -361,3 +363,33 @@ def add_decision(router: APIRouter, decision: Decision[Any, Any]) -> None:
 
 for _decision in DECISIONS:
     add_decision(router, _decision)
+
+
+#: what each route answers, named by the Python method whose result it sends as JSON (its
+#: return annotation is the one definition: :func:`doxa.interfaces.presentation.plain` makes
+#: the JSON of it, and the OpenAPI document describes it by
+#: :func:`~doxa.interfaces.presentation.result_schema`); ``/remember`` sends a receipt with
+#: its matches (:func:`~doxa.interfaces.presentation.written`)
+RESULTS: dict[tuple[str, str], Callable[..., Any]] = {
+    ("post", "/remember"): written,
+    ("post", "/preview"): Memory.preview,
+    ("get", "/facts"): Memory.facts,
+    ("get", "/recall"): Memory.recall,
+    ("get", "/facts/{fact}"): Memory.get,
+    ("get", "/facts/{fact}/history"): Memory.history,
+    ("get", "/facts/{fact}/why"): Memory.why,
+    ("get", "/held"): Memory.held,
+    ("get", "/receipts"): Memory.receipts,
+    ("get", "/flagged"): Memory.flagged,
+    ("get", "/stats"): Memory.stats,
+    ("get", "/vocabulary"): Memory.vocabulary,
+    ("get", "/quarantine"): MemoryOwner.quarantined,
+    ("get", "/ledger"): MemoryOwner.ledger,
+    ("get", "/alarms"): MemoryOwner.alarms,
+    **{
+        ("post", d.rest.format("{" + (d.target.parameter if d.target else "target") + "}")): (
+            d.method
+        )
+        for d in DECISIONS
+    },
+}
