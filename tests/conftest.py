@@ -117,3 +117,32 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     tests/reads spent 23.8 s of 215 s in it, 3.2 s of 176 s frozen (stop 41)."""
     gc.collect()
     gc.freeze()
+
+
+def _printable(text: str) -> str:
+    """``text`` with lone surrogates written as ``\\udXXX`` escapes: what UTF-8 can carry."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _carries(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A report whose text holds a lone surrogate (a test of bad strings that failed, or
+    printed one) is sent to the xdist controller as UTF-8, which cannot carry it: the whole
+    run stopped with an INTERNALERROR and no test named (it happened once in a full run).
+    Such a report's captured output and failure text are escaped instead, so the test's
+    own result is what the run shows."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    report.sections = [
+        (title, text if _carries(text) else _printable(text)) for title, text in report.sections
+    ]
+    if report.longrepr is not None and not _carries(str(report.longrepr)):
+        report.longrepr = _printable(str(report.longrepr))

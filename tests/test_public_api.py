@@ -27,6 +27,7 @@ EXPECTED = [
     "FactStatus",
     "Files",
     "FixedClock",
+    "Footprint",
     "Forbidden",
     "HeldWrite",
     "History",

@@ -58,7 +58,7 @@ from doxa.model import (
     Why,
 )
 from doxa.reads.embeddings import EmbedConfig, Embedder, OpenAIEmbedder
-from doxa.reads.stats import KindStats, Stats
+from doxa.reads.stats import Footprint, KindStats, Stats
 from doxa.terms import IRI
 
 __version__ = "0.1.0"
@@ -86,6 +86,7 @@ __all__ = [
     "FactStatus",
     "Files",
     "FixedClock",
+    "Footprint",
     "Forbidden",
     "HeldWrite",
     "History",

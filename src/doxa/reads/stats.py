@@ -5,7 +5,11 @@ Counted from the receipts, so the figures are as trustworthy as the hash chain.
 
 from __future__ import annotations
 
+import contextlib
+import glob
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rdflib import URIRef
 
@@ -14,8 +18,10 @@ from doxa.reads.ledger import alarms, standings
 from doxa.resources import query
 from doxa.scope import Scope
 from doxa.store import Dataset, Store
+from doxa.store.capabilities import OnDisk
+from doxa.vocabulary import DOXA
 
-__all__ = ["KindStats", "Stats", "stats"]
+__all__ = ["Footprint", "KindStats", "Stats", "footprint", "resident_bytes", "stats"]
 
 #: outcomes of the gate's own decisions on writes (the rest are the owner's)
 _WRITE_OUTCOMES = (
@@ -52,12 +58,28 @@ class KindStats:
 
 
 @dataclass(frozen=True)
+class Footprint:
+    """What the memory takes on the machine that holds it, when the figures were read: how a
+    person running it for years sees it grow (docs/benchmarks.md has the figures a fact)."""
+
+    #: the scope's claims on record, live or ended (an erased one is gone)
+    claims: int
+    #: the whole store's files, for a store in a directory; None in memory or on a server
+    disk_bytes: int | None
+    #: the resident memory of the process that holds the store (this one, or the server's
+    #: when read through it); None where the system does not say (no ``/proc``)
+    resident_bytes: int | None
+
+
+@dataclass(frozen=True)
 class Stats:
-    """Per-kind decision counts, the judge's ledger and the number of open alarms."""
+    """Per-kind decision counts, the judge's ledger, the number of open alarms and the
+    memory's footprint on its machine."""
 
     kinds: tuple[KindStats, ...]
     ledger: tuple[Standing, ...]
     open_alarms: int
+    footprint: Footprint | None = None
 
     def kind(self, name: str) -> KindStats:
         for found in self.kinds:
@@ -98,4 +120,43 @@ def stats(store: Store, scope: Scope, policy: ClosingPolicy) -> Stats:
         kinds=kinds,
         ledger=tuple(standings(store, scope, policy)),
         open_alarms=sum(1 for a in alarms(store, scope) if a.open),
+        footprint=footprint(store, scope),
     )
+
+
+def footprint(store: Store, scope: Scope) -> Footprint:
+    """The scope's claims on record, the store's bytes on disk and this process's resident
+    memory (see :class:`Footprint`). One count over the scope's search graph and one walk of
+    the store's directory."""
+    rows = store.select(
+        "SELECT (COUNT(?claim) AS ?claims) WHERE { ?claim ?topic ?name }",
+        dataset=Dataset(default=(scope.search,)),
+        bindings={"topic": DOXA.topic},
+    )
+    claims = int(str(rows[0]["claims"])) if rows else 0
+    disk = _bytes_under(store.path) if isinstance(store, OnDisk) else None
+    return Footprint(claims=claims, disk_bytes=disk, resident_bytes=resident_bytes())
+
+
+def _bytes_under(root: Path) -> int:
+    """The sizes of the files under ``root`` (links not followed), and of its sidecar files
+    beside it (``NAME.journal`` …), which belong to the store."""
+    total = 0
+    for folder, _, files in os.walk(root):
+        for name in files:
+            with contextlib.suppress(OSError):  # a file RocksDB removed meanwhile
+                total += os.lstat(os.path.join(folder, name)).st_size
+    for sidecar in root.parent.glob(f"{glob.escape(root.name)}.*"):
+        if sidecar.is_file() and not sidecar.is_symlink():
+            with contextlib.suppress(OSError):
+                total += sidecar.stat().st_size
+    return total
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory now, from ``/proc/self/statm`` (Linux); None elsewhere."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text("ascii").split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE")

@@ -167,7 +167,8 @@ def test_stats_json_carries_every_field_the_python_api_lists(store: Path) -> Non
     held = write_day(store, "bob", "Thursday", "2026-02-01")
     assert run(store, "approve", str(held["held"]), clock=CLOCK).exit_code == 0
     data = run_json(store, "stats")
-    assert set(data) == {"kinds", "ledger", "open_alarms"}
+    assert set(data) == {"kinds", "ledger", "open_alarms", "footprint"}
+    assert set(data["footprint"]) == {"claims", "disk_bytes", "resident_bytes"}
     [kind] = data["kinds"]
     assert set(kind) == {
         "kind",
@@ -188,3 +189,21 @@ def test_alarms_all_on_an_empty_scope_says_no_alarms(store: Path) -> None:
     plain list still says "No open alarms." (control)."""
     assert run(store, "alarms", "--all").stdout == "No alarms.\n"
     assert run(store, "alarms").stdout == "No open alarms.\n"
+
+
+def test_stats_shows_the_memorys_footprint(store: Path) -> None:
+    """Claims on record, the store's bytes on disk and resident memory (issue 35): the text
+    line and the JSON agree, and two more claims count two more (the control)."""
+    write_day(store, "bob", "Wednesday", "2026-01-05")
+    before = run_json(store, "stats")["footprint"]
+    assert before["claims"] == 1
+    assert before["disk_bytes"] > 0
+    assert before["resident_bytes"] > 0
+    write_day(store, "ann", "Monday", "2026-01-05")
+    write_day(store, "cid", "Monday", "2026-01-05")
+    after = run_json(store, "stats")["footprint"]
+    assert after["claims"] == 3
+    text = run(store, "stats", clock=CLOCK).stdout
+    assert "claims on record: 3; store on disk: " in text
+    assert "bytes a claim" in text
+    assert "resident memory: " in text

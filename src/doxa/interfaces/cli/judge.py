@@ -20,7 +20,7 @@ from doxa.interfaces.client import Served
 from doxa.interfaces.presentation import plain, table, when
 from doxa.memory import Memory
 from doxa.model import Alarm, Standing
-from doxa.reads.stats import Stats
+from doxa.reads.stats import Footprint, Stats
 
 __all__ = ["alarms", "judge", "stats"]
 
@@ -131,7 +131,27 @@ def _stats_text(stats: Stats) -> str:
     if stats.ledger:
         parts += ["", _ledger_table(stats.ledger)]
     parts += ["", f"open alarms: {stats.open_alarms}"]
+    if stats.footprint is not None:
+        parts.append(_footprint_text(stats.footprint))
     return "\n".join(parts)
+
+
+def _footprint_text(found: Footprint) -> str:
+    """One line: the scope's claims, the store's bytes on disk (and a claim's share, when
+    the scope has claims) and the resident memory of the process holding the store."""
+    line = f"claims on record: {found.claims:,}"
+    if found.disk_bytes is not None:
+        line += f"; store on disk: {_mib(found.disk_bytes)}"
+        if found.claims:
+            line += f" ({found.disk_bytes // found.claims:,} bytes a claim, all scopes' files)"
+    if found.resident_bytes is not None:
+        line += f"; resident memory: {_mib(found.resident_bytes)}"
+    return line
+
+
+def _mib(count: int) -> str:
+    """Bytes in mebibytes, one decimal (``12.5 MiB``)."""
+    return f"{count / 2**20:,.1f} MiB"
 
 
 def _ledger_table(ledger: Sequence[Standing]) -> str:
