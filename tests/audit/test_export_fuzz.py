@@ -187,3 +187,13 @@ def test_the_blind_spot_is_the_first_headed_claim_alone(export: Export) -> None:
 
     assert passes(export, without_heads(min(blind, key=str)), "blind.nq")
     assert not passes(export, without_heads(later[0]), "seen.nq")
+
+
+def test_a_look_alike_of_the_marker_graph_fails(export: Export) -> None:
+    """Attack: a quad in ``…/exp\u043ert`` (a Cyrillic о), which reads as the marker graph to
+    a reader comparing glyphs; the marker written twice (control) still verifies."""
+    scope = next(str(g) for *_, g in export.quads if str(g).endswith("/log"))[: -len("/log")]
+    spoofed = f'<urn:x> <urn:y> "z" <{scope}/exp\u043ert> .'
+    assert not passes(export, [*export.lines, spoofed], "spoofed.nq")
+    marker = next(line for line in export.lines if "AuditExport" in line)
+    assert passes(export, [*export.lines, marker], "twice.nq")

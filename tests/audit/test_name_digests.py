@@ -228,3 +228,34 @@ def test_an_upgraded_store_baselines_its_older_names_with_its_next_name(
     _alter(mem, "relabel")
     with pytest.raises(doxa.ChainBroken, match="is not what receipt"):
         mem.verify()
+
+
+def test_names_minted_by_threads_at_once_have_one_baseline_and_verify(tmp_path: Path) -> None:
+    """Attack: six threads mint names at once in a fresh on-disk scope; the baseline is
+    written once and every name has its entry (a name added past the gate still fails:
+    the control)."""
+    import threading
+
+    with doxa.Memory.open(tmp_path / "store", scope="bob") as mem:
+
+        def mint(i: int) -> None:
+            mem.remember(
+                f"P{i} lives in C{i}",
+                topic="people",
+                subject=f"P{i}",
+                predicate="lives in",
+                object=f"C{i}",
+            )
+
+        threads = [threading.Thread(target=mint, args=(i,)) for i in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        log = list(mem.store.quads(mem.scope.log))
+        assert sum(1 for q in log if q[1] == DOXA.nameBaseline) == 1
+        assert mem.verify() == len(mem.receipts()) == 6
+        stray = (URIRef(EX + "ghost"), RDFS.label, Literal("Ghost"), mem.scope.vocabulary)
+        mem.store.apply(Change(insert=[stray]))
+        with pytest.raises(doxa.ChainBroken, match="was written by no receipt"):
+            mem.verify()

@@ -115,3 +115,15 @@ def test_a_plain_copy_of_outside_text_with_look_alikes_waits_too(mem: doxa.Memor
     own = mem.remember("The Acme office opens at ten", topic="plans", authority="agent")
     assert own.outcome is doxa.Outcome.ADMITTED
     assert mem.verify() == len(mem.receipts())
+
+
+def test_a_copy_with_other_look_alikes_than_the_page_waits(mem: doxa.Memory) -> None:
+    """Attack: the page spoofs with a Cyrillic о, the note with a Greek ο; both fold to the
+    same letters. Control: the page's own words as a plain note of another sentence pass."""
+    mem.remember(
+        "The Acme \u043eff\u0456ce opens at nine", topic="web", authority="external", sources=[PAGE]
+    )
+    held = mem.remember("The Acme \u03bfff\u0456ce opens at nine", topic="notes", authority="agent")
+    assert (held.outcome, held.relation) == (doxa.Outcome.HELD, doxa.Relation.UNCLEAR)
+    own = mem.remember("The Acme office closes at six", topic="notes", authority="agent")
+    assert own.outcome is doxa.Outcome.ADMITTED

@@ -685,9 +685,9 @@ class _Since:
             scope, _, local = str(claim).rpartition("/fact/")
             if not local:
                 continue
-            kinds = {str(o)[:3] for p, o in have if p == TERM}
-            for marks, first in ((_STEMMED, self.stems), (_HEADED, self.heads)):
-                if kinds & marks and (scope not in first or local < first[scope]):
+            terms = [str(o) for p, o in have if p == TERM]
+            for marks, first in ((STEM, self.stems), (_HEAD_KEYS, self.heads)):
+                if any(t.startswith(marks) for t in terms) and local < first.get(scope, "~"):
                     first[scope] = local
 
     @staticmethod
@@ -704,9 +704,8 @@ class _Since:
         return self._after(self.heads, claim)
 
 
-#: the first characters of a stem term, and of a head key (``=h2…``, ``=h3…``)
-_STEMMED = frozenset(STEM + c for c in "abcdefghijklmnopqrstuvwxyz0123456789")
-_HEADED = frozenset({"=h2", "=h3"})
+#: how a head key starts (:func:`doxa.judges.patterns.head_keys`)
+_HEAD_KEYS = ("=h2", "=h3")
 
 
 #: a statement key as :func:`doxa.ontology.statement_key` writes it, live, past or front

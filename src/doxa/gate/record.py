@@ -550,20 +550,22 @@ class Record:
         if not touched or decision.erasure is not None:
             return (), False
         baseline = not self._name_baseline()
-        if baseline:
-            touched |= {q[0] for q in self.store.quads(vocabulary)}
+        if baseline:  # the whole vocabulary, read once: every node's quads as they stand
+            before = [(s, p, o, vocabulary) for s, p, o, _ in self.store.quads(vocabulary)]
+            touched |= {q[0] for q in before}
+        else:  # the touched nodes' quads alone
+            rows = self.store.select(
+                query("node_quads"),
+                dataset=Dataset(default=(), named=(vocabulary,)),
+                bindings={"node": sorted(touched, key=str)},
+            )
+            before = [(row["node"], row["p"], row["o"], vocabulary) for row in rows]
         nodes = sorted(touched, key=str)
-        rows = self.store.select(
-            query("node_quads"),
-            dataset=Dataset(default=(), named=(vocabulary,)),
-            bindings={"node": nodes},
-        )
         gone = set(change.delete)
         after: dict[Node, set[Quad]] = {node: set() for node in nodes}
-        for row in rows:
-            quad = (row["node"], row["p"], row["o"], vocabulary)
+        for quad in before:
             if quad not in gone:
-                after[row["node"]].add(quad)
+                after[quad[0]].add(quad)
         for quad in change.insert:
             if quad[3] == vocabulary:
                 after[quad[0]].add(quad)

@@ -169,13 +169,25 @@ def test_same_commands_same_output(server: Server, control: Path) -> None:
 def test_agent_key_cannot_approve(server: Server) -> None:
     """An agent key through --server is refused approve as REST refuses it (403 there, exit 2
     here, the same words); the owner key approves the same write (control)."""
+
+    # a call of its own, with a first day: the module's story may run in another worker
+    def standup(day: str, since: str) -> list[str]:
+        return [
+            f"--subject={EX}teamStandup" if a.startswith("--subject=") else a
+            for a in supplier_call(day, since)
+        ]
+
+    first = doxa_cli(
+        "--server", server.url, "remember", *standup("Sunday", "2026-04-01"), key=OWNER
+    )
+    assert first.exit_code == 0, first.stderr
     receipt = json.loads(
         doxa_cli(
             "--server",
             server.url,
             "--json",
             "remember",
-            *supplier_call("Monday", "2026-05-01"),
+            *standup("Monday", "2026-05-01"),
             key=OWNER,
         ).stdout
     )

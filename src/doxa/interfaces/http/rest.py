@@ -305,6 +305,16 @@ def flagged(found: Caller, as_of: str | None = None) -> list[JSON]:
     return _many(found.memory.flagged(as_of=as_of))
 
 
+def _target_name(decision: Decision[Any, Any]) -> str:
+    """The path parameter naming a decision's target."""
+    return decision.target.parameter if decision.target is not None else "target"
+
+
+def _decision_path(decision: Decision[Any, Any]) -> str:
+    """A decision's REST route, its target's parameter in the braces."""
+    return decision.rest.format("{" + _target_name(decision) + "}")
+
+
 def add_decision(router: APIRouter, decision: Decision[Any, Any]) -> None:
     """``POST <decision.rest>`` for one row of the owner's decisions: the target's id in the
     path, the row's arguments as the body (required when one of them is), owner key only."""
@@ -332,7 +342,7 @@ def add_decision(router: APIRouter, decision: Decision[Any, Any]) -> None:
     )
     required = any(a.required for a in decision.arguments)
 
-    name = decision.target.parameter if decision.target is not None else "target"
+    name = _target_name(decision)
 
     def endpoint(found: Bound, body: BaseModel | None = None, **path: str) -> Any:
         given = body.model_dump(exclude_unset=True) if body is not None else {}
@@ -349,7 +359,7 @@ def add_decision(router: APIRouter, decision: Decision[Any, Any]) -> None:
             else inspect.Parameter("body", keyword, annotation=body_model | None, default=None)
         )
     endpoint.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    path = decision.rest.format("{" + name + "}")
+    path = _decision_path(decision)
     router.add_api_route(
         path,
         endpoint,
@@ -386,10 +396,5 @@ RESULTS: dict[tuple[str, str], Callable[..., Any]] = {
     ("get", "/quarantine"): MemoryOwner.quarantined,
     ("get", "/ledger"): MemoryOwner.ledger,
     ("get", "/alarms"): MemoryOwner.alarms,
-    **{
-        ("post", d.rest.format("{" + (d.target.parameter if d.target else "target") + "}")): (
-            d.method
-        )
-        for d in DECISIONS
-    },
+    **{("post", _decision_path(d)): d.method for d in DECISIONS},
 }
